@@ -1,0 +1,147 @@
+package godot
+
+import (
+	"unsafe"
+)
+
+// Decoding a large container creates many small values: strings, and interface values boxing an
+// int64, a float64, a string or a Vector3. Allocating each one separately dominates the cost of
+// decoding, so a decoder takes them from chunks instead: string bytes are copied into a shared
+// byte arena, and boxed scalars live in typed slabs that the interfaces point into. A chunk is
+// never written again once a value is handed out, which is what Go requires of the memory behind
+// an interface or a string. Chunks grow from small to a few KiB, so a single small value does
+// not pay for a big chunk, and a value kept alive pins at most one chunk.
+
+const (
+	firstChunk = 4
+	maxChunk   = 256
+	// arenaMax is the largest string copied into the byte arena; longer strings get their own
+	// allocation so that they do not pin a chunk, nor a chunk pin them.
+	arenaMax  = 256
+	arenaSize = 8 << 10
+)
+
+// eface is the layout of an empty interface value.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+var (
+	stringType  = typeOf("")
+	int64Type   = typeOf(int64(0))
+	float64Type = typeOf(float64(0))
+	vector2Type = typeOf(Vector2{})
+	vector3Type = typeOf(Vector3{})
+	colorType   = typeOf(Color{})
+	sliceType   = typeOf([]any(nil))
+)
+
+// box makes an interface value of dynamic type typ whose data is *p. The caller guarantees that
+// *p is never written again.
+func box(typ unsafe.Pointer, p unsafe.Pointer) any {
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.typ, e.data = typ, p
+	return v
+}
+
+// slab hands out stable slots for values of type T.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) put(v T) unsafe.Pointer {
+	if len(s.buf) == cap(s.buf) {
+		n := min(max(2*cap(s.buf), firstChunk), maxChunk)
+		s.buf = make([]T, 0, n)
+	}
+	s.buf = append(s.buf, v)
+	return unsafe.Pointer(&s.buf[len(s.buf)-1])
+}
+
+// allocator holds a decoder's chunks.
+type allocator struct {
+	bytes    []byte
+	strings  slab[string]
+	ints     slab[int64]
+	floats   slab[float64]
+	vectors2 slab[Vector2]
+	vectors3 slab[Vector3]
+	colors   slab[Color]
+	slices   slab[[]any]
+	dicts    slab[Dictionary]
+	values   []any   // backing store for small Arrays
+	entries  []Entry // backing store for small Dictionaries
+}
+
+// str returns a string holding a copy of b.
+func (a *allocator) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaMax {
+		return string(b)
+	}
+	if cap(a.bytes)-len(a.bytes) < len(b) {
+		a.bytes = make([]byte, 0, arenaSize)
+	}
+	off := len(a.bytes)
+	a.bytes = append(a.bytes, b...)
+	return unsafe.String(&a.bytes[off], len(b))
+}
+
+func (a *allocator) boxString(s string) any { return box(stringType, a.strings.put(s)) }
+func (a *allocator) boxInt(v int64) any     { return box(int64Type, a.ints.put(v)) }
+func (a *allocator) boxFloat(v float64) any { return box(float64Type, a.floats.put(v)) }
+
+// anys returns a zeroed []any of length n; small ones share a chunk.
+func (a *allocator) anys(n int) []any {
+	if n == 0 {
+		return []any{}
+	}
+	if n > 64 {
+		return make([]any, n)
+	}
+	if cap(a.values)-len(a.values) < n {
+		a.values = make([]any, 0, 512)
+	}
+	off := len(a.values)
+	a.values = a.values[:off+n]
+	return a.values[off : off+n : off+n]
+}
+
+// entryList returns an empty []Entry with capacity n; small ones share a chunk.
+func (a *allocator) entryList(n int) []Entry {
+	if n == 0 {
+		return []Entry{}
+	}
+	if n > 32 {
+		return make([]Entry, 0, n)
+	}
+	if cap(a.entries)-len(a.entries) < n {
+		a.entries = make([]Entry, 0, 256)
+	}
+	off := len(a.entries)
+	a.entries = a.entries[:off+n]
+	return a.entries[off : off : off+n]
+}
+
+// cloneAs copies the n*size(T) bytes at the start of b into a new []T. The copy goes through
+// append, which does not zero memory it is about to overwrite. T must hold no pointers, and b
+// must hold the little-endian form of T (the caller checks the host's byte order).
+func cloneAs[T any](b []byte, n int) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if n == 0 {
+		return []T{}
+	}
+	c := append([]byte(nil), b[:n*size]...)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(c))), n)
+}
+
+// hostLittle reports whether the host stores words little-endian, like the wire.
+var hostLittle = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()

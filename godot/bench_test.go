@@ -1,0 +1,112 @@
+package godot
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The benchmark workloads of issue 2, the same ones bench/godot3 times in the real engine:
+// (a) a PoolVector3Array of 1 000 000 elements, (b) a PoolByteArray of 16 MiB, (c) an Array of
+// 100 000 small Dictionaries {"id": int, "name": String, "pos": Vector3, "tags": Array of 2
+// Strings}, (d) single small values, one call each.
+
+func benchVectors() []Vector3 {
+	vs := make([]Vector3, 1_000_000)
+	for i := range vs {
+		f := float32(i)
+		vs[i] = Vector3{f, f * 0.5, -f}
+	}
+	return vs
+}
+
+func benchBytes() []byte {
+	b := make([]byte, 16<<20)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	return b
+}
+
+func benchDicts(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = NewDictionary(
+			"id", int64(i),
+			"name", fmt.Sprintf("player%d", i),
+			"pos", Vector3{float32(i), 1.5, -2},
+			"tags", []any{"red", "team"},
+		)
+	}
+	return out
+}
+
+func benchEncode(b *testing.B, d Dialect, v any) {
+	b.Helper()
+	enc := EncOptions{Dialect: d}
+	buf, err := enc.Append(nil, v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		buf, err = enc.Append(buf[:0], v)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchDecode(b *testing.B, d Dialect, v any) {
+	b.Helper()
+	data, err := EncOptions{Dialect: d}.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dec := DecOptions{Dialect: d}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := dec.Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGodot3PoolVector3ArrayEncode(b *testing.B) { benchEncode(b, Godot3, benchVectors()) }
+func BenchmarkGodot3PoolVector3ArrayDecode(b *testing.B) { benchDecode(b, Godot3, benchVectors()) }
+func BenchmarkGodot3PoolByteArrayEncode(b *testing.B)    { benchEncode(b, Godot3, benchBytes()) }
+func BenchmarkGodot3PoolByteArrayDecode(b *testing.B)    { benchDecode(b, Godot3, benchBytes()) }
+
+func BenchmarkGodot3DictArrayEncode(b *testing.B) {
+	benchEncode(b, Godot3, benchDicts(100_000))
+	b.ReportMetric(float64(b.N)*100_000/b.Elapsed().Seconds(), "dicts/s")
+}
+
+func BenchmarkGodot3DictArrayDecode(b *testing.B) {
+	benchDecode(b, Godot3, benchDicts(100_000))
+	b.ReportMetric(float64(b.N)*100_000/b.Elapsed().Seconds(), "dicts/s")
+}
+
+var smallValues = []struct {
+	name string
+	v    any
+}{
+	{"Vector3", Vector3{1, 2, 3}},
+	{"Int", int64(123456)},
+	{"String", "hello"},
+}
+
+func BenchmarkGodot3SmallValueEncode(b *testing.B) {
+	for _, sv := range smallValues {
+		b.Run(sv.name, func(b *testing.B) { benchEncode(b, Godot3, sv.v) })
+	}
+}
+
+func BenchmarkGodot3SmallValueDecode(b *testing.B) {
+	for _, sv := range smallValues {
+		b.Run(sv.name, func(b *testing.B) { benchDecode(b, Godot3, sv.v) })
+	}
+}

@@ -1,0 +1,833 @@
+package godot
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/gamewire/gamewire/godot/wire"
+)
+
+// Decoder limits.
+const (
+	// DefaultMaxDepth is the default nesting limit: containers and objects may nest this deep
+	// below the top-level value, which is Godot's own limit (Variant::MAX_RECURSION_DEPTH, enforced
+	// by Godot 3.3+ and 4.x; Godot 3.2.3 has none and crashes near 25 000 levels).
+	DefaultMaxDepth = 1024
+	// DefaultMaxElements is the default limit on the total number of Array elements, Dictionary
+	// entries, PackedStringArray strings, NodePath names and Object properties in one value.
+	// Packed numeric arrays are limited by the input's size instead.
+	DefaultMaxElements = 1 << 22
+)
+
+// DecOptions configures decoding. The zero value decodes Godot 4 with the engine's defaults:
+// no full objects, nesting up to DefaultMaxDepth, at most DefaultMaxElements elements.
+type DecOptions struct {
+	// Dialect selects the Godot 3 or Godot 4 type table and rules.
+	Dialect Dialect
+	// AllowObjects permits full objects (class name and properties), like the allow_objects
+	// argument of bytes2var/get_var. Without it, a full object fails with ErrObjectsNotAllowed,
+	// as the engine fails with ERR_UNAUTHORIZED. Objects encoded as instance ids are always
+	// accepted. Nothing is ever instantiated: objects decode as *Object data.
+	AllowObjects bool
+	// MaxDepth bounds nesting: values nested deeper than MaxDepth levels below the top fail with
+	// ErrTooDeep. 0 means DefaultMaxDepth.
+	MaxDepth int
+	// MaxElements bounds the total number of elements (see DefaultMaxElements). 0 means
+	// DefaultMaxElements.
+	MaxElements int
+	// LegacyNodePath accepts the obsolete NodePath format, a single String ("a/b:c") without
+	// bit 31 in its first word, which the seeds document but engines since 3.0 reject
+	// (ErrOldNodePath). The string is split as NodePath(String) does.
+	LegacyNodePath bool
+}
+
+// Decode decodes one Godot 4 Variant from the start of data; see [DecOptions.Decode].
+func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(data) }
+
+// Decode decodes one Variant from the start of data and returns it with the number of bytes it
+// took. Bytes after it are not examined, as in the engine (bytes_to_var ignores them).
+//
+// Values decode to these Go types: nil, bool, int64, float64, string, [StringName], the math
+// types ([Vector2] … [Projection], [Color]; the …d types when the 64-bit flag marks a
+// double-precision build), [NodePath], [RID], [ObjectID], *[Object], [Callable], [Signal],
+// *[Dictionary], []any (an untyped Array), *[TypedArray], []byte, []int32, []int64, []float32,
+// []float64, []string, []Vector2, []Vector3, []Vector4, []Color (and []Vector2d, []Vector3d,
+// []Vector4d). A null Object decodes as nil, as the engine re-encodes it.
+//
+// Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
+// and allocates no more than a small multiple of len(data).
+func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
+	dec := o.decoder(data)
+	v, end, err := dec.value(0, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, min(end, len(data)), nil
+}
+
+func (o DecOptions) decoder(data []byte) decoder {
+	dec := decoder{buf: data, d: o.Dialect, allowObjects: o.AllowObjects, legacyNodePath: o.LegacyNodePath,
+		maxDepth: o.MaxDepth, elems: o.MaxElements}
+	if dec.maxDepth <= 0 {
+		dec.maxDepth = DefaultMaxDepth
+	}
+	if dec.elems <= 0 {
+		dec.elems = DefaultMaxElements
+	}
+	return dec
+}
+
+type decoder struct {
+	buf            []byte
+	d              Dialect
+	allowObjects   bool
+	legacyNodePath bool
+	maxDepth       int
+	elems          int // remaining element budget
+	// tr, when set, receives every field decoded (Explain).
+	tr *tracer
+	a  allocator
+}
+
+func (dec *decoder) fail(off int, t Type, hasType bool, err error) error {
+	if oe, ok := err.(*offsetError); ok {
+		off, err = oe.off, oe.err
+	}
+	return &DecodeError{Offset: off, Dialect: dec.d, Type: t, HasType: hasType, Err: err}
+}
+
+// offsetError is an error found inside a field whose offset differs from the field's start (the
+// bytes of a string, after its length); fail uses the inner offset.
+type offsetError struct {
+	off int
+	err error
+}
+
+func (e *offsetError) Error() string { return e.err.Error() }
+func (e *offsetError) Unwrap() error { return e.err }
+
+func (dec *decoder) boxInt(v int64, depth int) any {
+	if depth > 0 {
+		return dec.a.boxInt(v)
+	}
+	return v
+}
+
+func (dec *decoder) boxFloat(v float64, depth int) any {
+	if depth > 0 {
+		return dec.a.boxFloat(v)
+	}
+	return v
+}
+
+func (dec *decoder) u32(p int) (uint32, bool) {
+	if p < 0 || len(dec.buf)-p < 4 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(dec.buf[p:]), true
+}
+
+func (dec *decoder) u64(p int) (uint64, bool) {
+	if p < 0 || len(dec.buf)-p < 8 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(dec.buf[p:]), true
+}
+
+func (dec *decoder) rest(p int) []byte {
+	if p >= len(dec.buf) {
+		return nil
+	}
+	return dec.buf[p:]
+}
+
+// take reserves n elements of the budget.
+func (dec *decoder) take(n int) bool {
+	if n > dec.elems {
+		return false
+	}
+	dec.elems -= n
+	return true
+}
+
+// value decodes the Variant at buf[p:] and returns it with the offset just after it.
+func (dec *decoder) value(p, depth int) (any, int, error) {
+	if depth > dec.maxDepth {
+		return nil, 0, dec.fail(p, 0, false, detail(ErrTooDeep, "more than %d levels", dec.maxDepth))
+	}
+	h, ok := dec.u32(p)
+	if !ok {
+		return nil, 0, dec.fail(p, 0, false, detail(ErrTruncated, "need a 4-byte header, have %d bytes", max(len(dec.buf)-p, 0)))
+	}
+	t, ok := dec.d.TypeOf(h & wire.TypeMask)
+	if !ok {
+		return nil, 0, dec.fail(p, 0, false, detail(ErrUnknownType, "type id %d (%s has %d types)", h&wire.TypeMask, dec.d, dec.d.NumTypes()))
+	}
+	if dec.tr != nil {
+		dec.tr.header(dec, p, depth, h, t)
+	}
+	start := p
+	p += 4
+	fail := func(off int, err error) (any, int, error) {
+		return nil, 0, dec.fail(off, t, true, err)
+	}
+	short := func(need int) (any, int, error) {
+		return fail(p, detail(ErrTruncated, "%s needs %d bytes, have %d", dec.d.TypeName(t), need, max(len(dec.buf)-p, 0)))
+	}
+	flag64 := h&wire.Flag64 != 0
+
+	switch t {
+	case TypeNil:
+		return nil, p, nil
+
+	case TypeBool:
+		x, ok := dec.u32(p)
+		if !ok {
+			return short(4)
+		}
+		if dec.tr != nil {
+			dec.tr.add(p, 4, depth, "bool", "%v", x != 0)
+		}
+		return x != 0, p + 4, nil
+
+	case TypeInt:
+		if flag64 {
+			x, ok := dec.u64(p)
+			if !ok {
+				return short(8)
+			}
+			if dec.tr != nil {
+				dec.tr.add(p, 8, depth, "int64", "%d", int64(x))
+			}
+			return dec.boxInt(int64(x), depth), p + 8, nil
+		}
+		x, ok := dec.u32(p)
+		if !ok {
+			return short(4)
+		}
+		if dec.tr != nil {
+			dec.tr.add(p, 4, depth, "int32", "%d", int32(x))
+		}
+		return dec.boxInt(int64(int32(x)), depth), p + 4, nil
+
+	case TypeFloat:
+		if flag64 {
+			x, ok := dec.u64(p)
+			if !ok {
+				return short(8)
+			}
+			f := math.Float64frombits(x)
+			if dec.tr != nil {
+				dec.tr.add(p, 8, depth, "float64", "%s", fmtFloat(f))
+			}
+			return dec.boxFloat(f, depth), p + 8, nil
+		}
+		x, ok := dec.u32(p)
+		if !ok {
+			return short(4)
+		}
+		f := float64(math.Float32frombits(x))
+		if dec.tr != nil {
+			dec.tr.add(p, 4, depth, "float32", "%s", fmtFloat32(math.Float32frombits(x)))
+		}
+		return dec.boxFloat(f, depth), p + 4, nil
+
+	case TypeString, TypeStringName:
+		s, next, err := dec.str(p, depth, "")
+		if err != nil {
+			return fail(p, err)
+		}
+		if t == TypeStringName {
+			return StringName(s), next, nil
+		}
+		if depth > 0 {
+			return dec.a.boxString(s), next, nil
+		}
+		return s, next, nil
+
+	case TypeVector2i, TypeRect2i, TypeVector3i, TypeVector4i:
+		n := int(intCount[t])
+		if len(dec.buf)-p < 4*n {
+			return short(4 * n)
+		}
+		var c [4]int32
+		for i := range n {
+			c[i] = int32(binary.LittleEndian.Uint32(dec.buf[p+4*i:]))
+			if dec.tr != nil {
+				dec.tr.add(p+4*i, 4, depth, "int32", "%s %d", componentName(t, i), c[i])
+			}
+		}
+		return intVecValue(t, &c), p + 4*n, nil
+
+	case TypeVector2, TypeRect2, TypeVector3, TypeTransform2D, TypeVector4, TypePlane,
+		TypeQuaternion, TypeAABB, TypeBasis, TypeTransform3D, TypeProjection, TypeColor:
+		n := int(realCount[t])
+		if flag64 && dec.d == Godot4 && t != TypeColor {
+			if len(dec.buf)-p < 8*n {
+				return short(8 * n)
+			}
+			var c [16]float64
+			for i := range n {
+				c[i] = math.Float64frombits(binary.LittleEndian.Uint64(dec.buf[p+8*i:]))
+				if dec.tr != nil {
+					dec.tr.add(p+8*i, 8, depth, "float64", "%s %s", componentName(t, i), fmtFloat(c[i]))
+				}
+			}
+			return real64Value(t, &c), p + 8*n, nil
+		}
+		if len(dec.buf)-p < 4*n {
+			return short(4 * n)
+		}
+		var c [16]float32
+		for i := range n {
+			c[i] = math.Float32frombits(binary.LittleEndian.Uint32(dec.buf[p+4*i:]))
+			if dec.tr != nil {
+				dec.tr.add(p+4*i, 4, depth, "float32", "%s %s", componentName(t, i), fmtFloat32(c[i]))
+			}
+		}
+		if depth > 0 {
+			switch t {
+			case TypeVector2:
+				return box(vector2Type, dec.a.vectors2.put(Vector2{c[0], c[1]})), p + 4*n, nil
+			case TypeVector3:
+				return box(vector3Type, dec.a.vectors3.put(Vector3{c[0], c[1], c[2]})), p + 4*n, nil
+			case TypeColor:
+				return box(colorType, dec.a.colors.put(Color{c[0], c[1], c[2], c[3]})), p + 4*n, nil
+			}
+		}
+		return real32Value(t, &c), p + 4*n, nil
+
+	case TypeNodePath:
+		return dec.nodePath(p, depth)
+
+	case TypeRID:
+		if dec.d == Godot3 {
+			return RID(0), p, nil
+		}
+		x, ok := dec.u64(p)
+		if !ok {
+			return short(8)
+		}
+		if dec.tr != nil {
+			dec.tr.add(p, 8, depth, "u64", "RID id %d", x)
+		}
+		return RID(x), p + 8, nil
+
+	case TypeObject:
+		return dec.object(p, depth, h)
+
+	case TypeCallable:
+		return Callable{}, p, nil
+
+	case TypeSignal:
+		name, next, err := dec.str(p, depth, "signal name ")
+		if err != nil {
+			return fail(p, err)
+		}
+		id, ok := dec.u64(next)
+		if !ok {
+			p = next
+			return short(8)
+		}
+		if dec.tr != nil {
+			dec.tr.add(next, 8, depth, "u64", "object id %d", id)
+		}
+		return Signal{Name: name, Object: ObjectID(id)}, next + 8, nil
+
+	case TypeDictionary:
+		return dec.dictionary(p, depth, h)
+
+	case TypeArray:
+		return dec.array(p, depth, h)
+
+	case TypePackedByteArray:
+		b, _, err := wire.ConsumeBytes(dec.rest(p))
+		if err != nil {
+			return fail(p, dec.countErr(err, p, 1))
+		}
+		if dec.tr != nil {
+			dec.tr.add(p, 4, depth, "u32", "count %d", len(b))
+			dec.tr.bytes(p+4, b, depth)
+		}
+		out := make([]byte, len(b))
+		copy(out, b)
+		// The engine counts the padding even where it is missing (it is never checked), which
+		// makes a following element fail as truncated; returning the unclamped end does the same.
+		return out, p + 4 + len(b) + wire.Pad(len(b)), nil
+
+	case TypePackedInt32Array, TypePackedFloat32Array, TypePackedInt64Array, TypePackedFloat64Array,
+		TypePackedVector2Array, TypePackedVector3Array, TypePackedVector4Array, TypePackedColorArray:
+		return dec.packed(p, depth, t, flag64)
+
+	case TypePackedStringArray:
+		return dec.packedStrings(p, depth)
+	}
+	return fail(start, fmt.Errorf("%w: type %d", ErrUnknownType, t))
+}
+
+// countErr gives a packed array's count error its details.
+func (dec *decoder) countErr(err error, p, elem int) error {
+	x, _ := dec.u32(p)
+	if err == wire.ErrNegativeLength {
+		return detail(err, "count %d", int32(x))
+	}
+	return detail(err, "count %d of %d-byte elements needs %d bytes, have %d", x, elem, int64(x)*int64(elem), max(len(dec.buf)-p-4, 0))
+}
+
+// str decodes a String primitive at p.
+func (dec *decoder) str(p, depth int, what string) (string, int, error) {
+	b, n, err := wire.ConsumeString(dec.rest(p))
+	if err != nil {
+		x, _ := dec.u32(p)
+		switch err {
+		case wire.ErrNegativeLength:
+			return "", 0, detail(err, "%sstring length %d", what, int32(x))
+		default:
+			if len(dec.buf)-p < 4 {
+				return "", 0, detail(err, "%sstring length needs 4 bytes, have %d", what, max(len(dec.buf)-p, 0))
+			}
+			return "", 0, detail(err, "%sstring of %d bytes and %d padding needs %d bytes, have %d", what, x, wire.Pad(int(x)), int64(x)+int64(wire.Pad(int(x))), len(dec.buf)-p-4)
+		}
+	}
+	sb, err := stringBytes(dec.d, b)
+	if err != nil {
+		return "", 0, &offsetError{p + 4, detail(err, "%s%q", what, b)}
+	}
+	var s string
+	if depth > 0 {
+		s = dec.a.str(sb)
+	} else {
+		s = string(sb)
+	}
+	if dec.tr != nil {
+		dec.tr.str(p, depth, what, b, s)
+	}
+	return s, p + n, nil
+}
+
+// nodePath decodes a NodePath payload at p.
+func (dec *decoder) nodePath(p, depth int) (any, int, error) {
+	fail := func(off int, err error) (any, int, error) {
+		return nil, 0, dec.fail(off, TypeNodePath, true, err)
+	}
+	first, ok := dec.u32(p)
+	if !ok {
+		return fail(p, detail(ErrTruncated, "NodePath needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
+	}
+	if first&wire.NodePathNewFormat == 0 {
+		if !dec.legacyNodePath {
+			return fail(p, detail(ErrOldNodePath, "first word %#08x lacks bit 31", first))
+		}
+		s, next, err := dec.str(p, depth, "old-format path ")
+		if err != nil {
+			return fail(p, err)
+		}
+		return ParseNodePath(s), next, nil
+	}
+	if len(dec.buf)-p < 12 {
+		return fail(p, detail(ErrTruncated, "NodePath needs 12 bytes, have %d", len(dec.buf)-p))
+	}
+	names := first &^ wire.NodePathNewFormat
+	subs, _ := dec.u32(p + 4)
+	flags, _ := dec.u32(p + 8)
+	if dec.tr != nil {
+		dec.tr.add(p, 4, depth, "u32", "name count %d | 0x80000000 (new format)", names)
+		dec.tr.add(p+4, 4, depth, "u32", "subname count %d", subs)
+		prop := ""
+		if flags&wire.NodePathProperty != 0 {
+			prop = ", obsolete property flag: one more subname"
+		}
+		dec.tr.add(p+8, 4, depth, "u32", "flags %#x (absolute %v%s)", flags, flags&wire.NodePathAbsolute != 0, prop)
+	}
+	if flags&wire.NodePathProperty != 0 {
+		subs++
+	}
+	total := uint64(names) + uint64(subs)
+	p += 12
+	if total*4 > uint64(len(dec.buf)-p) {
+		return fail(p, detail(ErrTruncated, "%d names need at least %d bytes, have %d", total, total*4, len(dec.buf)-p))
+	}
+	if !dec.take(int(total)) {
+		return fail(p, detail(ErrTooManyElements, "%d names", total))
+	}
+	var np NodePath
+	if total > 0 {
+		all := make([]string, total)
+		for i := range all {
+			what := "name "
+			if uint64(i) >= uint64(names) {
+				what = "subname "
+			}
+			s, next, err := dec.str(p, depth, what)
+			if err != nil {
+				return fail(p, err)
+			}
+			if dec.tr != nil {
+				dec.tr.nodePathPad(p)
+			}
+			all[i], p = s, next
+		}
+		np.Names = all[:names:names]
+		if subs > 0 {
+			np.SubNames = all[names:]
+		}
+		np.Absolute = flags&wire.NodePathAbsolute != 0
+	}
+	// An absolute path without names or subnames decodes as the empty path, as in the engine.
+	return np, p, nil
+}
+
+// object decodes an Object payload at p.
+func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
+	fail := func(off int, err error) (any, int, error) {
+		return nil, 0, dec.fail(off, TypeObject, true, err)
+	}
+	if h&wire.FlagObjectAsID != 0 {
+		id, ok := dec.u64(p)
+		if !ok {
+			return fail(p, detail(ErrTruncated, "object id needs 8 bytes, have %d", max(len(dec.buf)-p, 0)))
+		}
+		if dec.tr != nil {
+			dec.tr.add(p, 8, depth, "u64", "instance id %d (EncodedObjectAsID)", id)
+		}
+		if id == 0 {
+			return nil, p + 8, nil
+		}
+		return ObjectID(id), p + 8, nil
+	}
+	if !dec.allowObjects {
+		return fail(p, detail(ErrObjectsNotAllowed, "decode with AllowObjects to read full objects"))
+	}
+	class, next, err := dec.str(p, depth, "class name ")
+	if err != nil {
+		return fail(p, err)
+	}
+	p = next
+	if class == "" {
+		return nil, p, nil
+	}
+	cnt, ok := dec.u32(p)
+	if !ok {
+		return fail(p, detail(ErrTruncated, "property count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
+	}
+	if dec.tr != nil {
+		dec.tr.add(p, 4, depth, "u32", "property count %d", int32(cnt))
+	}
+	p += 4
+	n := int(int32(cnt))
+	if n < 0 {
+		n = 0 // the engine reads the count as int32 and loops zero times
+	}
+	if int64(n)*8 > int64(len(dec.buf)-p) {
+		return fail(p, detail(ErrTruncated, "%d properties need at least %d bytes, have %d", n, int64(n)*8, len(dec.buf)-p))
+	}
+	if !dec.take(n) {
+		return fail(p, detail(ErrTooManyElements, "%d properties", n))
+	}
+	obj := &Object{Class: class, Properties: make([]Property, n)}
+	for i := range obj.Properties {
+		name, next, err := dec.str(p, depth, "property name ")
+		if err != nil {
+			return fail(p, err)
+		}
+		v, next, err := dec.value(next, depth+1)
+		if err != nil {
+			return nil, 0, prependPath(err, "."+name)
+		}
+		obj.Properties[i] = Property{name, v}
+		p = next
+	}
+	return obj, p, nil
+}
+
+// containerType decodes a typed-container descriptor of the given kind at p (Godot 4).
+func (dec *decoder) containerType(p, depth int, kind ContainerKind, what string) (ContainerType, int, error) {
+	ct := ContainerType{Kind: kind}
+	switch kind {
+	case ContainerNone:
+		return ct, p, nil
+	case ContainerBuiltin:
+		id, ok := dec.u32(p)
+		if !ok {
+			return ct, 0, detail(ErrTruncated, "%s type needs 4 bytes, have %d", what, max(len(dec.buf)-p, 0))
+		}
+		t, ok := dec.d.TypeOf(id)
+		if !ok {
+			return ct, 0, detail(ErrContainerType, "%s builtin type %d out of range", what, id)
+		}
+		if dec.tr != nil {
+			dec.tr.add(p, 4, depth, "u32", "%s type %d %s", what, id, dec.d.TypeName(t))
+		}
+		ct.Builtin = t
+		return ct, p + 4, nil
+	default:
+		s, next, err := dec.str(p, depth, what+" ")
+		if err != nil {
+			return ct, 0, err
+		}
+		ct.Builtin = TypeObject
+		ct.Name = s
+		return ct, next, nil
+	}
+}
+
+// array decodes an Array payload at p.
+func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
+	fail := func(off int, err error) (any, int, error) {
+		return nil, 0, dec.fail(off, TypeArray, true, err)
+	}
+	var elem ContainerType
+	if dec.d == Godot4 {
+		kind := ContainerKind(h >> wire.ContainerKeyShift & wire.ContainerKindMask)
+		var err error
+		var next int
+		elem, next, err = dec.containerType(p, depth, kind, "element")
+		if err != nil {
+			return fail(p, err)
+		}
+		p = next
+	}
+	cnt, ok := dec.u32(p)
+	if !ok {
+		return fail(p, detail(ErrTruncated, "element count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
+	}
+	n := int(cnt & wire.CountMask)
+	if dec.tr != nil {
+		dec.tr.add(p, 4, depth, "u32", "element count %d", n)
+	}
+	p += 4
+	if int64(n)*4 > int64(len(dec.buf)-p) {
+		return fail(p, detail(ErrTruncated, "%d elements need at least %d bytes, have %d", n, int64(n)*4, len(dec.buf)-p))
+	}
+	if !dec.take(n) {
+		return fail(p, detail(ErrTooManyElements, "%d elements", n))
+	}
+	vals := dec.a.anys(n)
+	for i := range vals {
+		if dec.tr != nil {
+			dec.tr.enter(fmt.Sprintf("[%d]", i))
+		}
+		v, next, err := dec.value(p, depth+1)
+		if err != nil {
+			return nil, 0, prependPath(err, fmt.Sprintf("[%d]", i))
+		}
+		if dec.tr != nil {
+			dec.tr.leave()
+		}
+		vals[i], p = v, next
+	}
+	// The engine makes the Array typed only when the element's builtin type is not Nil.
+	if elem.Kind != ContainerNone && !(elem.Kind == ContainerBuiltin && elem.Builtin == TypeNil) {
+		return &TypedArray{Elem: elem, Values: vals}, p, nil
+	}
+	return box(sliceType, dec.a.slices.put(vals)), p, nil
+}
+
+// dictionary decodes a Dictionary payload at p.
+func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
+	fail := func(off int, err error) (any, int, error) {
+		return nil, 0, dec.fail(off, TypeDictionary, true, err)
+	}
+	d := (*Dictionary)(dec.a.dicts.put(Dictionary{}))
+	if dec.d == Godot4 {
+		var err error
+		var next int
+		d.Key, next, err = dec.containerType(p, depth, ContainerKind(h>>wire.ContainerKeyShift&wire.ContainerKindMask), "key")
+		if err != nil {
+			return fail(p, err)
+		}
+		p = next
+		d.Value, next, err = dec.containerType(p, depth, ContainerKind(h>>wire.ContainerValueShift&wire.ContainerKindMask), "value")
+		if err != nil {
+			return fail(p, err)
+		}
+		p = next
+		if d.Key.Kind == ContainerBuiltin && d.Key.Builtin == TypeNil {
+			d.Key = ContainerType{}
+		}
+		if d.Value.Kind == ContainerBuiltin && d.Value.Builtin == TypeNil {
+			d.Value = ContainerType{}
+		}
+	}
+	cnt, ok := dec.u32(p)
+	if !ok {
+		return fail(p, detail(ErrTruncated, "entry count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
+	}
+	n := int(cnt & wire.CountMask)
+	if dec.tr != nil {
+		dec.tr.add(p, 4, depth, "u32", "entry count %d", n)
+	}
+	p += 4
+	if int64(n)*8 > int64(len(dec.buf)-p) {
+		return fail(p, detail(ErrTruncated, "%d entries need at least %d bytes, have %d", n, int64(n)*8, len(dec.buf)-p))
+	}
+	if !dec.take(n) {
+		return fail(p, detail(ErrTooManyElements, "%d entries", n))
+	}
+	d.Entries = dec.a.entryList(n)
+	var idx *keyIndex
+	for i := 0; i < n; i++ {
+		if dec.tr != nil {
+			dec.tr.enter(fmt.Sprintf(".key(%d)", i))
+		}
+		k, next, err := dec.value(p, depth+1)
+		if err != nil {
+			return nil, 0, prependPath(err, fmt.Sprintf(".key(%d)", i))
+		}
+		if dec.tr != nil {
+			dec.tr.leave()
+			dec.tr.enter("[" + keyLabel(k) + "]")
+		}
+		v, next, err := dec.value(next, depth+1)
+		if err != nil {
+			return nil, 0, prependPath(err, "["+keyLabel(k)+"]")
+		}
+		if dec.tr != nil {
+			dec.tr.leave()
+		}
+		p = next
+		idx = d.add(dec.d, k, v, idx)
+	}
+	return d, p, nil
+}
+
+// keyLabel renders a key for error paths.
+func keyLabel(k any) string {
+	switch k := k.(type) {
+	case string:
+		return fmt.Sprintf("%q", k)
+	case StringName:
+		return fmt.Sprintf("&%q", string(k))
+	case int64:
+		return fmt.Sprint(k)
+	}
+	return fmt.Sprintf("%T", k)
+}
+
+// packed decodes a packed array of fixed-size elements at p.
+func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) {
+	wide := flag64 && dec.d == Godot4
+	var comps, size int // components per element, bytes per component
+	switch t {
+	case TypePackedInt32Array, TypePackedFloat32Array:
+		comps, size = 1, 4
+	case TypePackedInt64Array, TypePackedFloat64Array:
+		comps, size = 1, 8
+	case TypePackedVector2Array:
+		comps, size = 2, 4
+	case TypePackedVector3Array:
+		comps, size = 3, 4
+	case TypePackedVector4Array, TypePackedColorArray:
+		comps, size = 4, 4
+	}
+	if wide && (t == TypePackedVector2Array || t == TypePackedVector3Array || t == TypePackedVector4Array) {
+		size = 8
+	}
+	elem := comps * size
+	n, _, err := wire.ConsumeCount(dec.rest(p), elem)
+	if err != nil {
+		return nil, 0, dec.fail(p, t, true, dec.countErr(err, p, elem))
+	}
+	if dec.tr != nil {
+		dec.tr.add(p, 4, depth, "u32", "count %d", n)
+	}
+	p += 4
+	data := dec.buf[p : p+n*elem]
+	if dec.tr != nil {
+		dec.tr.packed(dec, p, depth, t, n, comps, size)
+	}
+	end := p + n*elem
+	var out any
+	switch {
+	case t == TypePackedInt32Array:
+		out = packedSlice[int32](data, n)
+	case t == TypePackedFloat32Array:
+		out = packedSlice[float32](data, n)
+	case t == TypePackedInt64Array:
+		out = packedSlice[int64](data, n)
+	case t == TypePackedFloat64Array:
+		out = packedSlice[float64](data, n)
+	case t == TypePackedColorArray:
+		out = packedSlice[Color](data, n)
+	case t == TypePackedVector2Array && !wide:
+		out = packedSlice[Vector2](data, n)
+	case t == TypePackedVector3Array && !wide:
+		out = packedSlice[Vector3](data, n)
+	case t == TypePackedVector4Array && !wide:
+		out = packedSlice[Vector4](data, n)
+	case t == TypePackedVector2Array:
+		out = packedSlice[Vector2d](data, n)
+	case t == TypePackedVector3Array:
+		out = packedSlice[Vector3d](data, n)
+	case t == TypePackedVector4Array:
+		out = packedSlice[Vector4d](data, n)
+	}
+	return out, end, nil
+}
+
+// packedSlice copies the n elements of a packed array in data into a new []T. T is a
+// pointer-free type made of 4-byte or 8-byte little-endian words (int32, float32, float64, the
+// float vectors, Color …).
+func packedSlice[T any](data []byte, n int) []T {
+	if hostLittle {
+		return cloneAs[T](data, n)
+	}
+	s := make([]T, n)
+	var zero T
+	if n > 0 {
+		size := int(unsafe.Sizeof(zero))
+		if elemWord[T]() == 8 {
+			wire.CopyUint64s(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), n*size/8), data)
+		} else {
+			wire.CopyUint32s(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), n*size/4), data)
+		}
+	}
+	return s
+}
+
+// elemWord returns the word size of a packed element type: 8 for int64, float64 and the
+// double-precision vectors, otherwise 4.
+func elemWord[T any]() int {
+	var zero T
+	switch any(zero).(type) {
+	case int64, float64, Vector2d, Vector3d, Vector4d:
+		return 8
+	}
+	return 4
+}
+
+// packedStrings decodes a PackedStringArray (PoolStringArray) at p.
+func (dec *decoder) packedStrings(p, depth int) (any, int, error) {
+	fail := func(off int, err error) (any, int, error) {
+		return nil, 0, dec.fail(off, TypePackedStringArray, true, err)
+	}
+	cnt, ok := dec.u32(p)
+	if !ok {
+		return fail(p, detail(ErrTruncated, "count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
+	}
+	if dec.tr != nil {
+		dec.tr.add(p, 4, depth, "u32", "count %d", int32(cnt))
+	}
+	p += 4
+	n := int(int32(cnt))
+	if n < 0 {
+		n = 0 // the engine reads the count as int32 and decodes an empty array
+	}
+	if int64(n)*4 > int64(len(dec.buf)-p) {
+		return fail(p, detail(ErrTruncated, "%d strings need at least %d bytes, have %d", n, int64(n)*4, len(dec.buf)-p))
+	}
+	if !dec.take(n) {
+		return fail(p, detail(ErrTooManyElements, "%d strings", n))
+	}
+	out := make([]string, n)
+	for i := range out {
+		s, next, err := dec.str(p, depth, fmt.Sprintf("[%d] ", i))
+		if err != nil {
+			return nil, 0, prependPath(dec.fail(p, TypePackedStringArray, true, err), fmt.Sprintf("[%d]", i))
+		}
+		out[i], p = s, next
+	}
+	return out, p, nil
+}

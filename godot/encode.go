@@ -1,0 +1,441 @@
+package godot
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"unsafe"
+
+	"github.com/gamewire/gamewire/godot/wire"
+)
+
+// EncOptions configures encoding. The zero value encodes Godot 4 as an official
+// (single-precision) build does.
+type EncOptions struct {
+	// Dialect selects the Godot 3 or Godot 4 type table and rules.
+	Dialect Dialect
+	// DoublePrecision writes the real_t math types (Vector2, Rect2, Vector3, Transform2D, Vector4,
+	// Plane, Quaternion, AABB, Basis, Transform3D, Projection) and PackedVector2/3/4Array as a
+	// Godot 4 build with precision=double does: 8-byte components and the 64-bit header flag.
+	// Color, integer vectors and PackedFloat32Array are unaffected. Godot 4 only.
+	DoublePrecision bool
+	// MaxDepth bounds nesting like DecOptions.MaxDepth; deeper (or cyclic) values fail with
+	// ErrTooDeep, as the engine's "Potential infinite recursion detected". 0 means
+	// DefaultMaxDepth.
+	MaxDepth int
+}
+
+// Marshal encodes v as a Godot 4 Variant; see [EncOptions.Append].
+func Marshal(v any) ([]byte, error) { return EncOptions{}.Append(nil, v) }
+
+// Append encodes v as a Godot 4 Variant and appends it to b; see [EncOptions.Append].
+func Append(b []byte, v any) ([]byte, error) { return EncOptions{}.Append(b, v) }
+
+// Marshal encodes v and returns the bytes; see [EncOptions.Append].
+func (o EncOptions) Marshal(v any) ([]byte, error) { return o.Append(nil, v) }
+
+// Append encodes v and appends its bytes to b, byte for byte as the engine's encoder
+// (var2bytes / var_to_bytes) writes the same value: an int takes 4 bytes unless it needs 8, a float
+// takes 4 bytes exactly when float32 holds it (NaN always takes 8), padding is zero, and
+// Dictionaries keep their order. Encoding into a reused buffer does not allocate for scalars,
+// math types, strings and packed arrays.
+//
+// v may hold any type that [DecOptions.Decode] returns, and also: the other Go integer types
+// (int, int8 … uint64), float32, Dictionary, TypedArray, and []any. Values nested deeper than
+// MaxDepth fail with ErrTooDeep. On error, b is returned unchanged with an *[EncodeError].
+func (o EncOptions) Append(b []byte, v any) ([]byte, error) {
+	e := encoder{d: o.Dialect, double: o.DoublePrecision && o.Dialect == Godot4, maxDepth: o.MaxDepth}
+	if e.maxDepth <= 0 {
+		e.maxDepth = DefaultMaxDepth
+	}
+	out, err := e.value(b, v, 0)
+	if err != nil {
+		return b, err
+	}
+	return out, nil
+}
+
+type encoder struct {
+	d        Dialect
+	double   bool
+	maxDepth int
+}
+
+func (e *encoder) header(b []byte, t Type, flags uint32) []byte {
+	id, _ := e.d.WireID(t)
+	return wire.AppendUint32(b, id|flags)
+}
+
+// need fails unless the dialect has type t.
+func (e *encoder) need(t Type, v any) error {
+	if e.d.Has(t) {
+		return nil
+	}
+	return encErr(v, detail(ErrUnsupported, "%s has no %s type", e.d, Godot4.TypeName(t)))
+}
+
+func encErr(v any, err error) error {
+	return &EncodeError{GoType: goTypeName(v), Err: err}
+}
+
+// goTypeName names v's dynamic type without letting v escape.
+func goTypeName(v any) string {
+	if t := reflect.TypeOf(v); t != nil {
+		return t.String()
+	}
+	return "nil"
+}
+
+func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
+	if depth > e.maxDepth {
+		return b, encErr(v, detail(ErrTooDeep, "more than %d levels (a cycle?)", e.maxDepth))
+	}
+	switch v := v.(type) {
+	case nil:
+		return e.header(b, TypeNil, 0), nil
+	case bool:
+		b = e.header(b, TypeBool, 0)
+		if v {
+			return wire.AppendUint32(b, 1), nil
+		}
+		return wire.AppendUint32(b, 0), nil
+	case int64:
+		return e.int(b, v), nil
+	case int:
+		return e.int(b, int64(v)), nil
+	case int32:
+		return e.int(b, int64(v)), nil
+	case int16:
+		return e.int(b, int64(v)), nil
+	case int8:
+		return e.int(b, int64(v)), nil
+	case uint8:
+		return e.int(b, int64(v)), nil
+	case uint16:
+		return e.int(b, int64(v)), nil
+	case uint32:
+		return e.int(b, int64(v)), nil
+	case uint:
+		if uint64(v) > math.MaxInt64 {
+			return b, encErr(v, detail(ErrUnsupported, "%d overflows Godot's int64", v))
+		}
+		return e.int(b, int64(v)), nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return b, encErr(v, detail(ErrUnsupported, "%d overflows Godot's int64", v))
+		}
+		return e.int(b, int64(v)), nil
+	case float64:
+		return e.float(b, v), nil
+	case float32:
+		b = e.header(b, TypeFloat, 0)
+		return wire.AppendFloat32(b, v), nil
+	case string:
+		b = e.header(b, TypeString, 0)
+		return wire.AppendString(b, v), nil
+	case StringName:
+		if e.d == Godot3 {
+			b = e.header(b, TypeString, 0) // Godot 3 has no StringName Variant
+		} else {
+			b = e.header(b, TypeStringName, 0)
+		}
+		return wire.AppendString(b, string(v)), nil
+	case Vector2i:
+		return e.ints(b, v, TypeVector2i, v.X, v.Y)
+	case Vector3i:
+		return e.ints(b, v, TypeVector3i, v.X, v.Y, v.Z)
+	case Vector4i:
+		return e.ints(b, v, TypeVector4i, v.X, v.Y, v.Z, v.W)
+	case Rect2i:
+		return e.ints(b, v, TypeRect2i, v.Position.X, v.Position.Y, v.Size.X, v.Size.Y)
+	case NodePath:
+		return e.nodePath(b, v), nil
+	case RID:
+		b = e.header(b, TypeRID, 0)
+		if e.d == Godot3 {
+			return b, nil // Godot 3 writes no payload: the id is lost
+		}
+		return wire.AppendUint64(b, uint64(v)), nil
+	case ObjectID:
+		b = e.header(b, TypeObject, wire.FlagObjectAsID)
+		return wire.AppendUint64(b, uint64(v)), nil
+	case *Object:
+		if v == nil {
+			return e.header(b, TypeNil, 0), nil
+		}
+		return e.object(b, v, depth)
+	case Callable:
+		if err := e.need(TypeCallable, v); err != nil {
+			return b, err
+		}
+		return e.header(b, TypeCallable, 0), nil
+	case Signal:
+		if err := e.need(TypeSignal, v); err != nil {
+			return b, err
+		}
+		b = e.header(b, TypeSignal, 0)
+		b = wire.AppendString(b, v.Name)
+		return wire.AppendUint64(b, uint64(v.Object)), nil
+	case *Dictionary:
+		if v == nil {
+			return e.header(b, TypeNil, 0), nil
+		}
+		return e.dictionary(b, v, depth)
+	case Dictionary:
+		return e.dictionary(b, &v, depth)
+	case []any:
+		return e.array(b, ContainerType{}, v, depth)
+	case *TypedArray:
+		if v == nil {
+			return e.header(b, TypeNil, 0), nil
+		}
+		return e.array(b, v.Elem, v.Values, depth)
+	case TypedArray:
+		return e.array(b, v.Elem, v.Values, depth)
+	case []byte:
+		b = e.header(b, TypePackedByteArray, 0)
+		return wire.AppendBytes(b, v), nil
+	case []int32:
+		b = e.header(b, TypePackedInt32Array, 0)
+		b = wire.AppendUint32(b, uint32(len(v)))
+		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+	case []float32:
+		b = e.header(b, TypePackedFloat32Array, 0)
+		b = wire.AppendUint32(b, uint32(len(v)))
+		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+	case []int64:
+		if err := e.need(TypePackedInt64Array, v); err != nil {
+			return b, err
+		}
+		b = e.header(b, TypePackedInt64Array, 0)
+		b = wire.AppendUint32(b, uint32(len(v)))
+		return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+	case []float64:
+		if err := e.need(TypePackedFloat64Array, v); err != nil {
+			return b, err
+		}
+		b = e.header(b, TypePackedFloat64Array, 0)
+		b = wire.AppendUint32(b, uint32(len(v)))
+		return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+	case []string:
+		b = e.header(b, TypePackedStringArray, 0)
+		b = wire.AppendUint32(b, uint32(len(v)))
+		for _, s := range v {
+			b = wire.AppendPackedString(b, s)
+		}
+		return b, nil
+	case []Color:
+		b = e.header(b, TypePackedColorArray, 0)
+		b = wire.AppendUint32(b, uint32(len(v)))
+		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)), nil
+	case []Vector2:
+		return e.vectors32(b, TypePackedVector2Array, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2), len(v))
+	case []Vector3:
+		return e.vectors32(b, TypePackedVector3Array, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*3), len(v))
+	case []Vector4:
+		return e.vectors32(b, TypePackedVector4Array, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4), len(v))
+	case []Vector2d:
+		return e.vectors64(b, TypePackedVector2Array, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2), len(v))
+	case []Vector3d:
+		return e.vectors64(b, TypePackedVector3Array, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*3), len(v))
+	case []Vector4d:
+		return e.vectors64(b, TypePackedVector4Array, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4), len(v))
+	}
+	return e.math(b, v)
+}
+
+func (e *encoder) int(b []byte, v int64) []byte {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		b = e.header(b, TypeInt, wire.Flag64)
+		return wire.AppendUint64(b, uint64(v))
+	}
+	b = e.header(b, TypeInt, 0)
+	return wire.AppendUint32(b, uint32(int32(v)))
+}
+
+// float writes 4 bytes when float32 holds v exactly (NaN never compares equal, so NaN takes 8).
+func (e *encoder) float(b []byte, v float64) []byte {
+	if f := float32(v); float64(f) == v {
+		b = e.header(b, TypeFloat, 0)
+		return wire.AppendFloat32(b, f)
+	}
+	b = e.header(b, TypeFloat, wire.Flag64)
+	return wire.AppendFloat64(b, v)
+}
+
+func (e *encoder) ints(b []byte, v any, t Type, c ...int32) ([]byte, error) {
+	if err := e.need(t, v); err != nil {
+		return b, err
+	}
+	b = e.header(b, t, 0)
+	for _, x := range c {
+		b = wire.AppendUint32(b, uint32(x))
+	}
+	return b, nil
+}
+
+// math encodes the float math types, or fails for a type with no Variant form.
+func (e *encoder) math(b []byte, v any) ([]byte, error) {
+	var c32 [16]float32
+	if t, ok := real32Comps(v, &c32); ok {
+		if err := e.need(t, v); err != nil {
+			return b, err
+		}
+		n := int(realCount[t])
+		if e.double && t != TypeColor {
+			b = e.header(b, t, wire.Flag64)
+			for _, x := range c32[:n] {
+				b = wire.AppendFloat64(b, float64(x))
+			}
+			return b, nil
+		}
+		b = e.header(b, t, 0)
+		for _, x := range c32[:n] {
+			b = wire.AppendFloat32(b, x)
+		}
+		return b, nil
+	}
+	var c64 [16]float64
+	if t, ok := real64Comps(v, &c64); ok {
+		if e.d != Godot4 {
+			return b, encErr(v, detail(ErrUnsupported, "Godot 3 has no double-precision %s", Godot3.TypeName(t)))
+		}
+		b = e.header(b, t, wire.Flag64)
+		for _, x := range c64[:realCount[t]] {
+			b = wire.AppendFloat64(b, x)
+		}
+		return b, nil
+	}
+	return b, encErr(v, detail(ErrUnsupported, "no Variant type for %s", goTypeName(v)))
+}
+
+func (e *encoder) vectors32(b []byte, t Type, comps []float32, n int) ([]byte, error) {
+	if err := e.need(t, nil); err != nil {
+		return b, err
+	}
+	if e.double {
+		b = e.header(b, t, wire.Flag64)
+		b = wire.AppendUint32(b, uint32(n))
+		for _, x := range comps {
+			b = wire.AppendFloat64(b, float64(x))
+		}
+		return b, nil
+	}
+	b = e.header(b, t, 0)
+	b = wire.AppendUint32(b, uint32(n))
+	return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(comps))), len(comps))), nil
+}
+
+func (e *encoder) vectors64(b []byte, t Type, comps []float64, n int) ([]byte, error) {
+	if e.d != Godot4 {
+		return b, &EncodeError{GoType: "[]" + Godot4.TypeName(t)[len("Packed"):len(Godot4.TypeName(t))-len("Array")] + "d",
+			Err: detail(ErrUnsupported, "Godot 3 has no double-precision %s", Godot3.TypeName(t))}
+	}
+	b = e.header(b, t, wire.Flag64)
+	b = wire.AppendUint32(b, uint32(n))
+	return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(comps))), len(comps))), nil
+}
+
+func (e *encoder) nodePath(b []byte, p NodePath) []byte {
+	b = e.header(b, TypeNodePath, 0)
+	b = wire.AppendUint32(b, uint32(len(p.Names))|wire.NodePathNewFormat)
+	b = wire.AppendUint32(b, uint32(len(p.SubNames)))
+	var flags uint32
+	if p.Absolute && len(p.Names)+len(p.SubNames) > 0 {
+		flags = wire.NodePathAbsolute
+	}
+	b = wire.AppendUint32(b, flags)
+	for _, s := range p.Names {
+		b = wire.AppendString(b, s)
+	}
+	for _, s := range p.SubNames {
+		b = wire.AppendString(b, s)
+	}
+	return b
+}
+
+func (e *encoder) object(b []byte, o *Object, depth int) ([]byte, error) {
+	b = e.header(b, TypeObject, 0)
+	b = wire.AppendString(b, o.Class)
+	if o.Class == "" {
+		return b, nil // the old (Godot 3.2) form of a null full object
+	}
+	b = wire.AppendUint32(b, uint32(len(o.Properties)))
+	for _, p := range o.Properties {
+		b = wire.AppendString(b, p.Name)
+		var err error
+		if b, err = e.value(b, p.Value, depth+1); err != nil {
+			return b, prependPath(err, "."+p.Name)
+		}
+	}
+	return b, nil
+}
+
+// containerType appends a typed-container descriptor (Godot 4).
+func (e *encoder) containerType(b []byte, ct ContainerType) ([]byte, error) {
+	switch ct.Kind {
+	case ContainerNone:
+		return b, nil
+	case ContainerBuiltin:
+		id, ok := e.d.WireID(ct.Builtin)
+		if !ok {
+			return b, fmt.Errorf("%w: element type %d", ErrContainerType, ct.Builtin)
+		}
+		return wire.AppendUint32(b, id), nil
+	case ContainerClassName, ContainerScript:
+		return wire.AppendString(b, ct.Name), nil
+	}
+	return b, fmt.Errorf("%w: kind %d", ErrContainerType, ct.Kind)
+}
+
+func (e *encoder) array(b []byte, elem ContainerType, vals []any, depth int) ([]byte, error) {
+	start := len(b)
+	var flags uint32
+	if elem.Kind != ContainerNone {
+		if e.d != Godot4 {
+			return b, &EncodeError{GoType: "*godot.TypedArray", Err: detail(ErrUnsupported, "Godot 3 has no typed Arrays")}
+		}
+		flags = uint32(elem.Kind) << wire.ContainerKeyShift
+	}
+	b = e.header(b, TypeArray, flags)
+	b, err := e.containerType(b, elem)
+	if err != nil {
+		return b[:start], &EncodeError{GoType: "*godot.TypedArray", Err: err}
+	}
+	b = wire.AppendUint32(b, uint32(len(vals)))
+	for i, v := range vals {
+		if b, err = e.value(b, v, depth+1); err != nil {
+			return b[:start], prependPath(err, fmt.Sprintf("[%d]", i))
+		}
+	}
+	return b, nil
+}
+
+func (e *encoder) dictionary(b []byte, d *Dictionary, depth int) ([]byte, error) {
+	start := len(b)
+	var flags uint32
+	if d.Key.Kind != ContainerNone || d.Value.Kind != ContainerNone {
+		if e.d != Godot4 {
+			return b, &EncodeError{GoType: "*godot.Dictionary", Err: detail(ErrUnsupported, "Godot 3 has no typed Dictionaries")}
+		}
+		flags = uint32(d.Key.Kind)<<wire.ContainerKeyShift | uint32(d.Value.Kind)<<wire.ContainerValueShift
+	}
+	b = e.header(b, TypeDictionary, flags)
+	b, err := e.containerType(b, d.Key)
+	if err == nil {
+		b, err = e.containerType(b, d.Value)
+	}
+	if err != nil {
+		return b[:start], &EncodeError{GoType: "*godot.Dictionary", Err: err}
+	}
+	b = wire.AppendUint32(b, uint32(len(d.Entries)))
+	for i, en := range d.Entries {
+		if b, err = e.value(b, en.Key, depth+1); err != nil {
+			return b[:start], prependPath(err, fmt.Sprintf(".key(%d)", i))
+		}
+		if b, err = e.value(b, en.Value, depth+1); err != nil {
+			return b[:start], prependPath(err, "["+keyLabel(en.Key)+"]")
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,130 @@
+package godot
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gamewire/gamewire/godot/wire"
+)
+
+// Sentinel errors. A decoding or encoding error wraps one of them, so callers test with errors.Is;
+// the error itself is a *[DecodeError] or *[EncodeError] that says where it happened.
+var (
+	// ErrTruncated: the input ends before the value does. Godot reports ERR_INVALID_DATA, or
+	// ERR_FILE_EOF for strings.
+	ErrTruncated = wire.ErrTruncated
+	// ErrNegativeLength: a string length or packed-array count is negative as the engine's int32.
+	ErrNegativeLength = wire.ErrNegativeLength
+	// ErrUnknownType: the header's type id is not a type of the dialect (ERR_INVALID_DATA).
+	ErrUnknownType = errors.New("unknown type id")
+	// ErrInvalidUTF8: a string is not UTF-8 as the dialect's engine parses it (ERR_INVALID_DATA).
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrTooDeep: containers nest deeper than the limit (the engine's ERR_OUT_OF_MEMORY,
+	// "Variant is too deep").
+	ErrTooDeep = errors.New("nesting too deep")
+	// ErrTooManyElements: the value holds more container elements than the decoder allows.
+	ErrTooManyElements = errors.New("too many elements")
+	// ErrObjectsNotAllowed: a full Object in input decoded without AllowObjects (the engine's
+	// ERR_UNAUTHORIZED).
+	ErrObjectsNotAllowed = errors.New("full objects are not allowed")
+	// ErrOldNodePath: a NodePath in the obsolete single-string format, which the engine rejects
+	// (ERR_INVALID_DATA) unless DecOptions.LegacyNodePath is set.
+	ErrOldNodePath = errors.New("NodePath in the obsolete string format")
+	// ErrContainerType: a typed Array or Dictionary descriptor that the engine rejects
+	// (ERR_INVALID_DATA): a builtin element type out of range, or a script path not under res://.
+	ErrContainerType = errors.New("invalid typed-container descriptor")
+	// ErrUnsupported: the value cannot be encoded in the dialect, or the Go type has no Variant
+	// form.
+	ErrUnsupported = errors.New("unsupported value")
+)
+
+// DecodeError describes where decoding failed. Offset is the byte offset, from the start of the
+// input, of the field that could not be decoded (for a truncated field, where it starts).
+type DecodeError struct {
+	Offset  int
+	Dialect Dialect
+	// Type is the Variant type being decoded when the error occurred, and HasType says whether
+	// the header had been read at all.
+	Type    Type
+	HasType bool
+	// Path locates the failing value inside the top-level one, e.g. `[3]["tags"][1]` (an Array
+	// index, then the value under a Dictionary key, then an index); empty at the top level.
+	Path string
+	Err  error
+}
+
+func (e *DecodeError) Error() string {
+	var sb strings.Builder
+	sb.WriteString("godot: decoding ")
+	if e.HasType {
+		sb.WriteString(e.Dialect.TypeName(e.Type))
+	} else {
+		sb.WriteString("Variant header")
+	}
+	fmt.Fprintf(&sb, " at byte %d", e.Offset)
+	if e.Path != "" {
+		sb.WriteString(" (at ")
+		sb.WriteString(e.Path)
+		sb.WriteString(")")
+	}
+	sb.WriteString(": ")
+	sb.WriteString(e.Err.Error())
+	return sb.String()
+}
+
+// Unwrap returns the sentinel error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// EncodeError describes a value that could not be encoded.
+type EncodeError struct {
+	// Path locates the value inside the top-level one, e.g. `[2].Name`.
+	Path string
+	// GoType is the Go type of the value.
+	GoType string
+	Err    error
+}
+
+func (e *EncodeError) Error() string {
+	var sb strings.Builder
+	sb.WriteString("godot: encoding ")
+	if e.GoType != "" {
+		sb.WriteString(e.GoType)
+	} else {
+		sb.WriteString("value")
+	}
+	if e.Path != "" {
+		sb.WriteString(" at ")
+		sb.WriteString(e.Path)
+	}
+	sb.WriteString(": ")
+	sb.WriteString(e.Err.Error())
+	return sb.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// detailError adds a human-readable detail to a sentinel without hiding it from errors.Is.
+type detailError struct {
+	err    error
+	detail string
+}
+
+func (e *detailError) Error() string { return e.err.Error() + ": " + e.detail }
+func (e *detailError) Unwrap() error { return e.err }
+
+func detail(err error, format string, args ...any) error {
+	return &detailError{err, fmt.Sprintf(format, args...)}
+}
+
+// prependPath is used while an error propagates out of nested containers.
+func prependPath(err error, seg string) error {
+	switch e := err.(type) {
+	case *DecodeError:
+		e.Path = seg + e.Path
+	case *EncodeError:
+		e.Path = seg + e.Path
+	}
+	return err
+}

@@ -1,0 +1,247 @@
+package godot
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Field is one field of an encoded Variant, as [DecOptions.Explain] reports it: where it is, how
+// long it is, and what it means, in the spirit of the offset tables of Godot's "Binary
+// serialization API" page.
+type Field struct {
+	Offset int // byte offset from the start of the input
+	Len    int // length in bytes
+	Depth  int // nesting depth of the Variant the field belongs to (0 = top level)
+	// Path locates the Variant the field belongs to inside the top-level value, e.g. `[2]["pos"]`.
+	Path string
+	// Kind is the field's wire type: "header", "u32", "int32", "int64", "float32", "float64",
+	// "u64", "utf8", "bytes" or "pad".
+	Kind string
+	// Text says what the field holds.
+	Text string
+	// Uninitialized marks NodePath name padding, which the engine never writes: in real engine
+	// output these bytes hold leftover memory, so comparisons must mask them.
+	Uninitialized bool
+}
+
+func (f Field) String() string {
+	return fmt.Sprintf("%6d %5d  %s%-7s %s", f.Offset, f.Len, strings.Repeat("  ", f.Depth), f.Kind, f.Text)
+}
+
+// Explain decodes data like [DecOptions.Decode] and returns every field it read, in order. On a
+// decoding error it returns the fields read up to that point together with the error.
+func (o DecOptions) Explain(data []byte) ([]Field, error) {
+	dec := o.decoder(data)
+	dec.tr = &tracer{}
+	_, end, err := dec.value(0, 0)
+	if err == nil && end < len(data) {
+		dec.tr.add(end, len(data)-end, 0, "bytes", "%d trailing bytes, ignored (as the engine ignores them)", len(data)-end)
+	}
+	return dec.tr.fields, err
+}
+
+// WriteFields prints fields as a table with a heading, one field a line, indented by depth.
+func WriteFields(w io.Writer, fields []Field) error {
+	if _, err := fmt.Fprintf(w, "%6s %5s  %-7s %s\n", "offset", "len", "kind", "meaning"); err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if _, err := fmt.Fprintln(w, f.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UninitializedBytes returns the byte ranges [start, end) of data that the engine leaves
+// uninitialised when it encodes (NodePath name padding): a byte-exact comparison of engine output
+// must ignore them. It returns an error if data does not decode.
+func (o DecOptions) UninitializedBytes(data []byte) ([][2]int, error) {
+	fields, err := o.Explain(data)
+	if err != nil {
+		return nil, err
+	}
+	var r [][2]int
+	for _, f := range fields {
+		if f.Uninitialized {
+			r = append(r, [2]int{f.Offset, f.Offset + f.Len})
+		}
+	}
+	return r, nil
+}
+
+// tracer collects fields while a decoder runs.
+type tracer struct {
+	fields []Field
+	path   []string
+}
+
+func (t *tracer) add(off, n, depth int, kind, format string, args ...any) {
+	t.fields = append(t.fields, Field{Offset: off, Len: n, Depth: depth, Path: strings.Join(t.path, ""),
+		Kind: kind, Text: fmt.Sprintf(format, args...)})
+}
+
+func (t *tracer) enter(seg string) { t.path = append(t.path, seg) }
+func (t *tracer) leave()           { t.path = t.path[:len(t.path)-1] }
+
+func (t *tracer) header(dec *decoder, p, depth int, h uint32, typ Type) {
+	var flags []string
+	if h>>16 != 0 {
+		flags = append(flags, fmt.Sprintf("flags %#04x", h>>16))
+		switch {
+		case typ == TypeArray && dec.d == Godot4:
+			flags = append(flags, "element "+containerKindName(ContainerKind(h>>16&3)))
+		case typ == TypeDictionary && dec.d == Godot4:
+			flags = append(flags, "key "+containerKindName(ContainerKind(h>>16&3)), "value "+containerKindName(ContainerKind(h>>18&3)))
+		case typ == TypeObject && h&(1<<16) != 0:
+			flags = append(flags, "OBJECT_AS_ID")
+		case h&(1<<16) != 0 && (typ == TypeInt || typ == TypeFloat || dec.d == Godot4 && realCount[typ] > 0 && typ != TypeColor ||
+			dec.d == Godot4 && (typ == TypePackedVector2Array || typ == TypePackedVector3Array || typ == TypePackedVector4Array)):
+			flags = append(flags, "ENCODE_FLAG_64")
+		default:
+			flags = append(flags, "ignored")
+		}
+	}
+	extra := ""
+	if len(flags) > 0 {
+		extra = ", " + strings.Join(flags, ", ")
+	}
+	label := ""
+	if len(t.path) > 0 {
+		label = strings.Join(t.path, "") + ": "
+	}
+	t.add(p, 4, depth, "header", "%s%s (type %d%s)", label, dec.d.TypeName(typ), h&0xFF, extra)
+}
+
+func containerKindName(k ContainerKind) string {
+	switch k {
+	case ContainerBuiltin:
+		return "typed (builtin)"
+	case ContainerClassName:
+		return "typed (class name)"
+	case ContainerScript:
+		return "typed (script)"
+	}
+	return "untyped"
+}
+
+// str reports a String primitive: length, bytes and padding.
+func (t *tracer) str(p, depth int, what string, raw []byte, s string) {
+	t.add(p, 4, depth, "u32", "%slength %d", what, len(raw))
+	if len(raw) > 0 {
+		note := ""
+		if string(raw) != s {
+			note = fmt.Sprintf(" (decodes as %q)", s)
+		}
+		t.add(p+4, len(raw), depth, "utf8", "%q%s", raw, note)
+	}
+	if pad := (4 - len(raw)&3) & 3; pad > 0 {
+		t.add(p+4+len(raw), pad, depth, "pad", "padding")
+	}
+}
+
+// nodePathPad marks the padding of the NodePath name at p (just reported by str) as bytes the
+// engine leaves uninitialised.
+func (t *tracer) nodePathPad(p int) {
+	if n := len(t.fields); n > 0 && t.fields[n-1].Kind == "pad" && t.fields[n-1].Offset > p {
+		t.fields[n-1].Uninitialized = true
+		t.fields[n-1].Text = "padding (the engine leaves it uninitialised)"
+	}
+}
+
+// bytes reports the content of a PackedByteArray, 16 bytes a line, and its padding.
+func (t *tracer) bytes(p int, b []byte, depth int) {
+	for i := 0; i < len(b); i += 16 {
+		j := min(i+16, len(b))
+		t.add(p+i, j-i, depth, "bytes", "% x", b[i:j])
+	}
+	if pad := (4 - len(b)&3) & 3; pad > 0 {
+		t.add(p+len(b), pad, depth, "pad", "padding (optional on decode)")
+	}
+}
+
+// packed reports the elements of a fixed-size packed array.
+func (t *tracer) packed(dec *decoder, p, depth int, typ Type, n, comps, size int) {
+	names := [4]string{"x", "y", "z", "w"}
+	if typ == TypePackedColorArray {
+		names = [4]string{"r", "g", "b", "a"}
+	}
+	kind := map[Type]string{TypePackedInt32Array: "int32", TypePackedInt64Array: "int64"}[typ]
+	for i := 0; i < n; i++ {
+		for c := 0; c < comps; c++ {
+			off := p + (i*comps+c)*size
+			b := dec.buf[off : off+size]
+			label := fmt.Sprintf("[%d]", i)
+			if comps > 1 {
+				label += "." + names[c]
+			}
+			switch {
+			case kind == "int32":
+				t.add(off, 4, depth, "int32", "%s %d", label, int32(le32(b)))
+			case kind == "int64":
+				t.add(off, 8, depth, "int64", "%s %d", label, int64(le64(b)))
+			case size == 4:
+				t.add(off, 4, depth, "float32", "%s %s", label, fmtFloat32(math.Float32frombits(le32(b))))
+			default:
+				t.add(off, 8, depth, "float64", "%s %s", label, fmtFloat(math.Float64frombits(le64(b))))
+			}
+		}
+	}
+}
+
+func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// componentName names the i-th wire component of a math type.
+func componentName(t Type, i int) string {
+	switch t {
+	case TypeVector2, TypeVector2i, TypeVector3, TypeVector3i, TypeVector4, TypeVector4i, TypeQuaternion:
+		return [4]string{"x", "y", "z", "w"}[i]
+	case TypeRect2, TypeRect2i:
+		return [4]string{"position.x", "position.y", "size.x", "size.y"}[i]
+	case TypeAABB:
+		return [6]string{"position.x", "position.y", "position.z", "size.x", "size.y", "size.z"}[i]
+	case TypePlane:
+		return [4]string{"normal.x", "normal.y", "normal.z", "d"}[i]
+	case TypeColor:
+		return [4]string{"r", "g", "b", "a"}[i]
+	case TypeTransform2D:
+		return [6]string{"x.x", "x.y", "y.x", "y.y", "origin.x", "origin.y"}[i]
+	case TypeBasis, TypeTransform3D:
+		return [12]string{"x.x", "y.x", "z.x", "x.y", "y.y", "z.y", "x.z", "y.z", "z.z", "origin.x", "origin.y", "origin.z"}[i]
+	case TypeProjection:
+		return [4]string{"x", "y", "z", "w"}[i/4] + "." + [4]string{"x", "y", "z", "w"}[i%4]
+	}
+	return strconv.Itoa(i)
+}
+
+// fmtFloat renders a float64 so that it parses back to the same bits: the shortest decimal form,
+// or inf/-inf, or nan with its bits.
+func fmtFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return fmt.Sprintf("nan(0x%016x)", math.Float64bits(f))
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// fmtFloat32 is fmtFloat for float32.
+func fmtFloat32(f float32) string {
+	switch {
+	case f != f:
+		return fmt.Sprintf("nan(0x%08x)", math.Float32bits(f))
+	case math.IsInf(float64(f), 1):
+		return "inf"
+	case math.IsInf(float64(f), -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(float64(f), 'g', -1, 32)
+}

@@ -1,0 +1,276 @@
+package godot
+
+import (
+	"hash/maphash"
+	"math"
+	"slices"
+)
+
+// KeyEqual reports whether Godot treats a and b as the same Dictionary key (Variant::hash_compare):
+// the types must match (the int 1 and the float 1.0 are different keys; so are a String and a
+// StringName), numbers compare with == except that NaN equals NaN, Arrays and packed arrays compare
+// element by element, Dictionaries compare their entries regardless of order, and full Objects
+// compare by identity (the same *Object).
+func KeyEqual(a, b any) bool { return keyEqual(a, b, false, 0) }
+
+// keyEqual implements KeyEqual. With fresh set, it answers for keys just decoded in the Godot 3
+// dialect, where every decoded Dictionary, Object and EncodedObjectAsID is a new instance that
+// Godot 3 compares by identity, so no two of them are equal.
+func keyEqual(a, b any, fresh bool, depth int) bool {
+	if depth > DefaultMaxDepth {
+		return false
+	}
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case float64:
+		b, ok := b.(float64)
+		return ok && f64eq(a, b)
+	case ObjectID:
+		b, ok := b.(ObjectID)
+		return ok && !fresh && a == b
+	case *Object:
+		b, ok := b.(*Object)
+		return ok && !fresh && a == b
+	case *Dictionary:
+		b, ok := b.(*Dictionary)
+		if !ok || fresh {
+			return false
+		}
+		return dictEqual(a, b, depth)
+	case Dictionary:
+		b, ok := b.(Dictionary)
+		return ok && !fresh && dictEqual(&a, &b, depth)
+	case []any:
+		b, ok := b.([]any)
+		return ok && slices.EqualFunc(a, b, func(x, y any) bool { return keyEqual(x, y, fresh, depth+1) })
+	case *TypedArray:
+		b, ok := b.(*TypedArray)
+		return ok && (a == b || a != nil && b != nil &&
+			slices.EqualFunc(a.Values, b.Values, func(x, y any) bool { return keyEqual(x, y, fresh, depth+1) }))
+	case NodePath:
+		b, ok := b.(NodePath)
+		return ok && a.Absolute == b.Absolute && slices.Equal(a.Names, b.Names) && slices.Equal(a.SubNames, b.SubNames)
+	case []byte:
+		b, ok := b.([]byte)
+		return ok && slices.Equal(a, b)
+	case []int32:
+		b, ok := b.([]int32)
+		return ok && slices.Equal(a, b)
+	case []int64:
+		b, ok := b.([]int64)
+		return ok && slices.Equal(a, b)
+	case []string:
+		b, ok := b.([]string)
+		return ok && slices.Equal(a, b)
+	case []float32:
+		b, ok := b.([]float32)
+		return ok && slices.EqualFunc(a, b, f32eq)
+	case []float64:
+		b, ok := b.([]float64)
+		return ok && slices.EqualFunc(a, b, f64eq)
+	case []Vector2:
+		b, ok := b.([]Vector2)
+		return ok && slices.EqualFunc(a, b, func(x, y Vector2) bool { return mathEqual(x, y) })
+	case []Vector3:
+		b, ok := b.([]Vector3)
+		return ok && slices.EqualFunc(a, b, func(x, y Vector3) bool { return mathEqual(x, y) })
+	case []Vector4:
+		b, ok := b.([]Vector4)
+		return ok && slices.EqualFunc(a, b, func(x, y Vector4) bool { return mathEqual(x, y) })
+	case []Color:
+		b, ok := b.([]Color)
+		return ok && slices.EqualFunc(a, b, func(x, y Color) bool { return mathEqual(x, y) })
+	case []Vector2d:
+		b, ok := b.([]Vector2d)
+		return ok && slices.EqualFunc(a, b, func(x, y Vector2d) bool { return mathEqual(x, y) })
+	case []Vector3d:
+		b, ok := b.([]Vector3d)
+		return ok && slices.EqualFunc(a, b, func(x, y Vector3d) bool { return mathEqual(x, y) })
+	case []Vector4d:
+		b, ok := b.([]Vector4d)
+		return ok && slices.EqualFunc(a, b, func(x, y Vector4d) bool { return mathEqual(x, y) })
+	}
+	if realTypeOf(a) {
+		return mathEqual(a, b)
+	}
+	// bool, int64, string, StringName, integer vectors, RID, Callable, Signal: comparable values.
+	return a == b
+}
+
+// realTypeOf reports whether v is one of the float math types.
+func realTypeOf(v any) bool {
+	var c32 [16]float32
+	var c64 [16]float64
+	_, ok32 := real32Comps(v, &c32)
+	_, ok64 := real64Comps(v, &c64)
+	return ok32 || ok64
+}
+
+// mathEqual compares two math values component by component, NaN equal to NaN.
+func mathEqual(a, b any) bool {
+	var ca, cb [16]float32
+	if ta, ok := real32Comps(a, &ca); ok {
+		tb, ok := real32Comps(b, &cb)
+		if !ok || ta != tb {
+			return false
+		}
+		for i := range int(realCount[ta]) {
+			if !f32eq(ca[i], cb[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	var da, db [16]float64
+	ta, ok := real64Comps(a, &da)
+	if !ok {
+		return false
+	}
+	tb, ok := real64Comps(b, &db)
+	if !ok || ta != tb {
+		return false
+	}
+	for i := range int(realCount[ta]) {
+		if !f64eq(da[i], db[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dictEqual compares two Dictionaries as Godot 4 does: same size, and every key of a is in b with
+// an equal value.
+func dictEqual(a, b *Dictionary, depth int) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || len(a.Entries) != len(b.Entries) {
+		return false
+	}
+	for _, e := range a.Entries {
+		found := false
+		for _, f := range b.Entries {
+			if keyEqual(e.Key, f.Key, false, depth+1) {
+				found = keyEqual(e.Value, f.Value, false, depth+1)
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// keyIndex speeds up duplicate-key detection while decoding large Dictionaries.
+type keyIndex struct {
+	seed    maphash.Seed
+	buckets map[uint64][]int32
+}
+
+// linearKeys is the size up to which a decoded Dictionary looks for duplicate keys by scanning.
+const linearKeys = 8
+
+// add stores a decoded pair the way the engine's `d[key] = value` does: the value of an existing
+// equal key is replaced in place, otherwise the pair is appended.
+func (d *Dictionary) add(dl Dialect, k, v any, idx *keyIndex) *keyIndex {
+	fresh := dl == Godot3
+	if ks, ok := k.(string); ok && len(d.Entries) < linearKeys {
+		// The common case, string keys: compare without the general type switch.
+		for i := range d.Entries {
+			if es, ok := d.Entries[i].Key.(string); ok && es == ks {
+				d.Entries[i].Value = v
+				return idx
+			}
+		}
+		d.Entries = append(d.Entries, Entry{k, v})
+		return idx
+	}
+	if len(d.Entries) < linearKeys {
+		for i := range d.Entries {
+			if keyEqual(d.Entries[i].Key, k, fresh, 0) {
+				d.Entries[i].Value = v
+				return idx
+			}
+		}
+		d.Entries = append(d.Entries, Entry{k, v})
+		return idx
+	}
+	if idx == nil {
+		idx = &keyIndex{seed: maphash.MakeSeed(), buckets: make(map[uint64][]int32, cap(d.Entries))}
+		for i, e := range d.Entries {
+			h := idx.hash(e.Key)
+			idx.buckets[h] = append(idx.buckets[h], int32(i))
+		}
+	}
+	h := idx.hash(k)
+	for _, i := range idx.buckets[h] {
+		if keyEqual(d.Entries[i].Key, k, fresh, 0) {
+			d.Entries[i].Value = v
+			return idx
+		}
+	}
+	idx.buckets[h] = append(idx.buckets[h], int32(len(d.Entries)))
+	d.Entries = append(d.Entries, Entry{k, v})
+	return idx
+}
+
+// hash returns a hash of a key that is equal for keys that keyEqual calls equal. It hashes the
+// type and the scalar content; containers hash their length only (equality decides the rest).
+func (x *keyIndex) hash(k any) uint64 {
+	var h maphash.Hash
+	h.SetSeed(x.seed)
+	switch k := k.(type) {
+	case nil:
+		h.WriteByte(0)
+	case bool:
+		h.WriteByte(1)
+		if k {
+			h.WriteByte(1)
+		}
+	case int64:
+		h.WriteByte(2)
+		maphash.WriteComparable(&h, k)
+	case float64:
+		h.WriteByte(3)
+		maphash.WriteComparable(&h, math.Float64bits(normFloat(k)))
+	case string:
+		h.WriteByte(4)
+		h.WriteString(k)
+	case StringName:
+		h.WriteByte(21)
+		h.WriteString(string(k))
+	case []any:
+		h.WriteByte(28)
+		maphash.WriteComparable(&h, len(k))
+	case []byte:
+		h.WriteByte(29)
+		h.Write(k)
+	case []string:
+		h.WriteByte(34)
+		maphash.WriteComparable(&h, len(k))
+	default:
+		var c32 [16]float32
+		if t, ok := real32Comps(k, &c32); ok {
+			h.WriteByte(byte(t))
+			for i := range int(realCount[t]) {
+				maphash.WriteComparable(&h, math.Float64bits(normFloat(float64(c32[i]))))
+			}
+		} else {
+			h.WriteByte(255) // other types: equality alone tells them apart
+		}
+	}
+	return h.Sum64()
+}
+
+// normFloat maps -0 to 0 and every NaN to one NaN, as equality treats them.
+func normFloat(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	if math.IsNaN(f) {
+		return math.Float64frombits(0x7FF8000000000001)
+	}
+	return f
+}
