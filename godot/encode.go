@@ -241,7 +241,7 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 	case []Vector4d:
 		return e.vectors64(b, TypePackedVector4Array, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4), len(v))
 	}
-	return e.math(b, v)
+	return e.other(b, v, depth)
 }
 
 func (e *encoder) int(b []byte, v int64) []byte {
