@@ -110,3 +110,55 @@ func BenchmarkGodot3SmallValueDecode(b *testing.B) {
 		b.Run(sv.name, func(b *testing.B) { benchDecode(b, Godot3, sv.v) })
 	}
 }
+
+// The same workloads in the Godot 4 dialect, plus PackedFloat64Array and a typed Array[Vector3].
+
+func BenchmarkGodot4PackedVector3ArrayEncode(b *testing.B) { benchEncode(b, Godot4, benchVectors()) }
+func BenchmarkGodot4PackedVector3ArrayDecode(b *testing.B) { benchDecode(b, Godot4, benchVectors()) }
+func BenchmarkGodot4PackedByteArrayEncode(b *testing.B)    { benchEncode(b, Godot4, benchBytes()) }
+func BenchmarkGodot4PackedByteArrayDecode(b *testing.B)    { benchDecode(b, Godot4, benchBytes()) }
+
+func benchFloats() []float64 {
+	fs := make([]float64, 1_000_000)
+	for i := range fs {
+		fs[i] = float64(i) * 0.1
+	}
+	return fs
+}
+
+func BenchmarkGodot4PackedFloat64ArrayEncode(b *testing.B) { benchEncode(b, Godot4, benchFloats()) }
+func BenchmarkGodot4PackedFloat64ArrayDecode(b *testing.B) { benchDecode(b, Godot4, benchFloats()) }
+
+func benchTypedVectors() *TypedArray {
+	vs := benchVectors()[:100_000]
+	a := &TypedArray{Elem: ContainerType{Kind: ContainerBuiltin, Builtin: TypeVector3}, Values: make([]any, len(vs))}
+	for i, v := range vs {
+		a.Values[i] = v
+	}
+	return a
+}
+
+func BenchmarkGodot4TypedArrayVector3Encode(b *testing.B) { benchEncode(b, Godot4, benchTypedVectors()) }
+func BenchmarkGodot4TypedArrayVector3Decode(b *testing.B) { benchDecode(b, Godot4, benchTypedVectors()) }
+
+func BenchmarkGodot4DictArrayEncode(b *testing.B) {
+	benchEncode(b, Godot4, benchDicts(100_000))
+	b.ReportMetric(float64(b.N)*100_000/b.Elapsed().Seconds(), "dicts/s")
+}
+
+func BenchmarkGodot4DictArrayDecode(b *testing.B) {
+	benchDecode(b, Godot4, benchDicts(100_000))
+	b.ReportMetric(float64(b.N)*100_000/b.Elapsed().Seconds(), "dicts/s")
+}
+
+func BenchmarkGodot4SmallValueEncode(b *testing.B) {
+	for _, sv := range smallValues {
+		b.Run(sv.name, func(b *testing.B) { benchEncode(b, Godot4, sv.v) })
+	}
+}
+
+func BenchmarkGodot4SmallValueDecode(b *testing.B) {
+	for _, sv := range smallValues {
+		b.Run(sv.name, func(b *testing.B) { benchDecode(b, Godot4, sv.v) })
+	}
+}
