@@ -82,8 +82,8 @@ func TestGodotExplain(t *testing.T) {
 
 func TestGodotErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"godot", "decode", "--godot", "3"},                  // truncated input
-		{"godot", "decode", "--godot", "5"},                  // bad dialect
+		{"godot", "decode", "--godot", "3"},                   // truncated input
+		{"godot", "decode", "--godot", "5"},                   // bad dialect
 		{"godot", "explain", "--godot", "3", "--format", "x"}, // bad format
 		{"godot", "encode"},                                   // not JSON
 	} {
