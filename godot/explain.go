@@ -19,7 +19,7 @@ type Field struct {
 	// Path locates the Variant the field belongs to inside the top-level value, e.g. `[2]["pos"]`.
 	Path string
 	// Kind is the field's wire type: "header", "u32", "int32", "int64", "float32", "float64",
-	// "u64", "utf8", "bytes" or "pad".
+	// "u64", "utf8", "nul", "bytes" or "pad".
 	Kind string
 	// Text says what the field holds.
 	Text string
@@ -132,12 +132,20 @@ func containerKindName(k ContainerKind) string {
 // str reports a String primitive: length, bytes and padding.
 func (t *tracer) str(p, depth int, what string, raw []byte, s string) {
 	t.add(p, 4, depth, "u32", "%slength %d", what, len(raw))
-	if len(raw) > 0 {
+	text := raw
+	nul := len(raw) > 0 && raw[len(raw)-1] == 0 && string(raw[:len(raw)-1]) == s
+	if nul {
+		text = raw[:len(raw)-1]
+	}
+	if len(text) > 0 {
 		note := ""
-		if string(raw) != s {
+		if !nul && string(raw) != s {
 			note = fmt.Sprintf(" (decodes as %q)", s)
 		}
-		t.add(p+4, len(raw), depth, "utf8", "%q%s", raw, note)
+		t.add(p+4, len(text), depth, "utf8", "%q%s", text, note)
+	}
+	if nul {
+		t.add(p+4+len(text), 1, depth, "nul", "NUL terminator (counted in the length)")
 	}
 	if pad := (4 - len(raw)&3) & 3; pad > 0 {
 		t.add(p+4+len(raw), pad, depth, "pad", "padding")
