@@ -138,8 +138,12 @@ func benchTypedVectors() *TypedArray {
 	return a
 }
 
-func BenchmarkGodot4TypedArrayVector3Encode(b *testing.B) { benchEncode(b, Godot4, benchTypedVectors()) }
-func BenchmarkGodot4TypedArrayVector3Decode(b *testing.B) { benchDecode(b, Godot4, benchTypedVectors()) }
+func BenchmarkGodot4TypedArrayVector3Encode(b *testing.B) {
+	benchEncode(b, Godot4, benchTypedVectors())
+}
+func BenchmarkGodot4TypedArrayVector3Decode(b *testing.B) {
+	benchDecode(b, Godot4, benchTypedVectors())
+}
 
 func BenchmarkGodot4DictArrayEncode(b *testing.B) {
 	benchEncode(b, Godot4, benchDicts(100_000))
