@@ -124,24 +124,28 @@ func (r *Reader) PeekBits(n int) (uint64, error) {
 	return r.peek(uint(n)), nil
 }
 
+// eof returns the error of a one-bit read at the end of the input. It is kept out of the small
+// readers so that they can be inlined.
+func (r *Reader) eof(op string) error { return underflow(op, r.pos, 1, 0) }
+
 // ReadBool reads one bit: 1 is true.
 func (r *Reader) ReadBool() (bool, error) {
-	if r.pos >= r.end {
-		return false, underflow("ReadBool", r.pos, 1, 0)
+	if i := r.pos >> 3; i < uint(len(r.buf)) {
+		b := r.buf[i]<<(r.pos&7) >= 0x80
+		r.pos++
+		return b, nil
 	}
-	b := r.buf[r.pos>>3]&(0x80>>(r.pos&7)) != 0
-	r.pos++
-	return b, nil
+	return false, r.eof("ReadBool")
 }
 
 // ReadNull reads an object's null bit and reports whether the object is null (bit 1).
 func (r *Reader) ReadNull() (bool, error) {
-	if r.pos >= r.end {
-		return false, underflow("ReadNull", r.pos, 1, 0)
+	if i := r.pos >> 3; i < uint(len(r.buf)) {
+		b := r.buf[i]<<(r.pos&7) >= 0x80
+		r.pos++
+		return b, nil
 	}
-	b := r.buf[r.pos>>3]&(0x80>>(r.pos&7)) != 0
-	r.pos++
-	return b, nil
+	return false, r.eof("ReadNull")
 }
 
 // ReadByte reads 8 raw bits at the current position, without aligning. It makes Reader an
@@ -330,6 +334,11 @@ func (r *Reader) bitAt(pos uint) bool {
 
 // ReadFloat32 reads 32 raw IEEE-754 bits, big-endian.
 func (r *Reader) ReadFloat32() (float32, error) {
+	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
+		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+		r.pos += 32
+		return math.Float32frombits(uint32(x >> 32)), nil
+	}
 	if r.end-r.pos < 32 {
 		return 0, underflow("ReadFloat32", r.pos, 32, r.end-r.pos)
 	}
@@ -352,10 +361,24 @@ func (r *Reader) ReadFloat64() (float64, error) {
 // or a length ≥ 0. The reader is not moved on error.
 func (r *Reader) readLength(op string) (int, error) {
 	start := r.pos
-	v, err := r.readCompressed(4, op)
-	if err != nil {
-		return 0, err
+	var v int64
+	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
+		// The fast path of ReadInt32, repeated so that the width is a constant.
+		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+		hdr, vb := formOf(x, 4)
+		if n := hdr + vb; n <= r.end-r.pos {
+			r.pos += n
+			v = int64(x<<hdr) >> (64 - vb)
+			goto check
+		}
 	}
+	{
+		var err error
+		if v, _, err = r.readCompressedForm(4, op); err != nil {
+			return 0, err
+		}
+	}
+check:
 	if v < -1 {
 		r.pos = start
 		return 0, &Error{BitOffset: int(start), Op: op, Err: fmt.Errorf("%w: %d", ErrNegativeLength, v)}
