@@ -187,9 +187,9 @@ func of_type(t: int, depth: int):
 		TYPE_SIGNAL:
 			return Signal() if rng.randi() % 2 == 0 else Signal(pick(objects), name())
 		TYPE_DICTIONARY:
-			return dictionary(depth)
+			return {} if depth > MAX_DEPTH else dictionary(depth)
 		TYPE_ARRAY:
-			return array(depth)
+			return [] if depth > MAX_DEPTH else array(depth)
 		TYPE_PACKED_BYTE_ARRAY:
 			var a := PackedByteArray()
 			for i in rng.randi_range(0, 9):
