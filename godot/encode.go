@@ -204,15 +204,15 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 		b = wire.AppendUint32(b, uint32(len(v)))
 		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
 	case []int64:
-		if err := e.need(TypePackedInt64Array, v); err != nil {
-			return b, err
+		if e.d == Godot3 {
+			return e.int64Array(b, v), nil // Godot 3 has no PackedInt64Array
 		}
 		b = e.header(b, TypePackedInt64Array, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
 		return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
 	case []float64:
-		if err := e.need(TypePackedFloat64Array, v); err != nil {
-			return b, err
+		if e.d == Godot3 {
+			return e.float64Array(b, v), nil // Godot 3 has no PackedFloat64Array
 		}
 		b = e.header(b, TypePackedFloat64Array, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
