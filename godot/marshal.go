@@ -501,10 +501,16 @@ func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) (
 	if m == nil {
 		return wire.AppendUint32(b, 0), nil
 	}
-	// MapKeys and MapIndex copy keys and values out of the map and keep no reference to it, so
-	// a map header on a stack is safe here.
-	mv := reflect.ValueOf(boxAt(pl.typ, noescape(m)))
-	keys := mv.MapKeys()
+	// The iterator stays on this goroutine's stack and Key and Value return copies, so nothing
+	// on the heap refers to a map header that may be on the stack.
+	var it reflect.MapIter
+	it.Reset(reflect.ValueOf(boxAt(pl.typ, noescape(m))))
+	var keys, vals []reflect.Value
+	for it.Next() {
+		keys = append(keys, it.Key())
+		vals = append(vals, it.Value())
+	}
+	it.Reset(reflect.Value{})
 	b = wire.AppendUint32(b, uint32(len(keys)))
 	if len(keys) == 0 {
 		return b, nil
@@ -514,7 +520,7 @@ func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) (
 	// Encode every key first: the bytes decide the order of keys without a natural one, and
 	// reveal keys that Godot would take as equal (two NaNs, two pointers to equal values).
 	type encKey struct {
-		k     reflect.Value
+		k, v  reflect.Value
 		start int
 		end   int
 	}
@@ -527,7 +533,7 @@ func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) (
 		if scratch, err = e.run(scratch, pl.key, kp, memBox, depth+1); err != nil {
 			return b[:start], prependPath(err, ".key("+mapKeyLabel(k)+")")
 		}
-		ek[i] = encKey{k, s, len(scratch)}
+		ek[i] = encKey{k, vals[i], s, len(scratch)}
 	}
 	kb := func(k encKey) []byte { return scratch[k.start:k.end] }
 	slices.SortFunc(ek, func(x, y encKey) int {
@@ -553,7 +559,7 @@ func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) (
 				Err: detail(ErrUnsupported, "two keys of the map encode to the same Dictionary key")}
 		}
 		b = append(b, kb(k)...)
-		vt.Elem().Set(mv.MapIndex(k.k))
+		vt.Elem().Set(k.v)
 		var err error
 		if b, err = e.run(b, pl.elem, vp, memBox, depth+1); err != nil {
 			return b[:start], prependPath(err, "["+mapKeyLabel(k.k)+"]")

@@ -1062,8 +1062,13 @@ func (dec *decoder) mapValue(pl *decPlan, p unsafe.Pointer, off, depth int, h ui
 	kp, vp := kv.Addr().UnsafePointer(), vv.Addr().UnsafePointer()
 	for i := range n {
 		kv.SetZero()
+		kq := q
 		if q, err = dec.into(pl.key, kp, q, depth+1); err != nil {
 			return 0, prependPath(err, ".key("+itoa(i)+")")
+		}
+		if !kv.Comparable() {
+			_, kt, _ := dec.head(kq, depth+1)
+			return 0, prependPath(dec.fail(kq, kt, true, detail(ErrTypeMismatch, "a %s key (%T) cannot be a Go map key", dec.d.TypeName(kt), kv.Interface())), ".key("+itoa(i)+")")
 		}
 		vv.SetZero()
 		if q, err = dec.into(pl.elem, vp, q, depth+1); err != nil {
