@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -121,6 +122,25 @@ var (
 	codecs    sync.Map
 	compileMu sync.Mutex
 )
+
+// lastCodec is a one-entry cache in front of codecs, for the common case of one type encoded or
+// decoded over and over.
+var lastCodec atomic.Pointer[typedCodec]
+
+type typedCodec struct {
+	t reflect.Type
+	c *codec
+}
+
+// cachedCodec is contentCodec through lastCodec.
+func cachedCodec(t reflect.Type) *codec {
+	if tc := lastCodec.Load(); tc != nil && tc.t == t {
+		return tc.c
+	}
+	c := contentCodec(t)
+	lastCodec.Store(&typedCodec{t: t, c: c})
+	return c
+}
 
 // contentCodec returns the codec of t's content (a struct's fields without a null bit).
 func contentCodec(t reflect.Type) *codec {

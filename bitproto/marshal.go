@@ -105,12 +105,7 @@ func isNil(v any) bool {
 
 func encode(e *encoder, v any) error {
 	start := e.w.Len()
-	if m, ok := v.(Marshaler); ok && !isNil(v) {
-		if err := m.MarshalBits(e.w); err != nil {
-			return wrapCustom(start, err)
-		}
-		return writerErr(e.w)
-	}
+	// A type with its own MarshalBits gets a custom content codec.
 	t := reflect.TypeOf(v)
 	if t == nil {
 		return &Error{BitOffset: start, Err: fmt.Errorf("%w: Marshal(nil)", ErrNil)}
@@ -128,7 +123,7 @@ func encode(e *encoder, v any) error {
 		pv.Elem().Set(reflect.ValueOf(v))
 		p = pv.UnsafePointer()
 	}
-	c := contentCodec(t)
+	c := cachedCodec(t)
 	if c.err != nil {
 		return c.err
 	}
@@ -171,14 +166,40 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 	st.r.Reset(data)
 	err := o.read(&st.d, &st.r, v)
 	st.r.Reset(nil)
+	st.d.release()
 	decPool.Put(st)
 	return err
+}
+
+// DecodeAt decodes a value that starts at bit offset off of data into v, with the default
+// [DecodeOptions], and returns the offset of the bit after it. It is [Read] for a value that is
+// not byte-aligned, such as a message body after its header, without a Reader to manage.
+func DecodeAt(data []byte, off int, v any) (int, error) {
+	return DecodeOptions{}.DecodeAt(data, off, v)
+}
+
+// DecodeAt is [DecodeAt] with options o.
+func (o DecodeOptions) DecodeAt(data []byte, off int, v any) (int, error) {
+	st := decPool.Get().(*decState)
+	st.r.Reset(data)
+	err := st.r.Seek(off)
+	if err == nil {
+		err = o.read(&st.d, &st.r, v)
+	} else {
+		err = newError(off, err)
+	}
+	next := st.r.Offset()
+	st.r.Reset(nil)
+	st.d.release()
+	decPool.Put(st)
+	return next, err
 }
 
 // Read is [Read] with options o.
 func (o DecodeOptions) Read(r *bitstream.Reader, v any) error {
 	st := decPool.Get().(*decState)
 	err := o.read(&st.d, r, v)
+	st.d.release()
 	decPool.Put(st)
 	return err
 }
@@ -197,7 +218,6 @@ func (o DecodeOptions) ReadObject(r *bitstream.Reader, v any) (bool, error) {
 
 func (o DecodeOptions) read(d *decoder, r *bitstream.Reader, v any) error {
 	*d = decoder{r: r, maxDepth: o.MaxDepth, budget: o.MaxAlloc}
-	defer func() { d.strs = nil }()
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
 	}
@@ -206,24 +226,24 @@ func (o DecodeOptions) read(d *decoder, r *bitstream.Reader, v any) error {
 	} else if d.budget < 0 {
 		d.budget = int(^uint(0) >> 1)
 	}
-	defer func() { d.r = nil }()
-	if u, ok := v.(Unmarshaler); ok && !isNil(v) {
-		start := r.Offset()
-		if err := u.UnmarshalBits(r); err != nil {
-			return wrapCustom(start, err)
-		}
-		return nil
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Pointer {
 		return &Error{BitOffset: r.Offset(), Err: fmt.Errorf("%w: Unmarshal(%T)", ErrNil, v)}
 	}
-	c := contentCodec(rv.Type().Elem())
+	p := reflect.ValueOf(v).UnsafePointer()
+	if p == nil {
+		return &Error{BitOffset: r.Offset(), Err: fmt.Errorf("%w: Unmarshal(%T)", ErrNil, v)}
+	}
+	// A pointee with its own UnmarshalBits gets a custom content codec.
+	c := cachedCodec(t.Elem())
 	if c.err != nil {
 		return c.err
 	}
-	return c.dec(d, rv.UnsafePointer())
+	return c.dec(d, p)
 }
+
+// release drops the decoder's references before it goes back to the pool.
+func (d *decoder) release() { *d = decoder{} }
 
 // stringChunk is the most string data one arena chunk holds, unless a single string is longer.
 const stringChunk = 16 << 10

@@ -1,0 +1,276 @@
+package gsf
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/gamewire/gamewire/bitproto"
+	"github.com/gamewire/gamewire/bitstream"
+)
+
+// ErrNullMessage reports a message whose first bit (the message null bit) is 1. The reference
+// server closes the connection ("null request").
+var ErrNullMessage = errors.New("null message")
+
+// ErrBodyPhase reports a raw body that cannot be forwarded behind a new header, because the new
+// header's length differs from the old one's by a number of bits that is not a multiple of 8.
+// The body's aligned strings would break; decode the body and encode it instead.
+var ErrBodyPhase = errors.New("gsf: raw body cannot move to another bit position within a byte")
+
+// Message is a decoded GSF message: the header and the undecoded body.
+type Message struct {
+	Header Header
+	Body   RawBody
+}
+
+// RawBody is the body of a decoded message: the bits after the header, not yet decoded, since
+// their layout depends on the message type. It aliases the input it was decoded from. The zero
+// RawBody is a null body.
+type RawBody struct {
+	data    []byte // the payload, and the terminator when the message came from a frame
+	start   int    // bit offset of the first body bit, after the body's null bit
+	end     int    // bit length of the payload, the terminator excluded
+	present bool
+}
+
+// IsNull reports whether the body's null bit was 1 (or the body is the zero RawBody). Error
+// responses have a null body.
+func (b RawBody) IsNull() bool { return !b.present }
+
+// BitOffset returns the offset of the body's first bit within the payload (after the body's null
+// bit).
+func (b RawBody) BitOffset() int { return b.start }
+
+// BitLen returns the number of payload bits from BitOffset to the end of the payload: the body
+// and the zero padding of the last byte.
+func (b RawBody) BitLen() int {
+	if !b.present {
+		return 0
+	}
+	return b.end - b.start
+}
+
+// Payload returns the whole payload the body belongs to (header included), without the
+// terminator.
+func (b RawBody) Payload() []byte { return b.data[:b.end/8] }
+
+// Decode decodes the body into v (a pointer) with bitproto and default options. A null body
+// leaves v unchanged and is not an error: the reference runs the handler with a zero-valued
+// body. Bits after the body are ignored, as in the reference. When the message came from a
+// frame, the decoder may read into the 0x00 terminator, as the reference's does.
+func (b RawBody) Decode(v any) error {
+	return b.DecodeWith(bitproto.DecodeOptions{}, v)
+}
+
+// DecodeWith is Decode with decoding options.
+func (b RawBody) DecodeWith(o bitproto.DecodeOptions, v any) error {
+	if !b.present {
+		return nil
+	}
+	_, err := o.DecodeAt(b.data, b.start, v)
+	return err
+}
+
+// Reader returns a bitstream.Reader positioned at the body's first bit, for hand-written
+// decoders.
+func (b RawBody) Reader() *bitstream.Reader {
+	r := bitstream.NewReader(b.data)
+	_ = r.Seek(b.start)
+	return r
+}
+
+// Clone returns a copy of the body that does not alias the input, to keep it after the next
+// FrameReader read.
+func (b RawBody) Clone() RawBody {
+	b.data = append([]byte(nil), b.data...)
+	return b
+}
+
+// DecodeBody decodes the message's body into v (see [RawBody.Decode]).
+func (m *Message) DecodeBody(v any) error { return m.Body.Decode(v) }
+
+// DecodePayload decodes a message from its payload (a frame without the length prefix and the
+// terminator): the message null bit, the header object and the body's null bit. The body is
+// left undecoded in m.Body, aliasing payload. A header object whose null bit is 1 decodes as the
+// zero header, as in the reference. Errors are *bitproto.Error values whose Path starts with
+// "header." for header fields, or ErrNullMessage.
+func DecodePayload(payload []byte) (Message, error) {
+	return decodeMessage(payload, len(payload))
+}
+
+// decodeMessage decodes the message in data, whose first n bytes are the payload (data may
+// hold the terminator after them).
+func decodeMessage(data []byte, n int) (Message, error) {
+	var m Message
+	// Like the reference, read over the terminator too: a decoder may read into it.
+	var r bitstream.Reader
+	r.Reset(data)
+	null, err := r.ReadNull()
+	if err != nil {
+		return m, &bitproto.Error{Path: "message", Err: err}
+	}
+	if null {
+		return m, &bitproto.Error{Path: "message", Err: ErrNullMessage}
+	}
+	if null, err = r.ReadNull(); err != nil {
+		return m, &bitproto.Error{Path: "header", BitOffset: 1, Err: err}
+	}
+	if !null {
+		if err := m.Header.UnmarshalBits(&r); err != nil {
+			if e, ok := err.(*bitproto.Error); ok {
+				e.Path = "header." + e.Path
+			}
+			return m, err
+		}
+	}
+	off := r.Offset()
+	if null, err = r.ReadNull(); err != nil {
+		return m, &bitproto.Error{Path: "body", BitOffset: off, Err: err}
+	}
+	m.Body = RawBody{data: data, start: r.Offset(), end: n * 8, present: !null}
+	return m, nil
+}
+
+// ConsumeMessage decodes the framed message at the start of b and returns it and the number of
+// bytes the frame took. Framing errors are those of [ConsumeFrame]; a frame cut short wraps
+// io.ErrUnexpectedEOF.
+func ConsumeMessage(b []byte) (Message, int, error) {
+	frame, n, err := consumeFrame(b)
+	if err != nil {
+		return Message{}, 0, err
+	}
+	m, err := decodeMessage(frame, len(frame)-1)
+	if err != nil {
+		return m, 0, err
+	}
+	return m, n, nil
+}
+
+// ReadMessage reads the next frame from fr and decodes its message. The body aliases fr's
+// buffer: decode it, or Clone it, before the next read. At the end of the stream it returns
+// io.EOF.
+func ReadMessage(fr *FrameReader) (Message, error) {
+	frame, err := fr.readFrame()
+	if err != nil {
+		return Message{}, err
+	}
+	return decodeMessage(frame, len(frame)-1)
+}
+
+// AppendPayload appends the payload of a message: the message null bit (0), the header object
+// (null bit 0, then its fields) and the body object: a null bit, 1 when body is nil or a nil
+// pointer, else 0 and the body's fields as bitproto writes them (a bitproto.Marshaler writes
+// itself). A [RawBody] or *RawBody body is copied bit for bit, as decoded from another message;
+// this needs the new header to put it at the same position within a byte (see [ErrBodyPhase]).
+func AppendPayload(dst []byte, h *Header, body any) ([]byte, error) {
+	st := writerPool.Get().(*msgWriter)
+	defer writerPool.Put(st)
+	w := &st.w
+	w.Reset(dst)
+	defer w.Reset(nil)
+	if err := writeMessage(w, h, body); err != nil {
+		return dst, err
+	}
+	return w.Bytes(), nil
+}
+
+// AppendMessage appends a framed message: the length prefix, the payload of [AppendPayload]
+// and the 0x00 terminator. With a buffer of enough capacity it does not allocate.
+func AppendMessage(dst []byte, h *Header, body any) ([]byte, error) {
+	start := len(dst)
+	// Most payloads are shorter than 127 bytes: reserve one byte for the length prefix, and
+	// move the payload if the prefix turns out longer.
+	out, err := AppendPayload(append(dst, 0), h, body)
+	if err != nil {
+		return dst, err
+	}
+	l := len(out) - start // payload + terminator
+	if l > MaxFrameLength {
+		return dst, &FrameError{Offset: int64(start), Length: l, Err: ErrFrameTooLarge}
+	}
+	if size := lengthSize(l); size > 1 {
+		out = append(out, make([]byte, size-1)...)
+		copy(out[start+size:], out[start+1:start+l])
+	}
+	prefix, _ := AppendLength(out[start:start], l)
+	return append(out[:start+len(prefix)+l-1], 0), nil
+}
+
+// Append appends m as a framed message, its body copied bit for bit (see [AppendMessage]).
+// A decoded message can be changed and forwarded this way, as long as the header's length
+// changes by a multiple of 8 bits (for example a request id of the same width); otherwise the
+// error is ErrBodyPhase.
+func (m *Message) Append(dst []byte) ([]byte, error) {
+	if m.Body.IsNull() {
+		return AppendMessage(dst, &m.Header, nil)
+	}
+	return AppendMessage(dst, &m.Header, &m.Body)
+}
+
+// WriteMessage writes a framed message to w with one Write call.
+func WriteMessage(w io.Writer, h *Header, body any) error {
+	st := writerPool.Get().(*msgWriter)
+	defer writerPool.Put(st)
+	buf, err := AppendMessage(st.buf[:0], h, body)
+	if err != nil {
+		return err
+	}
+	if cap(buf) <= 64<<10 {
+		st.buf = buf
+	}
+	_, err = w.Write(buf)
+	return err
+}
+
+type msgWriter struct {
+	w   bitstream.Writer
+	buf []byte
+}
+
+var writerPool = sync.Pool{New: func() any { return new(msgWriter) }}
+
+func writeMessage(w *bitstream.Writer, h *Header, body any) error {
+	w.WriteNull(false) // the message
+	w.WriteNull(false) // the header object
+	if err := h.MarshalBits(w); err != nil {
+		return err
+	}
+	switch b := body.(type) {
+	case RawBody:
+		if err := writeRaw(w, &b); err != nil {
+			return err
+		}
+	case *RawBody:
+		if b == nil {
+			w.WriteNull(true)
+		} else if err := writeRaw(w, b); err != nil {
+			return err
+		}
+	default:
+		if err := bitproto.WriteObject(w, body); err != nil {
+			return fmt.Errorf("gsf: body: %w", err)
+		}
+	}
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("gsf: %w", err)
+	}
+	return nil
+}
+
+// writeRaw writes a raw body's null bit and bits. The body must start at the same position
+// within a byte as it did in its message: its strings and byte arrays are aligned to bytes, so
+// moving it to another bit phase would need its layout.
+func writeRaw(w *bitstream.Writer, b *RawBody) error {
+	if !b.present {
+		w.WriteNull(true)
+		return nil
+	}
+	w.WriteNull(false)
+	if w.Len()&7 != b.start&7 {
+		return fmt.Errorf("%w: the body started at bit %d of a byte, the new header puts it at bit %d", ErrBodyPhase, b.start&7, w.Len()&7)
+	}
+	w.WriteBitsFrom(b.data, b.start, b.end-b.start)
+	return nil
+}
