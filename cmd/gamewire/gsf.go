@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gamewire/gamewire/bitproto"
+	"github.com/gamewire/gamewire/bitstream"
+	"github.com/gamewire/gamewire/gsf"
+)
+
+func init() {
+	register(command{area: "gsf", verb: "decode", summary: "GSF frames → header (with names) and body fields", run: gsfDecode})
+	register(command{area: "gsf", verb: "explain", summary: "GSF frames bit by bit: offset, bits, meaning", run: gsfExplain})
+	register(command{area: "gsf", verb: "encode", summary: "header and body (JSON) → a GSF frame", run: gsfEncode})
+}
+
+// gsfInspect runs gsf.Explain for the decode and explain verbs.
+func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stderr io.Writer, write func(*gsf.Explanation, io.Writer) error) error {
+	fs := newCmdFlags("gsf", verb, "[FILE]", about+"\n\nFILE defaults to standard input; every frame in it is decoded.\n\n"+
+		"--body takes the body's field list:\n"+fieldTypesHelp, stderr)
+	format := fs.String("format", "auto", "input `encoding`: auto, hex, base64 or raw")
+	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (without it the body is shown as bits)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
+	if err := parseCmdFlags(fs, args, 1); err != nil {
+		return err
+	}
+	var opts gsf.ExplainOptions
+	opts.PayloadBits = *payloadBits
+	if *body != "" {
+		f, err := bitproto.ParseFields(*body)
+		if err != nil {
+			return err
+		}
+		opts.Body = f
+	}
+	data, err := readInput(fs, *format, stdin)
+	if err != nil {
+		return err
+	}
+	ex, xerr := gsf.Explain(data, opts)
+	if *asJSON {
+		if err := writeJSON(stdout, ex); err != nil {
+			return err
+		}
+	} else if err := write(ex, stdout); err != nil {
+		return err
+	}
+	return xerr
+}
+
+func gsfDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return gsfInspect("decode", "Decodes GSF frames (length prefix, BitProtocol payload, 0x00) and prints each header\nwith the names of its service class, message type and codes, and the body's fields.",
+		args, stdin, stdout, stderr, (*gsf.Explanation).WriteSummary)
+}
+
+func gsfExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return gsfInspect("explain", "Explains GSF frames bit by bit in the style of the protocol documentation's annotated\nexample: the offset of every group of bits, the bits, and what they mean.",
+		args, stdin, stdout, stderr, (*gsf.Explanation).WriteText)
+}
+
+// headerJSON is the header as gsf encode reads it: numbers, or names for the service class,
+// message type, result code and app codes.
+type headerJSON struct {
+	Flags         *json.Number    `json:"flags"`
+	Kind          string          `json:"kind"`
+	SvcClass      json.RawMessage `json:"svcClass"`
+	MsgType       json.RawMessage `json:"msgType"`
+	RequestID     int32           `json:"requestId"`
+	LogCorrelator string          `json:"logCorrelator"`
+	ResultCode    json.RawMessage `json:"resultCode"`
+	AppCode       json.RawMessage `json:"appCode"`
+	AppString     string          `json:"appString"`
+	Discardable   bool            `json:"discardable"`
+	AppCodes      []struct {
+		Code   json.RawMessage `json:"code"`
+		String string          `json:"string"`
+	} `json:"appCodes"`
+}
+
+// enumValue reads a JSON number or name with lookup.
+func enumValue(raw json.RawMessage, what string, lookup func(string) (int32, bool)) (int32, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, nil
+	}
+	var name string
+	if json.Unmarshal(raw, &name) == nil {
+		if v, err := strconv.ParseInt(name, 0, 32); err == nil {
+			return int32(v), nil
+		}
+		if v, ok := lookup(name); ok {
+			return v, nil
+		}
+		return 0, fmt.Errorf("unknown %s %q", what, name)
+	}
+	var n int32
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, fmt.Errorf("%s: want a number or a name, got %s", what, raw)
+	}
+	return n, nil
+}
+
+func (hj *headerJSON) header() (gsf.Header, error) {
+	var h gsf.Header
+	switch strings.ToLower(hj.Kind) {
+	case "", "request":
+	case "response":
+		h.Flags = gsf.FlagResponse
+	case "notify":
+		h.Flags = gsf.FlagNotify
+	default:
+		return h, fmt.Errorf("kind %q: want request, response or notify", hj.Kind)
+	}
+	if hj.Flags != nil {
+		f, err := strconv.ParseInt(hj.Flags.String(), 0, 32)
+		if err != nil {
+			return h, fmt.Errorf("flags: %v", err)
+		}
+		h.Flags = int32(f)
+	}
+	h.SetDiscardable(hj.Discardable || h.IsDiscardable())
+	class, err := enumValue(hj.SvcClass, "service class", gsf.ServiceClassValue)
+	if err != nil {
+		return h, err
+	}
+	h.SvcClass = gsf.ServiceClass(class)
+	if h.MsgType, err = enumValue(hj.MsgType, "message type", func(s string) (int32, bool) { return gsf.MessageTypeValue(class, s) }); err != nil {
+		return h, err
+	}
+	h.RequestID, h.LogCorrelator, h.AppString = hj.RequestID, hj.LogCorrelator, hj.AppString
+	rc, err := enumValue(hj.ResultCode, "result code", gsf.ResultCodeValue)
+	if err != nil {
+		return h, err
+	}
+	ac, err := enumValue(hj.AppCode, "app code", gsf.AppCodeValue)
+	if err != nil {
+		return h, err
+	}
+	h.ResultCode, h.AppCode = gsf.ResultCode(rc), gsf.AppCode(ac)
+	for _, e := range hj.AppCodes {
+		c, err := enumValue(e.Code, "app code", gsf.AppCodeValue)
+		if err != nil {
+			return h, err
+		}
+		h.AppCodes = append(h.AppCodes, gsf.AppCodeEntry{Code: gsf.AppCode(c), String: e.String})
+	}
+	return h, nil
+}
+
+// fieldBody is a message body given as a field list and values.
+type fieldBody struct {
+	fields []bitproto.Field
+	values []any
+}
+
+func (b *fieldBody) MarshalBits(w *bitstream.Writer) error {
+	return bitproto.EncodeFields(w, b.fields, b.values)
+}
+
+func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newCmdFlags("gsf", "encode", "",
+		"Encodes a GSF message and prints the frame as hex.\n\n"+
+			"--header is a JSON object with the fields flags (or kind: request, response, notify;\n"+
+			"and discardable), svcClass, msgType, requestId, logCorrelator, resultCode, appCode,\n"+
+			"appString and appCodes ([{\"code\":..., \"string\":...}]). svcClass, msgType and the codes\n"+
+			"may be numbers or names. Without --body the body is null.\n\n"+fieldTypesHelp+
+			"\n\nExample: gamewire gsf encode --header '{\"svcClass\":\"USER_SERVER\",\"msgType\":\"GET_CLIENT_VERSION_INFO\",\"requestId\":1}' \\\n"+
+			"           --body clientName:string --values '[\"AmazingWorld\"]'", stderr)
+	headerText := fs.String("header", "", "the header, a JSON `object` (required)")
+	body := fs.String("body", "", "the body's field `list`")
+	values := fs.String("values", "[]", "the body's values, a JSON `array` (- reads it from standard input)")
+	payload := fs.Bool("payload", false, "print the payload only, without the length prefix and the terminator")
+	out := fs.String("out", "", "write the raw bytes to `FILE` instead of printing hex")
+	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if *headerText == "" {
+		fmt.Fprintln(stderr, "gamewire gsf encode: --header is required")
+		fs.Usage()
+		return errUsage
+	}
+	var hj headerJSON
+	dec := json.NewDecoder(strings.NewReader(*headerText))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&hj); err != nil {
+		return fmt.Errorf("--header: %w", err)
+	}
+	h, err := hj.header()
+	if err != nil {
+		return fmt.Errorf("--header: %w", err)
+	}
+	var msgBody any
+	if *body != "" {
+		fields, err := bitproto.ParseFields(*body)
+		if err != nil {
+			return err
+		}
+		text := *values
+		if text == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return err
+			}
+			text = string(b)
+		}
+		vals, err := parseJSONValues(text)
+		if err != nil {
+			return err
+		}
+		msgBody = &fieldBody{fields: fields, values: vals}
+	} else if *values != "[]" {
+		return errors.New("--values needs --body")
+	}
+	var b []byte
+	if *payload {
+		b, err = gsf.AppendPayload(nil, &h, msgBody)
+	} else {
+		b, err = gsf.AppendMessage(nil, &h, msgBody)
+	}
+	if err != nil {
+		return err
+	}
+	return writeBytesOut(stdout, *out, b)
+}

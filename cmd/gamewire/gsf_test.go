@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const (
+	seedRequestHex  = "15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64 00"
+	seedResponseHex = "15 21 c2 5c 04 6d 0c 10 30 58 31 33 33 38 35 32 2e 74 72 75 65 00"
+)
+
+func TestGSFDecodeExample(t *testing.T) {
+	out, errOut, code := runCLI(t, seedRequestHex+"\n"+seedResponseHex, "gsf", "decode", "--body", "text:string")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"frame 1 at byte 0: 22 bytes (length 21), request\n",
+		"  flags          0 (request)\n",
+		"  svcClass       18 (USER_SERVER)\n",
+		"  msgType        566 (GET_CLIENT_VERSION_INFO)\n",
+		"  requestId      1\n",
+		"  logCorrelator  \"\"\n",
+		"    text         string   \"AmazingWorld\"  (bit 60, 108 bits)\n",
+		"frame 2 at byte 22: 22 bytes (length 21), response\n",
+		"  resultCode     0 (OK)\n",
+		"  appCode        0 (OK)\n",
+		"    text         string   \"133852.true\"  (bit 66, 102 bits)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+
+	out, _, code = runCLI(t, seedRequestHex, "gsf", "decode", "--json", "--body", "clientName:string")
+	var res struct {
+		Frames []struct {
+			Header struct {
+				Flags     int32 `json:"flags"`
+				SvcClass  int32 `json:"svcClass"`
+				MsgType   int32 `json:"msgType"`
+				RequestID int32 `json:"requestId"`
+			} `json:"header"`
+			Names struct {
+				SvcClass string `json:"svcClass"`
+				MsgType  string `json:"msgType"`
+			} `json:"names"`
+			Body struct {
+				Fields []struct {
+					Value any `json:"value"`
+				} `json:"fields"`
+			} `json:"body"`
+		} `json:"frames"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Frames) != 1 {
+		t.Fatalf("JSON %s", out)
+	}
+	f := res.Frames[0]
+	if f.Header.SvcClass != 18 || f.Header.MsgType != 566 || f.Header.RequestID != 1 || f.Names.SvcClass != "USER_SERVER" ||
+		f.Names.MsgType != "GET_CLIENT_VERSION_INFO" || len(f.Body.Fields) != 1 || f.Body.Fields[0].Value != "AmazingWorld" {
+		t.Errorf("decoded %+v", f)
+	}
+}
+
+// TestGSFExplainExample checks the bit-by-bit explanation of the documentation's example,
+// including the three offsets the documentation gets wrong (14, 51, 57 are really 12, 49, 55).
+func TestGSFExplainExample(t *testing.T) {
+	out, errOut, code := runCLI(t, seedRequestHex, "gsf", "explain", "--body", "clientName:string")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := `frame 1 at byte 0: 22 bytes, length 21, request USER_SERVER/GET_CLIENT_VERSION_INFO id=1
+Bit   0:     [00010101]           -> length prefix = 21: 20 payload bytes + the 0x00 terminator
+Bit   8:     [0]                  -> message is not null
+Bit   9:     [0]                  -> header is not null
+Bit  10:     [1][0]               -> flags compressed, 0 bytes -> 4-bit value
+Bit  12:     [0000]               -> flags = 0 (request)
+Bit  16:     [1][1][0]            -> svcClass compressed, 1 byte follows
+Bit  19:     [00010010]           -> svcClass = 18 (USER_SERVER)
+Bit  27:     [1][1][1][0]         -> msgType compressed, 2 bytes follow
+Bit  31:     [0000001000110110]   -> msgType = 566 (GET_CLIENT_VERSION_INFO)
+Bit  47:     [1][0]               -> requestId compressed, 0 bytes -> 4-bit value
+Bit  49:     [0001]               -> requestId = 1
+Bit  53:     [1][0]               -> logCorrelator length compressed, 0 bytes -> 4-bit value
+Bit  55:     [0000]               -> length = 0 (empty string, no alignment)
+Bit  59:     [0]                  -> body is not null
+Bit  60:     [1][1][0]            -> clientName length compressed, 1 byte follows
+Bit  63:     [00001100]           -> length = 12
+Bit  71:     [0]                  -> align: skip to the byte boundary
+Bits 72–167:                      -> clientName = "AmazingWorld" (12 bytes, 96 bits)
+Bit 168:     [00000000]           -> terminator 0x00
+`
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	for _, wrong := range []string{"Bit  14:", "Bit  51:", "Bit  57:"} {
+		if strings.Contains(out, wrong) {
+			t.Errorf("the seed's wrong offset %q appears", wrong)
+		}
+	}
+
+	// Both frames of a capture, numbered from the payload.
+	out, _, code = runCLI(t, seedRequestHex+seedResponseHex, "gsf", "explain", "--payload-bits")
+	if code != 0 || strings.Count(out, "frame ") != 2 || !strings.Contains(out, "Bit  51:     [0]                  -> body is not null") ||
+		!strings.Contains(out, "Bit  57:     [0]                  -> body is not null") {
+		t.Errorf("payload bits:\n%s", out)
+	}
+	// JSON.
+	out, _, code = runCLI(t, seedRequestHex, "gsf", "explain", "--json")
+	var ex struct {
+		Frames []struct {
+			Steps []struct {
+				Bit  int    `json:"bit"`
+				Bits string `json:"bits"`
+				Text string `json:"text"`
+			} `json:"steps"`
+		} `json:"frames"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &ex) != nil || ex.Frames[0].Steps[4].Bit != 12 || ex.Frames[0].Steps[4].Bits != "[0000]" {
+		t.Errorf("JSON %s", out)
+	}
+}
+
+func TestGSFErrors(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{"length 0", "00", "empty frame"},
+		{"5 continuation bytes", "80 80 80 80 80", "length prefix longer than 4 bytes"},
+		{"missing terminator", "03 20 c2 01", "does not end with the 0x00 terminator"},
+		{"truncated", "15 20 c2 5c", "unexpected EOF"},
+		{"null message", "02 80 00", "null message"},
+		{"truncated header", "03 20 c2 00", "header.msgType"},
+	}
+	for _, tc := range tests {
+		for _, verb := range []string{"decode", "explain"} {
+			_, errOut, code := runCLI(t, tc.input, "gsf", verb)
+			if code != 1 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%s %s: exit %d, %q", verb, tc.name, code, errOut)
+			}
+		}
+	}
+	// A good frame followed by a bad one: the first is still shown.
+	out, errOut, code := runCLI(t, seedRequestHex+" 00", "gsf", "decode")
+	if code != 1 || !strings.Contains(out, "GET_CLIENT_VERSION_INFO") || !strings.Contains(errOut, "frame at byte 22") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, _, code := runCLI(t, "", "gsf", "explain", "a", "b"); code != 2 {
+		t.Errorf("two files: %d", code)
+	}
+}
+
+func TestGSFEncode(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "gsf", "encode",
+		"--header", `{"svcClass":"USER_SERVER","msgType":"GET_CLIENT_VERSION_INFO","requestId":1}`,
+		"--body", "clientName:string", "--values", `["AmazingWorld"]`)
+	if code != 0 || out != seedRequestHex+"\n" {
+		t.Fatalf("exit %d %s\n%q", code, errOut, out)
+	}
+	out, errOut, code = runCLI(t, "", "gsf", "encode",
+		"--header", `{"kind":"response","svcClass":18,"msgType":566,"requestId":1}`,
+		"--body", "string", "--values", `["133852.true"]`)
+	if code != 0 || out != seedResponseHex+"\n" {
+		t.Fatalf("exit %d %s\n%q", code, errOut, out)
+	}
+	// An error response with names for the codes, then decoded back.
+	out, errOut, code = runCLI(t, "", "gsf", "encode",
+		"--header", `{"flags":1,"svcClass":"USER_SERVER","msgType":"LOGIN","requestId":9,"resultCode":"ERR","appCode":"AUTH","appString":"no"}`)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	back, _, code := runCLI(t, out, "gsf", "decode")
+	for _, want := range []string{"msgType        15 (LOGIN)", "resultCode     10 (ERR)", "appCode        42 (AUTH)", "appString      \"no\"", "body           null"} {
+		if code != 0 || !strings.Contains(back, want) {
+			t.Errorf("missing %q in\n%s", want, back)
+		}
+	}
+	// Payload only.
+	out, _, _ = runCLI(t, "", "gsf", "encode", "--payload", "--header", `{"kind":"notify","svcClass":"CLIENT","msgType":"CHAT"}`)
+	if out != "22 bf 04 40\n" { // 0 0, flags 2, class -1 (the nibble 1 0 1111), CHAT 8, null body
+
+		t.Errorf("notify payload %q", out)
+	}
+	for _, hdr := range []string{`{"svcClass":"NOPE"}`, `{"bogus":1}`, `{"kind":"maybe"}`, `not json`} {
+		if _, errOut, code := runCLI(t, "", "gsf", "encode", "--header", hdr); code != 1 || errOut == "" {
+			t.Errorf("%s: exit %d", hdr, code)
+		}
+	}
+	if _, _, code := runCLI(t, "", "gsf", "encode"); code != 2 {
+		t.Errorf("no header: %d", code)
+	}
+}
