@@ -356,6 +356,8 @@ func (tm *team) UnmarshalGodot(v any, d Dialect) error {
 		return fmt.Errorf("team: want a String, got %T", v)
 	}
 	switch s {
+	case "none":
+		*tm = 0
 	case "red":
 		*tm = 1
 	case "blue":
