@@ -63,5 +63,8 @@
 //
 // The reflection work is done once per type and cached, and encoding goes through unsafe field
 // offsets: encoding into a buffer with enough capacity does not allocate, except for maps
-// (sorting the keys). Decoding allocates the strings, slices, maps and pointers it fills.
+// (sorting the keys). Decoding allocates the slices, maps and pointers it fills; the strings of
+// one decode are copied into shared chunks of at most 16 KiB (never more than the rest of the
+// input), so that many short strings cost one allocation, and a string kept alive keeps its
+// chunk alive. Slices in the target value are reused when their capacity suffices.
 package bitproto

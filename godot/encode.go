@@ -43,6 +43,34 @@ func (o EncOptions) Marshal(v any) ([]byte, error) { return o.Append(nil, v) }
 // v may hold any type that [DecOptions.Decode] returns, and also: the other Go integer types
 // (int, int8 … uint64), float32, Dictionary, TypedArray, and []any. Values nested deeper than
 // MaxDepth fail with ErrTooDeep. On error, b is returned unchanged with an *[EncodeError].
+//
+// Any other Go value is encoded by reflection, as encoding/json maps Go values to JSON (and
+// [DecOptions.Unmarshal] maps them back):
+//
+//   - bool, the integer kinds, float32, float64 and string, named types too, as bool, int, float
+//     and String; a uint64 beyond int64 fails.
+//   - slices whose elements are of kind uint8, int32, int64, float32, float64 or string, or are
+//     Vector2, Vector3, Vector4 or Color (named slice types too, such as type Path []Vector3), as
+//     the matching packed array. Godot 3 has no PackedInt64Array or PackedFloat64Array, so there
+//     []int64 and []float64 are Arrays. Other slices, and arrays, are Arrays.
+//   - maps as Dictionaries whose keys are sorted, so that the bytes are deterministic: strings
+//     bytewise, numbers numerically, false before true, other keys by their encoded bytes. Keys
+//     that encode alike (int32(1) and int64(1) in a map[any]V, two NaNs) fail with
+//     ErrUnsupported, as Godot would merge them.
+//   - structs as Dictionaries with a String key per field, in declaration order: the field name
+//     or the name of a `godot:"name"` tag. `godot:"-"` skips the field; the option omitempty skips
+//     false, 0, "", nil and empty slices, maps and arrays; the option typed writes a slice or
+//     array whose elements have one Variant type as a typed Array such as Array[int] (Godot 4; a
+//     plain Array in Godot 3). Unexported fields are skipped, and the fields of embedded structs
+//     are promoted as in encoding/json.
+//   - nil pointers and interfaces as Nil; nil slices and maps as empty containers, because Godot
+//     has no null Array or Dictionary.
+//   - [Marshaler]s and [RawVariant]s as their documentation says.
+//
+// Cyclic values fail with ErrTooDeep; errors name the Go path, such as ".Inner.Items[2].ID".
+// Append does not keep v. Encoding a struct, by pointer or by value, into a reused buffer does not
+// allocate; what v points to is heap memory (the compiler arranges that), because a Marshaler may
+// keep it.
 func (o EncOptions) Append(b []byte, v any) ([]byte, error) {
 	e := encoder{d: o.Dialect, double: o.DoublePrecision && o.Dialect == Godot4, maxDepth: o.MaxDepth}
 	if e.maxDepth <= 0 {

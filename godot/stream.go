@@ -41,6 +41,7 @@ const (
 	FramingFileEndianSwap = FramingStreamPeerBigEndian
 )
 
+// String names the engine API that writes the framing.
 func (f Framing) String() string {
 	switch f {
 	case FramingStreamPeer:

@@ -52,7 +52,7 @@ func Unmarshal(data []byte, v any) error { return DecOptions{}.Unmarshal(data, v
 // Path names the Go field path (".Player.Pos", "[3]", `["key"]`); a type mismatch wraps
 // ErrTypeMismatch, a number out of range ErrOverflow. v must be a non-nil pointer.
 func (o DecOptions) Unmarshal(data []byte, v any) error {
-	if ok := o.unmarshalFast(data, v); ok {
+	if unmarshalFast(o.Dialect, data, v) {
 		return nil
 	}
 	rv := reflect.ValueOf(v)
@@ -74,7 +74,7 @@ func (o DecOptions) Unmarshal(data []byte, v any) error {
 // unmarshalFast decodes the most common small destinations without reflection. It reports false
 // (having changed nothing) for anything else, including every error, which the general path then
 // reports.
-func (o DecOptions) unmarshalFast(data []byte, v any) bool {
+func unmarshalFast(d Dialect, data []byte, v any) bool {
 	if len(data) < 8 {
 		return false
 	}
@@ -116,15 +116,22 @@ func (o DecOptions) unmarshalFast(data []byte, v any) bool {
 		if err != nil || 4+n != len(data) {
 			return false
 		}
-		sb, err := stringBytes(o.Dialect, b)
-		if err != nil {
-			return false
+		// Printable ASCII needs none of stringBytes' work (no BOM, no NUL, valid UTF-8).
+		for _, c := range b {
+			if c-1 >= 0x7F {
+				sb, err := stringBytes(d, b)
+				if err != nil {
+					return false
+				}
+				*v = string(sb)
+				return true
+			}
 		}
-		*v = string(sb)
+		*v = string(b)
 		return true
 	case *Vector3:
 		vid := uint32(9)
-		if o.Dialect == Godot3 {
+		if d == Godot3 {
 			vid = 7
 		}
 		if id == vid && h&wire.Flag64 == 0 && len(data) == 16 {

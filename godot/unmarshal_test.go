@@ -91,6 +91,16 @@ func TestUnmarshalStrings(t *testing.T) {
 	if s, err := unmarshalHex[namedString](t, Godot3, "04000000 02000000 61620000"); err != nil || s != "ab" {
 		t.Errorf("String into named string: %q, %v", s, err)
 	}
+	// As the engine: a leading BOM is dropped and a NUL ends the string.
+	if s, err := unmarshalHex[string](t, Godot4, "04000000 05000000 efbbbf61 62000000"); err != nil || s != "ab" {
+		t.Errorf("BOM: %q, %v", s, err)
+	}
+	if s, err := unmarshalHex[string](t, Godot3, "04000000 03000000 61006200"); err != nil || s != "a" {
+		t.Errorf("NUL: %q, %v", s, err)
+	}
+	if s, err := unmarshalHex[string](t, Godot4, "04000000 04000000 7f20c3a9"); err != nil || s != "\x7f é" {
+		t.Errorf("DEL and é: %q, %v", s, err)
+	}
 	// Godot 3 canonicalises what its lax UTF-8 parser accepts; Godot 4 rejects it.
 	if s, err := unmarshalHex[string](t, Godot3, "04000000 03000000 e080af00"); err != nil || s != "/" {
 		t.Errorf("Godot 3 overlong: %q, %v", s, err)
