@@ -84,7 +84,7 @@ func (a *allocator) str(b []byte) string {
 		return string(b)
 	}
 	if cap(a.bytes)-len(a.bytes) < len(b) {
-		a.bytes = make([]byte, 0, arenaSize)
+		a.bytes = make([]byte, 0, grow(cap(a.bytes), len(b), 64, arenaSize))
 	}
 	off := len(a.bytes)
 	a.bytes = append(a.bytes, b...)
@@ -95,6 +95,13 @@ func (a *allocator) boxString(s string) any { return box(stringType, a.strings.p
 func (a *allocator) boxInt(v int64) any     { return box(int64Type, a.ints.put(v)) }
 func (a *allocator) boxFloat(v float64) any { return box(float64Type, a.floats.put(v)) }
 
+// grow returns the size of the next chunk after one of size last, for a request of n: double
+// the last, between lo and hi, and at least n. Chunks start small so that decoding one small
+// value allocates little, and grow so that a large container needs few chunks.
+func grow(last, n, lo, hi int) int {
+	return max(min(max(2*last, lo), hi), n)
+}
+
 // anys returns a zeroed []any of length n; small ones share a chunk.
 func (a *allocator) anys(n int) []any {
 	if n == 0 {
@@ -104,7 +111,7 @@ func (a *allocator) anys(n int) []any {
 		return make([]any, n)
 	}
 	if cap(a.values)-len(a.values) < n {
-		a.values = make([]any, 0, 512)
+		a.values = make([]any, 0, grow(cap(a.values), n, 16, 512))
 	}
 	off := len(a.values)
 	a.values = a.values[:off+n]
@@ -120,7 +127,7 @@ func (a *allocator) entryList(n int) []Entry {
 		return make([]Entry, 0, n)
 	}
 	if cap(a.entries)-len(a.entries) < n {
-		a.entries = make([]Entry, 0, 256)
+		a.entries = make([]Entry, 0, grow(cap(a.entries), n, 8, 256))
 	}
 	off := len(a.entries)
 	a.entries = a.entries[:off+n]
