@@ -39,6 +39,9 @@ func newCmdFlags(area, verb, args, about string, stderr io.Writer) *flag.FlagSet
 // parseCmdFlags parses args and allows at most maxArgs positional arguments.
 func parseCmdFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
 		return errUsage // the flag package has printed the problem and the usage
 	}
 	if fs.NArg() > maxArgs {

@@ -49,7 +49,7 @@ func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
 func (f *godotFlags) parse(args []string) error {
 	if err := f.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return errUsage
+			return err
 		}
 		return errUsage
 	}
@@ -140,6 +140,9 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
 		if err == nil {
 			fs.Usage()
 		}

@@ -9,6 +9,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -57,6 +59,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				if err == errUsage {
 					return 2
 				}
+				if errors.Is(err, flag.ErrHelp) {
+					return 0 // -h: the flag package has printed the usage
+				}
 				fmt.Fprintf(stderr, "gamewire %s: %v\n", strings.TrimSpace(c.area+" "+c.verb), err)
 				return 1
 			}
@@ -72,7 +77,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// errUsage is returned by a command that has already printed its usage message.
+// errUsage is returned by a command that has already printed its usage message. A command
+// asked for -h returns flag.ErrHelp instead, which exits with status 0.
 var errUsage = fmt.Errorf("usage")
 
 func usage(w io.Writer) {
