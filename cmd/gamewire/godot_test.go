@@ -97,8 +97,12 @@ func TestGodotErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "element count 2") || !strings.Contains(stderr, "at byte 20") {
 		t.Errorf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	if _, _, code := gamewire(t, "", "godot", "decode", "-h"); code != 2 {
-		t.Errorf("-h: exit %d, want 2", code)
+	// -h is a request, not a mistake: the usage, and status 0 (as the flag package's ExitOnError).
+	if _, stderr, code := gamewire(t, "", "godot", "decode", "-h"); code != 0 || !strings.Contains(stderr, "-godot") {
+		t.Errorf("-h: exit %d, want 0; %s", code, stderr)
+	}
+	if _, _, code := gamewire(t, "", "godot", "decode", "--no-such-flag"); code != 2 {
+		t.Errorf("unknown flag: exit %d, want 2", code)
 	}
 	if _, _, code := gamewire(t, "", "nope"); code != 2 {
 		t.Errorf("unknown command: exit %d", code)
