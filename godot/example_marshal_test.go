@@ -49,7 +49,7 @@ func serveChat(conn net.Conn, opts godot.StreamOptions) error {
 }
 
 // A chat server for Godot 3 clients, and a Go client standing in for the game. The game's side
-// is StreamPeerTCP.put_var/get_var; see README-godot-go.md for the GDScript.
+// is StreamPeerTCP.put_var/get_var; README.md shows the GDScript.
 func Example_chatServer() {
 	opts := godot.StreamOptions{Dialect: godot.Godot3, Framing: godot.FramingStreamPeer}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
