@@ -1,0 +1,390 @@
+package gsfnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gamewire/gamewire/gsf"
+)
+
+// Client defaults.
+const (
+	// DefaultClientMaxFrameSize is the largest frame a client accepts from a server unless
+	// told otherwise: servers send larger messages (inventories, item lists) than clients.
+	DefaultClientMaxFrameSize = 16 << 20
+	// DefaultClientWriteTimeout limits each write of a client unless told otherwise.
+	DefaultClientWriteTimeout = 30 * time.Second
+)
+
+// A Client is a connection to a GSF server: it sends requests and matches the responses to them
+// by request id, so that any number of calls can be in flight at once on the one connection
+// (pipelining); it sends notifies; and it hands the notifies the server sends to a handler.
+// Its methods are safe for concurrent use.
+//
+// Like the server's sessions, a client has a reader goroutine and a writer goroutine that
+// batches the requests of concurrent calls into one write.
+type Client struct {
+	conn     net.Conn
+	fr       *gsf.FrameReader
+	out      *sender
+	onNotify func(m *gsf.Message)
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	pending map[int32]*call
+	nextID  int32
+	err     error // non-nil once the client is closed
+
+	inNotify atomic.Bool
+	stop     chan struct{} // closed by closeWith
+	wg       sync.WaitGroup
+}
+
+// A ClientOption configures a Client.
+type ClientOption func(*clientConfig)
+
+type clientConfig struct {
+	onNotify     func(m *gsf.Message)
+	maxFrameSize int
+	writeTimeout time.Duration
+	logger       *slog.Logger
+	dialer       *net.Dialer
+}
+
+// WithNotifyHandler sets the function that gets the notifies the server sends (messages with
+// flags 2, including the flags-3 replies to notifies). It runs on the client's reader
+// goroutine: it must not block for long, nor call Close, and m's body is valid only until it
+// returns (decode it, or Clone it). Without a handler notifies are dropped.
+func WithNotifyHandler(f func(m *gsf.Message)) ClientOption {
+	return func(c *clientConfig) { c.onNotify = f }
+}
+
+// WithMaxFrameSize sets the largest frame accepted from the server (default
+// DefaultClientMaxFrameSize). A larger frame closes the connection before it is allocated.
+func WithMaxFrameSize(n int) ClientOption {
+	return func(c *clientConfig) { c.maxFrameSize = n }
+}
+
+// WithWriteTimeout limits each write (default DefaultClientWriteTimeout; negative: none). A
+// server that does not read for that long gets the connection closed.
+func WithWriteTimeout(d time.Duration) ClientOption {
+	return func(c *clientConfig) { c.writeTimeout = d }
+}
+
+// WithLogger sets the logger of the client (default slog.Default()); it logs at level Debug
+// only.
+func WithLogger(l *slog.Logger) ClientOption {
+	return func(c *clientConfig) { c.logger = l }
+}
+
+// WithDialer sets the dialer Dial uses.
+func WithDialer(d *net.Dialer) ClientOption {
+	return func(c *clientConfig) { c.dialer = d }
+}
+
+// Dial connects to the GSF server at addr (host:port) over TCP. The context bounds the
+// connecting only.
+func Dial(ctx context.Context, addr string, opts ...ClientOption) (*Client, error) {
+	var cfg clientConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	d := cfg.dialer
+	if d == nil {
+		d = new(net.Dialer)
+	}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("gsfnet: dial: %w", err)
+	}
+	return newClient(conn, &cfg), nil
+}
+
+// NewClient returns a client on an open connection, for example one made with a custom dialer
+// or a net.Pipe in tests. The client owns conn and closes it.
+func NewClient(conn net.Conn, opts ...ClientOption) *Client {
+	var cfg clientConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return newClient(conn, &cfg)
+}
+
+func newClient(conn net.Conn, cfg *clientConfig) *Client {
+	c := &Client{
+		conn:     conn,
+		onNotify: cfg.onNotify,
+		log:      cfg.logger,
+		pending:  make(map[int32]*call),
+		stop:     make(chan struct{}),
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	c.fr = gsf.NewFrameReader(conn)
+	c.fr.MaxFrameSize = limit(cfg.maxFrameSize, DefaultClientMaxFrameSize)
+	if c.fr.MaxFrameSize == 0 {
+		c.fr.MaxFrameSize = gsf.MaxFrameLength
+	}
+	c.out = newSender(conn, limit(cfg.writeTimeout, DefaultClientWriteTimeout), int(^uint(0)>>1), nil)
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		if err := c.out.run(c.stop); err != nil {
+			c.closeWith(fmt.Errorf("write: %w", err))
+		}
+	}()
+	go func() {
+		defer c.wg.Done()
+		c.closeWith(c.readLoop())
+	}()
+	return c
+}
+
+// call is one request waiting for its response. Calls are pooled.
+type call struct {
+	done    chan struct{} // capacity 1: one token per completion
+	resp    any           // where to decode the body (Call)
+	wantMsg bool          // keep the whole message (Do)
+	msg     *gsf.Message
+	err     error
+}
+
+var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
+
+// Call sends a request with the given service class, message type and body (a struct or a
+// pointer to one, mapped by package bitproto, or nil for a null body) and waits for the
+// response, whose body it decodes into resp (a pointer; nil ignores the body). A response with
+// a non-zero result or app code gives an *Error. Any number of calls may run at once.
+//
+// When ctx ends first, Call returns its error (a response that comes later is dropped). When
+// the connection closes first, the error wraps ErrClosed.
+func (c *Client) Call(ctx context.Context, class gsf.ServiceClass, msgType int32, req, resp any) error {
+	h := gsf.NewRequest(class, msgType, 0)
+	_, err := c.roundTrip(ctx, &h, req, resp, false)
+	return err
+}
+
+// Do sends a request with the given header (the client sets its request id; the flags must
+// make it a request) and returns the response message, whatever its result code, with a body
+// the caller owns. ResponseError tells an error response.
+func (c *Client) Do(ctx context.Context, h gsf.Header, body any) (*gsf.Message, error) {
+	if !h.IsRequest() {
+		return nil, fmt.Errorf("gsfnet: Do: the header is a %s, not a request", h.Kind())
+	}
+	return c.roundTrip(ctx, &h, body, nil, true)
+}
+
+func (c *Client) roundTrip(ctx context.Context, h *gsf.Header, req, resp any, wantMsg bool) (*gsf.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cl := callPool.Get().(*call)
+	cl.resp, cl.wantMsg = resp, wantMsg
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		c.putCall(cl)
+		return nil, err
+	}
+	id := c.newID()
+	c.pending[id] = cl
+	c.mu.Unlock()
+
+	h.RequestID = id
+	b, err := encodeFrame(h, req)
+	if err == nil {
+		err = c.out.enqueue(*b, kindMessage)
+		putBuf(b)
+	}
+	if err != nil {
+		if !c.forget(id, cl) {
+			<-cl.done // the connection closed meanwhile and completed the call
+		}
+		c.putCall(cl)
+		return nil, err
+	}
+
+	select {
+	case <-cl.done:
+	case <-ctx.Done():
+		if c.forget(id, cl) {
+			c.putCall(cl)
+			return nil, fmt.Errorf("gsfnet: %s/%s id=%d: %w", h.SvcClass, h.MessageTypeName(), id, ctx.Err())
+		}
+		<-cl.done // the response is being decoded: take it
+	}
+	msg, err := cl.msg, cl.err
+	c.putCall(cl)
+	return msg, err
+}
+
+func (c *Client) putCall(cl *call) {
+	cl.resp, cl.msg, cl.err, cl.wantMsg = nil, nil, nil, false
+	callPool.Put(cl)
+}
+
+// newID returns a request id that is not in use: 1, 2, ... up to 2^31-1, then 1 again.
+// c.mu is held.
+func (c *Client) newID() int32 {
+	for {
+		c.nextID++
+		if c.nextID <= 0 {
+			c.nextID = 1
+		}
+		if _, busy := c.pending[c.nextID]; !busy {
+			return c.nextID
+		}
+	}
+}
+
+// forget removes a pending call; it reports false when the reader has taken it already.
+func (c *Client) forget(id int32, cl *call) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending[id] == cl {
+		delete(c.pending, id)
+		return true
+	}
+	return false
+}
+
+// Notify sends a notify (flags 2) to the server. It returns once the message is queued.
+func (c *Client) Notify(class gsf.ServiceClass, msgType int32, body any) error {
+	return c.Send(gsf.NewNotify(class, msgType), body)
+}
+
+// Send queues a message with the given header as it is, for messages Call and Notify do not
+// make (a discardable notify, for example). A request sent this way gets no call: its response
+// is dropped.
+func (c *Client) Send(h gsf.Header, body any) error {
+	b, err := encodeFrame(&h, body)
+	if err != nil {
+		return err
+	}
+	err = c.out.enqueue(*b, kindMessage)
+	putBuf(b)
+	return err
+}
+
+// Close closes the connection. Calls in flight fail with ErrClosed. Close waits for the
+// client's goroutines to end (unless it is called from the notify handler).
+func (c *Client) Close() error {
+	c.closeWith(nil)
+	if !c.inNotify.Load() {
+		c.wg.Wait()
+	}
+	return nil
+}
+
+// Err returns why the client closed (nil while it is open); it wraps ErrClosed.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Done returns a channel that is closed when the client is closed, by Close or because the
+// connection ended.
+func (c *Client) Done() <-chan struct{} { return c.stop }
+
+// LocalAddr returns the local address of the connection.
+func (c *Client) LocalAddr() net.Addr { return c.conn.LocalAddr() }
+
+// RemoteAddr returns the server's address.
+func (c *Client) RemoteAddr() net.Addr { return c.conn.RemoteAddr() }
+
+// closeWith closes the client with a cause (nil for Close) and fails the pending calls.
+func (c *Client) closeWith(cause error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	if cause == nil {
+		c.err = ErrClosed
+	} else {
+		if cause == io.EOF {
+			cause = errPeerClosed
+		}
+		c.err = closedError(cause)
+	}
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	c.out.stop(c.err)
+	close(c.stop)
+	_ = c.conn.Close()
+	for _, cl := range pending {
+		cl.err = c.err
+		cl.done <- struct{}{}
+	}
+}
+
+var errPeerClosed = fmt.Errorf("closed by the server: %w", io.EOF)
+
+// readLoop reads the server's messages until the connection ends.
+func (c *Client) readLoop() error {
+	for {
+		m, err := gsf.ReadMessage(c.fr)
+		if err != nil {
+			c.mu.Lock()
+			closed := c.err != nil
+			c.mu.Unlock()
+			if closed {
+				return nil
+			}
+			var fe *gsf.FrameError
+			if err != io.EOF && !errors.As(err, &fe) {
+				err = &messageError{err}
+			}
+			c.log.Debug("gsfnet: client connection ends", "remote", c.conn.RemoteAddr().String(), "err", err)
+			return err
+		}
+		h := &m.Header
+		switch {
+		case h.IsNotify():
+			if c.onNotify != nil {
+				c.inNotify.Store(true)
+				c.onNotify(&m)
+				c.inNotify.Store(false)
+			}
+		case h.IsResponse():
+			c.complete(&m)
+		default:
+			c.log.Debug("gsfnet: client ignores a request from the server", "header", h.String())
+		}
+	}
+}
+
+// complete hands a response to its call.
+func (c *Client) complete(m *gsf.Message) {
+	id := m.Header.RequestID
+	c.mu.Lock()
+	cl := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if cl == nil {
+		c.log.Debug("gsfnet: response without a call (canceled?)", "header", m.Header.String())
+		return
+	}
+	switch {
+	case cl.wantMsg:
+		cl.msg = &gsf.Message{Header: m.Header, Body: m.Body.Clone()}
+	case m.Header.ResultCode != 0 || m.Header.AppCode != 0:
+		cl.err = ResponseError(&m.Header)
+	case cl.resp != nil:
+		if err := m.Body.Decode(cl.resp); err != nil {
+			cl.err = fmt.Errorf("gsfnet: decode the response body of %s: %w", &m.Header, err)
+		}
+	}
+	cl.done <- struct{}{}
+}

@@ -1,0 +1,54 @@
+// Package gsfnet runs GSF (BitProtocol) servers and clients over TCP, in the shape of net/http:
+// a Server with a Handler, a Mux that routes by (service class, message type), typed handlers,
+// middleware, per-connection sessions, and a Client that pipelines calls on one connection.
+//
+// # Server
+//
+//	mux := gsfnet.NewMux()
+//	mux.Use(gsfnet.Logging(logger))
+//	gsfnet.Handle(mux, gsf.SvcUserServer, 566, // GET_CLIENT_VERSION_INFO
+//		func(ctx context.Context, s *gsfnet.Session, req *VersionRequest) (*VersionResponse, error) {
+//			return &VersionResponse{Info: "133852.true"}, nil
+//		})
+//	srv := &gsfnet.Server{Addr: "127.0.0.1:7566", Handler: mux, Logger: logger}
+//	go srv.ListenAndServe()
+//	...
+//	srv.Shutdown(ctx) // answers what was read, then closes
+//
+// Request and response bodies are Go structs mapped to the bit stream by package bitproto. A
+// response echoes the request's id with the response flag set; a handler's *Error becomes the
+// response's result code, app code and app string; a panicking handler is logged and answered
+// with INTERNAL_ERROR. Unknown (class, type) pairs are ignored, as the reference server does,
+// or answered with an error (Server.UnknownPolicy).
+//
+// Sessions keep per-connection state (Session.Set, Session.Get) and get server-initiated
+// notifies (Session.Notify); a Group sends a notify to many sessions, encoding it once.
+//
+// # Limits
+//
+// Every limit has a default that is safe to face the Internet with: frames are checked against
+// MaxFrameSize before anything is allocated for them, frames must arrive within ReadTimeout,
+// silent clients are dropped after IdleTimeout, writes time out after WriteTimeout, and
+// MaxConns and MaxInFlight bound connections and concurrent handlers.
+//
+// Each connection has its own writer goroutine and a bounded outgoing queue, so that sending
+// never blocks on the network: a client that does not read cannot hold up the notifies of
+// others. When a session's queue is full (MaxQueueBytes), a discardable notify (flag 0x10) is
+// dropped, and any other notify closes the session as a slow consumer (ErrSlowConsumer).
+// Responses are never dropped: there are at most MaxInFlight of them per connection, and the
+// server reads no more requests from a connection until its responses are written.
+//
+// # Client
+//
+//	c, err := gsfnet.Dial(ctx, "127.0.0.1:7566", gsfnet.WithNotifyHandler(onNotify))
+//	var resp VersionResponse
+//	err = c.Call(ctx, gsf.SvcUserServer, 566, &VersionRequest{ClientName: "AmazingWorld"}, &resp)
+//
+// Calls are matched to responses by request id, so many may be in flight at once; the
+// requests of concurrent calls go out in one write. Call honours the context's deadline and
+// cancellation, returns an *Error for an error response, and an error wrapping ErrClosed
+// when the connection closes.
+//
+// Both sides reuse their buffers (sync.Pool), so that the steady state allocates little more
+// than the decoded bodies.
+package gsfnet

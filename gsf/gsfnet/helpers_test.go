@@ -1,0 +1,249 @@
+package gsfnet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/gsf"
+)
+
+// Message types of the test server (USER_SERVER numbers that the reference does not route).
+const (
+	msgEcho    int32 = 1000 // Echo → Echo
+	msgFail    int32 = 1001 // Echo → *Error{ResultErr, AppAuth, Text}
+	msgPanic   int32 = 1002 // panics
+	msgBlock   int32 = 1003 // Echo → Echo, once the test's release channel lets it
+	msgSet     int32 = 1004 // Echo → stores Text in the session
+	msgGet     int32 = 1005 // → Echo{the stored text}
+	msgRecord  int32 = 1006 // notify Echo: appended to the test's record
+	msgPoke    int32 = 1007 // notify Echo → flags-3 reply with the same body
+	msgBig     int32 = 1008 // Echo{Text: n} → Echo of n bytes
+	msgUnknown int32 = 1999 // no handler
+)
+
+type Echo struct {
+	Text string
+}
+
+// testEnv is a server on loopback with the test handlers.
+type testEnv struct {
+	t       *testing.T
+	srv     *Server
+	addr    string
+	release chan struct{} // msgBlock handlers wait for a value
+	started chan struct{} // msgBlock handlers send one value when they start
+	logs    *syncBuffer
+
+	mu     sync.Mutex
+	record []string
+	served chan error
+}
+
+type sessionKey struct{}
+
+// newEnv starts a server configured by cfg (which may be nil) on 127.0.0.1:0.
+func newEnv(t *testing.T, cfg func(*Server)) *testEnv {
+	t.Helper()
+	e := &testEnv{t: t, release: make(chan struct{}), started: make(chan struct{}, 1000), logs: new(syncBuffer), served: make(chan error, 1)}
+	mux := NewMux()
+	Handle(mux, gsf.SvcUserServer, msgEcho, func(ctx context.Context, s *Session, req *Echo) (*Echo, error) {
+		return req, nil
+	})
+	Handle(mux, gsf.SvcUserServer, msgFail, func(ctx context.Context, s *Session, req *Echo) (*Echo, error) {
+		return nil, NewError(gsf.AppAuth, req.Text)
+	})
+	mux.HandleFunc(gsf.SvcUserServer, msgPanic, func(ctx context.Context, r *Request) (any, error) {
+		panic("test panic")
+	})
+	Handle(mux, gsf.SvcUserServer, msgBlock, func(ctx context.Context, s *Session, req *Echo) (*Echo, error) {
+		e.started <- struct{}{}
+		select {
+		case <-e.release:
+			return req, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	Handle(mux, gsf.SvcUserServer, msgSet, func(ctx context.Context, s *Session, req *Echo) (*struct{}, error) {
+		s.Set(sessionKey{}, req.Text)
+		return &struct{}{}, nil
+	})
+	Handle(mux, gsf.SvcUserServer, msgGet, func(ctx context.Context, s *Session, req *struct{}) (*Echo, error) {
+		v, _ := s.Get(sessionKey{}).(string)
+		return &Echo{Text: v}, nil
+	})
+	Handle(mux, gsf.SvcUserServer, msgRecord, func(ctx context.Context, s *Session, req *Echo) (*Echo, error) {
+		e.mu.Lock()
+		e.record = append(e.record, req.Text)
+		e.mu.Unlock()
+		return nil, nil
+	})
+	Handle(mux, gsf.SvcUserServer, msgPoke, func(ctx context.Context, s *Session, req *Echo) (*Echo, error) {
+		return req, nil
+	})
+	Handle(mux, gsf.SvcUserServer, msgBig, func(ctx context.Context, s *Session, req *Echo) (*Echo, error) {
+		n := len(req.Text)
+		return &Echo{Text: strings.Repeat("x", n)}, nil
+	})
+	e.srv = &Server{Handler: mux, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	if cfg != nil {
+		cfg(e.srv)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.addr = l.Addr().String()
+	go func() { e.served <- e.srv.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := e.srv.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+			e.srv.Close()
+		}
+		if err := <-e.served; !errors.Is(err, ErrServerClosed) {
+			t.Errorf("Serve returned %v, want ErrServerClosed", err)
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", e.logs.String())
+		}
+	})
+	return e
+}
+
+func (e *testEnv) dial(opts ...ClientOption) *Client {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, e.addr, opts...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// echo makes one call of msgEcho and checks the answer.
+func (e *testEnv) echo(c *Client, text string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var resp Echo
+	if err := c.Call(ctx, gsf.SvcUserServer, msgEcho, &Echo{Text: text}, &resp); err != nil {
+		e.t.Fatalf("echo %q: %v", text, err)
+	}
+	if resp.Text != text {
+		e.t.Fatalf("echo %q: got %q", text, resp.Text)
+	}
+}
+
+// checkServes checks that a new, well-behaved client is served.
+func (e *testEnv) checkServes() {
+	e.t.Helper()
+	c := e.dial()
+	e.echo(c, "still serving")
+	c.Close()
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkLeaks records the number of goroutines; the returned function, deferred by the test,
+// checks that it comes back to that (after the test's cleanups, which run earlier).
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := runtime.NumGoroutine()
+			if n <= before {
+				return
+			}
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, n, buf)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// rawConn is a client that writes bytes by hand.
+func (e *testEnv) rawConn() net.Conn {
+	e.t.Helper()
+	c, err := net.DialTimeout("tcp", e.addr, 10*time.Second)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// frame encodes a message.
+func frame(t testing.TB, h gsf.Header, body any) []byte {
+	t.Helper()
+	b, err := gsf.AppendMessage(nil, &h, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// waitClosed reads from c until the server closes it (EOF or reset) and returns what it read.
+func waitClosed(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var out bytes.Buffer
+	_, err := io.Copy(&out, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the server did not close the connection")
+	}
+	return out.Bytes()
+}
+
+// syncBuffer is a bytes.Buffer for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func ctxTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

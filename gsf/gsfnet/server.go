@@ -1,0 +1,631 @@
+package gsfnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"reflect"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gamewire/gamewire/gsf"
+)
+
+// Defaults of the Server's limits, used when a field is 0.
+const (
+	DefaultAddr          = "127.0.0.1:7566"
+	DefaultMaxFrameSize  = 64 << 10 // bytes (length prefix value: payload + terminator)
+	DefaultReadTimeout   = 30 * time.Second
+	DefaultIdleTimeout   = 5 * time.Minute
+	DefaultWriteTimeout  = 30 * time.Second
+	DefaultMaxConns      = 10_000
+	DefaultMaxInFlight   = 64
+	DefaultMaxQueueBytes = 1 << 20
+)
+
+// UnknownPolicy says how the server answers a message that no handler takes (the handler
+// returned ErrUnknownMessage, as a Mux does for a pair without a route).
+type UnknownPolicy int
+
+const (
+	// UnknownIgnore sends nothing and keeps the connection open, as the reference server does.
+	// A client calling an unknown message waits for its context to end.
+	UnknownIgnore UnknownPolicy = iota
+	// UnknownReject answers a request with result ERR and app code NOT_IMPLEMENTED.
+	UnknownReject
+	// UnknownClose closes the connection.
+	UnknownClose
+)
+
+// String returns "ignore", "reject" or "close".
+func (p UnknownPolicy) String() string {
+	switch p {
+	case UnknownIgnore:
+		return "ignore"
+	case UnknownReject:
+		return "reject"
+	case UnknownClose:
+		return "close"
+	}
+	return fmt.Sprintf("UnknownPolicy(%d)", int(p))
+}
+
+// A Server serves GSF clients over TCP (or any net.Listener): it reads framed messages, hands
+// them to its Handler and writes the responses.
+//
+// Every connection is a Session with two goroutines: a reader, which reads frames, checks
+// them against MaxFrameSize before allocating anything, and starts a goroutine per message;
+// and a writer, which writes the session's outgoing queue, batching whatever piled up into one
+// write. Requests of one connection are handled concurrently, up to MaxInFlight at a time, and
+// their responses go out in the order they are ready (the client matches them by request id).
+// Notifies from a client are handled one after the other, in the order they came, since
+// they have no request id to tell their order by. When MaxInFlight messages are in flight the
+// reader stops reading until one is answered and its response written, so a client that sends
+// requests and never reads the responses only fills its own socket buffers and is closed after
+// WriteTimeout.
+//
+// The zero value of each field but Handler selects a default; a negative value disables a
+// limit or timeout. The fields must not be changed once the server runs.
+type Server struct {
+	// Addr is the TCP address ListenAndServe listens on (default DefaultAddr).
+	Addr string
+	// Handler handles the messages, typically a *Mux. Without one every message is unknown.
+	Handler Handler
+
+	// ReadTimeout limits the time from the first byte of a frame to its last
+	// (default DefaultReadTimeout).
+	ReadTimeout time.Duration
+	// IdleTimeout limits the time the server waits for the next frame of a client: a client
+	// that sends nothing for that long is disconnected (default DefaultIdleTimeout; game
+	// clients send heartbeats).
+	IdleTimeout time.Duration
+	// WriteTimeout limits each write to a client (default DefaultWriteTimeout). A client that
+	// does not read for that long while the server has something to send is disconnected.
+	WriteTimeout time.Duration
+	// MaxFrameSize is the largest frame a client may send: the length prefix, which counts
+	// the payload and the terminator (default DefaultMaxFrameSize). A larger length closes the
+	// connection before any memory is allocated for the frame.
+	MaxFrameSize int
+	// MaxConns limits the number of open connections (default DefaultMaxConns). Connections
+	// beyond it are accepted and closed at once.
+	MaxConns int
+	// MaxInFlight limits the messages of one connection being handled or waiting for their
+	// response to be written (default DefaultMaxInFlight). 1 handles a connection's messages
+	// strictly one after the other, as the reference server does.
+	MaxInFlight int
+	// MaxQueueBytes limits the notifies (bytes of encoded frames) waiting in a session's
+	// outgoing queue (default DefaultMaxQueueBytes). When a notify finds the queue full, it is
+	// dropped if it is discardable (FlagDiscardable; Send returns ErrQueueFull), and otherwise
+	// the session is closed with ErrSlowConsumer: a client that cannot keep up would only see
+	// an ever older state. Responses are never dropped: there are at most MaxInFlight of them.
+	MaxQueueBytes int
+	// UnknownPolicy says how to answer messages that no handler takes (default UnknownIgnore,
+	// as the reference does).
+	UnknownPolicy UnknownPolicy
+
+	// Logger receives the server's logs (default slog.Default()): handler panics and errors
+	// at level Error, protocol violations and slow consumers at Warn, connections and
+	// timeouts at Debug.
+	Logger *slog.Logger
+	// OnConnect, if set, is called with every new session before its first message is read.
+	// It may set session values, send notifies, add the session to groups, or close it.
+	OnConnect func(s *Session)
+	// OnDisconnect, if set, is called when a session has closed and all its handlers have
+	// returned, with the reason (see Session.Err).
+	OnDisconnect func(s *Session, err error)
+
+	mu        sync.Mutex
+	listeners map[net.Listener]struct{}
+	sessions  map[*Session]struct{}
+	shutdown  bool
+
+	rejected      atomic.Int64 // connections refused since the last log
+	lastRejectLog atomic.Int64
+}
+
+var sessionIDs atomic.Uint64
+
+func (srv *Server) logger() *slog.Logger {
+	if srv.Logger != nil {
+		return srv.Logger
+	}
+	return slog.Default()
+}
+
+// limit returns v, def when v is 0, and 0 (none) when v is negative.
+func limit[T int | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// ListenAndServe listens on srv.Addr and serves connections until Shutdown or Close, after
+// which it returns ErrServerClosed.
+func (srv *Server) ListenAndServe() error {
+	if srv.isShutdown() {
+		return ErrServerClosed
+	}
+	addr := srv.Addr
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return srv.Serve(l)
+}
+
+// Serve accepts connections on l and serves each in its own goroutines. It returns
+// ErrServerClosed after Shutdown or Close (which close l), or the error of Accept. Serve may be
+// called for several listeners.
+func (srv *Server) Serve(l net.Listener) error {
+	srv.mu.Lock()
+	if srv.shutdown {
+		srv.mu.Unlock()
+		_ = l.Close()
+		return ErrServerClosed
+	}
+	if srv.listeners == nil {
+		srv.listeners = make(map[net.Listener]struct{})
+	}
+	srv.listeners[l] = struct{}{}
+	srv.mu.Unlock()
+	defer func() {
+		srv.mu.Lock()
+		delete(srv.listeners, l)
+		srv.mu.Unlock()
+	}()
+
+	var delay time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if srv.isShutdown() {
+				return ErrServerClosed
+			}
+			if te, ok := err.(interface{ Temporary() bool }); ok && te.Temporary() {
+				// For example too many open files: wait, and try again.
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				srv.logger().Warn("gsfnet: accept", "err", err, "retry in", delay)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		if s := srv.newSession(c); s != nil {
+			go s.serve()
+		}
+	}
+}
+
+// newSession registers a session for c, or closes c and returns nil when the server is full
+// or shutting down.
+func (srv *Server) newSession(c net.Conn) *Session {
+	maxConns := limit(srv.MaxConns, DefaultMaxConns)
+	srv.mu.Lock()
+	if srv.shutdown || (maxConns > 0 && len(srv.sessions) >= maxConns) {
+		shutdown := srv.shutdown
+		srv.mu.Unlock()
+		_ = c.Close()
+		if !shutdown {
+			srv.logRejected()
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	s := &Session{
+		srv:         srv,
+		conn:        c,
+		id:          sessionIDs.Add(1),
+		ctx:         ctx,
+		cancel:      cancel,
+		sem:         make(chan struct{}, max(limit(srv.MaxInFlight, DefaultMaxInFlight), 1)),
+		idleTimeout: limit(srv.IdleTimeout, DefaultIdleTimeout),
+		readTimeout: limit(srv.ReadTimeout, DefaultReadTimeout),
+		done:        make(chan struct{}),
+		writerDone:  make(chan struct{}),
+	}
+	queue := limit(srv.MaxQueueBytes, DefaultMaxQueueBytes)
+	if queue == 0 {
+		queue = int(^uint(0) >> 1)
+	}
+	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots)
+	s.fr = gsf.NewFrameReader((*connReader)(s))
+	s.fr.MaxFrameSize = limit(srv.MaxFrameSize, DefaultMaxFrameSize)
+	if s.fr.MaxFrameSize == 0 {
+		s.fr.MaxFrameSize = gsf.MaxFrameLength
+	}
+	if srv.sessions == nil {
+		srv.sessions = make(map[*Session]struct{})
+	}
+	srv.sessions[s] = struct{}{}
+	srv.mu.Unlock()
+	return s
+}
+
+// logRejected logs refused connections, at most once a second.
+func (srv *Server) logRejected() {
+	n := srv.rejected.Add(1)
+	now := time.Now().UnixNano()
+	last := srv.lastRejectLog.Load()
+	if now-last < int64(time.Second) || !srv.lastRejectLog.CompareAndSwap(last, now) {
+		return
+	}
+	srv.rejected.Add(-n)
+	srv.logger().Warn("gsfnet: MaxConns reached, refusing connections", "refused", n, "maxConns", limit(srv.MaxConns, DefaultMaxConns))
+}
+
+func (srv *Server) isShutdown() bool {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.shutdown
+}
+
+// NumSessions returns the number of open sessions.
+func (srv *Server) NumSessions() int {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return len(srv.sessions)
+}
+
+// Shutdown stops the server gracefully: it closes the listeners, stops reading from every
+// connection, waits for the handlers of the messages already read to return and for their
+// responses to be written, and then closes the connections. No response to a message the
+// server has read is lost. A request still on its way when the connection closes fails on the
+// client with ErrClosed.
+//
+// Shutdown returns when all sessions are closed, or with the context's error when it ends
+// first; Close then closes what is left. Serve returns ErrServerClosed at once.
+func (srv *Server) Shutdown(ctx context.Context) error {
+	srv.mu.Lock()
+	srv.shutdown = true
+	err := srv.closeListeners()
+	for s := range srv.sessions {
+		s.drain()
+	}
+	srv.mu.Unlock()
+	wait := time.Millisecond
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		if srv.NumSessions() == 0 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			wait = min(2*wait, 50*time.Millisecond)
+			timer.Reset(wait)
+		}
+	}
+}
+
+// Close closes the listeners and every connection at once: handlers' contexts are canceled,
+// and responses not written yet are lost. Use Shutdown to stop gracefully.
+func (srv *Server) Close() error {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	srv.shutdown = true
+	err := srv.closeListeners()
+	for s := range srv.sessions {
+		s.closeWith(ErrServerClosed)
+	}
+	return err
+}
+
+func (srv *Server) closeListeners() error {
+	var err error
+	for l := range srv.listeners {
+		if e := l.Close(); e != nil && err == nil {
+			err = e
+		}
+		delete(srv.listeners, l)
+	}
+	return err
+}
+
+// releaseSlots frees the in-flight slots of written responses.
+func (s *Session) releaseSlots(n int) {
+	for range n {
+		<-s.sem
+	}
+}
+
+// serve runs a session: the writer goroutine, the reader loop, and the end of the session.
+func (s *Session) serve() {
+	srv := s.srv
+	log := srv.logger()
+	go func() {
+		if err := s.out.run(s.done); err != nil {
+			s.closeWith(fmt.Errorf("gsfnet: write: %w", err))
+		}
+		close(s.writerDone)
+	}()
+	log.Debug("gsfnet: connection", "session", s.id, "remote", s.conn.RemoteAddr().String())
+
+	var err error
+	if srv.OnConnect != nil {
+		err = s.callHook(func() { srv.OnConnect(s) })
+	}
+	if err == nil {
+		err = s.readLoop()
+	}
+	switch {
+	case err == io.EOF || errors.Is(err, errDraining) || (errors.Is(err, os.ErrDeadlineExceeded) && s.isDraining()):
+		// The client is done sending, or the server shuts down: answer what was read.
+		s.handlers.Wait()
+		if err != io.EOF {
+			err = ErrServerClosed
+		}
+		s.out.finish(closedError(err))
+		<-s.writerDone
+		s.closeWith(err)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		log.Debug("gsfnet: read timeout", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
+		s.closeWith(err)
+	case isProtocolError(err):
+		log.Warn("gsfnet: protocol error, closing the connection", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
+		s.closeWith(err)
+	default:
+		log.Debug("gsfnet: connection ends", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
+		s.closeWith(err)
+	}
+	s.handlers.Wait()
+	<-s.writerDone
+	s.leaveGroups()
+	if srv.OnDisconnect != nil {
+		_ = s.callHook(func() { srv.OnDisconnect(s, s.Err()) })
+	}
+	srv.mu.Lock()
+	delete(srv.sessions, s)
+	srv.mu.Unlock()
+}
+
+func (s *Session) isDraining() bool {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	return s.draining
+}
+
+// callHook calls a hook and turns a panic into an error.
+func (s *Session) callHook(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.srv.logger().Error("gsfnet: panic in a connection hook", "session", s.id, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("gsfnet: panic in a connection hook: %v", p)
+		}
+	}()
+	f()
+	return nil
+}
+
+// isProtocolError reports the errors of a client that broke the protocol: framing errors
+// other than a cut connection, and messages that do not decode.
+func isProtocolError(err error) bool {
+	var fe *gsf.FrameError
+	if errors.As(err, &fe) {
+		return errors.Is(err, gsf.ErrEmptyFrame) || errors.Is(err, gsf.ErrFrameTooLarge) ||
+			errors.Is(err, gsf.ErrLengthOverflow) || errors.Is(err, gsf.ErrMissingTerminator) ||
+			errors.Is(err, io.ErrUnexpectedEOF)
+	}
+	var me *messageError
+	return errors.As(err, &me)
+}
+
+// messageError is a frame whose message does not decode.
+type messageError struct{ err error }
+
+func (e *messageError) Error() string { return "gsfnet: bad message: " + e.err.Error() }
+func (e *messageError) Unwrap() error { return e.err }
+
+// readLoop reads frames and starts their handlers until the connection fails or the session
+// drains.
+func (s *Session) readLoop() error {
+	for {
+		payload, err := s.fr.ReadFrame()
+		s.frameStart = time.Time{}
+		if err != nil {
+			return err
+		}
+		// An in-flight slot; while there is none, stop reading.
+		select {
+		case s.sem <- struct{}{}:
+		default:
+			select {
+			case s.sem <- struct{}{}:
+			case <-s.done:
+				return s.Err()
+			}
+		}
+		r, err := s.newRequest(payload)
+		if err != nil {
+			<-s.sem
+			return err
+		}
+		if r.Header.IsResponse() {
+			// Clients send requests and notifies; the reference has no use for a response
+			// from a client either.
+			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
+			putBuf(r.buf)
+			<-s.sem
+			continue
+		}
+		s.handlers.Add(1)
+		if r.Header.IsNotify() {
+			prev, done := s.lastNotify, make(chan struct{})
+			s.lastNotify = done
+			go s.handle(r, prev, done)
+		} else {
+			go s.handle(r, nil, nil)
+		}
+	}
+}
+
+// newRequest copies a received frame into a buffer of its own and decodes its header.
+func (s *Session) newRequest(payload []byte) (*request, error) {
+	b := getBuf()
+	frame, err := gsf.AppendFrame((*b)[:0], payload)
+	*b = frame
+	if err != nil {
+		putBuf(b)
+		return nil, err
+	}
+	m, _, err := gsf.ConsumeMessage(frame)
+	if err != nil {
+		putBuf(b)
+		return nil, &messageError{err}
+	}
+	r := &request{Request: Request{Header: m.Header, Body: m.Body, Session: s}, buf: b}
+	r.ctx = reqContext{Context: s.ctx, r: &r.Request}
+	return r, nil
+}
+
+// handle runs the handler of one message and queues its response. prev and done order the
+// notifies: prev is closed when the previous notify is handled, done when this one is.
+func (s *Session) handle(r *request, prev, done chan struct{}) {
+	defer s.handlers.Done()
+	if done != nil {
+		defer close(done)
+	}
+	if prev != nil {
+		<-prev
+	}
+	queued := s.respond(r)
+	putBuf(r.buf)
+	if !queued {
+		<-s.sem
+	}
+}
+
+// respond calls the handler and queues the response, if any. It reports whether a response was
+// queued (its in-flight slot is then freed once it is written).
+func (s *Session) respond(r *request) bool {
+	srv := s.srv
+	body, err := srv.callHandler(r)
+	h := &r.Header
+	if h.IsNotify() {
+		if err != nil {
+			if isUnknown(err) {
+				if srv.UnknownPolicy == UnknownClose {
+					s.closeUnknown(h)
+				} else {
+					srv.logger().Debug("gsfnet: unknown notify", "session", s.id, "header", h.String())
+				}
+			} else if !errors.Is(err, ErrNoResponse) {
+				srv.logger().Error("gsfnet: notify handler failed", "session", s.id, "header", h.String(), "err", err)
+			}
+			return false
+		}
+		if isNil(body) {
+			return false
+		}
+		resp := gsf.NewResponse(h) // flags 3: the reference's reply to a notify
+		return s.sendResponse(&resp, body)
+	}
+	resp := gsf.NewResponse(h)
+	if err != nil {
+		var ge *Error
+		switch {
+		case errors.Is(err, ErrNoResponse):
+			return false
+		case isUnknown(err):
+			switch srv.UnknownPolicy {
+			case UnknownReject:
+				resp.ResultCode, resp.AppCode = gsf.ResultErr, gsf.AppNotImplemented
+				resp.AppString = "unknown message type " + h.SvcClass.String() + "/" + h.MessageTypeName()
+			case UnknownClose:
+				s.closeUnknown(h)
+				return false
+			default:
+				srv.logger().Debug("gsfnet: unknown request", "session", s.id, "header", h.String())
+				return false
+			}
+		case errors.As(err, &ge):
+			ge.setHeader(&resp)
+		default:
+			srv.logger().Error("gsfnet: handler failed", "session", s.id, "header", h.String(), "err", err)
+			setInternal(&resp)
+		}
+		body = nil
+	}
+	return s.sendResponse(&resp, body)
+}
+
+func (s *Session) closeUnknown(h *gsf.Header) {
+	s.srv.logger().Warn("gsfnet: unknown message, closing the connection", "session", s.id, "header", h.String())
+	s.closeWith(fmt.Errorf("%w: %s", ErrUnknownMessage, h))
+}
+
+func isUnknown(err error) bool { return errors.Is(err, ErrUnknownMessage) }
+
+func setInternal(h *gsf.Header) {
+	h.ResultCode, h.AppCode, h.AppString, h.AppCodes = gsf.ResultErr, gsf.AppInternalError, "internal error", nil
+}
+
+// sendResponse encodes and queues a response. A body that does not encode is logged and
+// answered with an internal error.
+func (s *Session) sendResponse(h *gsf.Header, body any) bool {
+	b, err := s.encodeSafely(h, body)
+	if err != nil {
+		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
+		setInternal(h)
+		if b, err = encodeFrame(h, nil); err != nil {
+			return false
+		}
+	}
+	err = s.out.enqueue(*b, kindResponse)
+	putBuf(b)
+	return err == nil
+}
+
+// encodeSafely is encodeFrame with a panic (of a body's MarshalBits) turned into an error.
+func (s *Session) encodeSafely(h *gsf.Header, body any) (b *[]byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, fmt.Errorf("gsfnet: panic while encoding: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return encodeFrame(h, body)
+}
+
+// callHandler calls the server's handler; a panic becomes an internal error response.
+func (srv *Server) callHandler(r *request) (body any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			srv.logger().Error("gsfnet: handler panic", "session", r.Session.id, "header", r.Header.String(),
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			body = nil
+			err = &Error{ResultCode: gsf.ResultErr, AppCode: gsf.AppInternalError, AppString: "internal error",
+				Err: fmt.Errorf("gsfnet: handler panic: %v", p)}
+		}
+	}()
+	if srv.Handler == nil {
+		return unknownMessage(&r.ctx, &r.Request)
+	}
+	return srv.Handler.ServeGSF(&r.ctx, &r.Request)
+}
+
+// isNil reports a nil body: nil, or a nil pointer, map or slice in an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
