@@ -16,33 +16,33 @@ func allValues() []any {
 		nil, true, false, int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64),
 		0.5, 0.1, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), math.Float64frombits(0xfff8000000000001),
 		"", "héllo", "\xed\xa0\x80", godot.StringName("sn"),
-		godot.Vector2{1, -2}, godot.Vector2{nan32, float32(math.Copysign(0, -1))}, godot.Vector2i{1, -1},
-		godot.Rect2{godot.Vector2{1, 2}, godot.Vector2{3, 4}}, godot.Rect2i{godot.Vector2i{1, 2}, godot.Vector2i{3, 4}},
-		godot.Vector3{1, 2, 3}, godot.Vector3i{4, 5, 6},
-		godot.Transform2D{godot.Vector2{1, 2}, godot.Vector2{3, 4}, godot.Vector2{5, 6}},
-		godot.Vector4{1, 2, 3, 4}, godot.Vector4i{1, 2, 3, 4}, godot.Plane{godot.Vector3{0, 1, 0}, 5},
-		godot.Quaternion{0, 0, 0, 1}, godot.AABB{godot.Vector3{1, 2, 3}, godot.Vector3{4, 5, 6}},
-		godot.Basis{godot.Vector3{1, 2, 3}, godot.Vector3{4, 5, 6}, godot.Vector3{7, 8, 9}},
-		godot.Transform3D{godot.Basis{godot.Vector3{1, 0, 0}, godot.Vector3{0, 1, 0}, godot.Vector3{0, 0, 1}}, godot.Vector3{7, 8, 9}},
-		godot.Projection{godot.Vector4{1, 2, 3, 4}, godot.Vector4{5, 6, 7, 8}, godot.Vector4{9, 10, 11, 12}, godot.Vector4{13, 14, 15, 16}},
-		godot.Color{1, 0.5, 0.25, 1},
-		godot.Vector2d{0.1, 0.2}, godot.Vector3d{0.1, 0.2, 0.3}, godot.Vector4d{1, 2, 3, math.Pi},
-		godot.Rect2d{godot.Vector2d{1, 2}, godot.Vector2d{3, 4}}, godot.Transform2Dd{godot.Vector2d{1, 2}, godot.Vector2d{3, 4}, godot.Vector2d{5, 6}},
-		godot.Planed{godot.Vector3d{0, 1, 0}, 0.1}, godot.Quaterniond{0.1, 0, 0, 1}, godot.AABBd{godot.Vector3d{1, 2, 3}, godot.Vector3d{4, 5, 6}},
-		godot.Basisd{godot.Vector3d{1, 2, 3}, godot.Vector3d{4, 5, 6}, godot.Vector3d{7, 8, 9.1}},
-		godot.Transform3Dd{godot.Basisd{godot.Vector3d{1, 0, 0}, godot.Vector3d{0, 1, 0}, godot.Vector3d{0, 0, 1}}, godot.Vector3d{7, 8, 9.5}},
-		godot.Projectiond{godot.Vector4d{1, 2, 3, 4}, godot.Vector4d{5, 6, 7, 8}, godot.Vector4d{9, 10, 11, 12}, godot.Vector4d{13, 14, 15, 0.1}},
+		godot.Vector2{X: 1, Y: -2}, godot.Vector2{X: nan32, Y: float32(math.Copysign(0, -1))}, godot.Vector2i{X: 1, Y: -1},
+		godot.Rect2{Position: godot.Vector2{X: 1, Y: 2}, Size: godot.Vector2{X: 3, Y: 4}}, godot.Rect2i{Position: godot.Vector2i{X: 1, Y: 2}, Size: godot.Vector2i{X: 3, Y: 4}},
+		godot.Vector3{X: 1, Y: 2, Z: 3}, godot.Vector3i{X: 4, Y: 5, Z: 6},
+		godot.Transform2D{X: godot.Vector2{X: 1, Y: 2}, Y: godot.Vector2{X: 3, Y: 4}, Origin: godot.Vector2{X: 5, Y: 6}},
+		godot.Vector4{X: 1, Y: 2, Z: 3, W: 4}, godot.Vector4i{X: 1, Y: 2, Z: 3, W: 4}, godot.Plane{Normal: godot.Vector3{X: 0, Y: 1, Z: 0}, D: 5},
+		godot.Quaternion{X: 0, Y: 0, Z: 0, W: 1}, godot.AABB{Position: godot.Vector3{X: 1, Y: 2, Z: 3}, Size: godot.Vector3{X: 4, Y: 5, Z: 6}},
+		godot.Basis{X: godot.Vector3{X: 1, Y: 2, Z: 3}, Y: godot.Vector3{X: 4, Y: 5, Z: 6}, Z: godot.Vector3{X: 7, Y: 8, Z: 9}},
+		godot.Transform3D{Basis: godot.Basis{X: godot.Vector3{X: 1, Y: 0, Z: 0}, Y: godot.Vector3{X: 0, Y: 1, Z: 0}, Z: godot.Vector3{X: 0, Y: 0, Z: 1}}, Origin: godot.Vector3{X: 7, Y: 8, Z: 9}},
+		godot.Projection{X: godot.Vector4{X: 1, Y: 2, Z: 3, W: 4}, Y: godot.Vector4{X: 5, Y: 6, Z: 7, W: 8}, Z: godot.Vector4{X: 9, Y: 10, Z: 11, W: 12}, W: godot.Vector4{X: 13, Y: 14, Z: 15, W: 16}},
+		godot.Color{R: 1, G: 0.5, B: 0.25, A: 1},
+		godot.Vector2d{X: 0.1, Y: 0.2}, godot.Vector3d{X: 0.1, Y: 0.2, Z: 0.3}, godot.Vector4d{X: 1, Y: 2, Z: 3, W: math.Pi},
+		godot.Rect2d{Position: godot.Vector2d{X: 1, Y: 2}, Size: godot.Vector2d{X: 3, Y: 4}}, godot.Transform2Dd{X: godot.Vector2d{X: 1, Y: 2}, Y: godot.Vector2d{X: 3, Y: 4}, Origin: godot.Vector2d{X: 5, Y: 6}},
+		godot.Planed{Normal: godot.Vector3d{X: 0, Y: 1, Z: 0}, D: 0.1}, godot.Quaterniond{X: 0.1, Y: 0, Z: 0, W: 1}, godot.AABBd{Position: godot.Vector3d{X: 1, Y: 2, Z: 3}, Size: godot.Vector3d{X: 4, Y: 5, Z: 6}},
+		godot.Basisd{X: godot.Vector3d{X: 1, Y: 2, Z: 3}, Y: godot.Vector3d{X: 4, Y: 5, Z: 6}, Z: godot.Vector3d{X: 7, Y: 8, Z: 9.1}},
+		godot.Transform3Dd{Basis: godot.Basisd{X: godot.Vector3d{X: 1, Y: 0, Z: 0}, Y: godot.Vector3d{X: 0, Y: 1, Z: 0}, Z: godot.Vector3d{X: 0, Y: 0, Z: 1}}, Origin: godot.Vector3d{X: 7, Y: 8, Z: 9.5}},
+		godot.Projectiond{X: godot.Vector4d{X: 1, Y: 2, Z: 3, W: 4}, Y: godot.Vector4d{X: 5, Y: 6, Z: 7, W: 8}, Z: godot.Vector4d{X: 9, Y: 10, Z: 11, W: 12}, W: godot.Vector4d{X: 13, Y: 14, Z: 15, W: 0.1}},
 		godot.NodePath{Names: []string{"a", "b/c"}, SubNames: []string{"x:y"}, Absolute: true}, godot.NodePath{},
 		godot.RID(13), godot.ObjectID(99), godot.Callable{}, godot.Signal{Name: "s", Object: 5},
-		&godot.Object{Class: "Node", Properties: []godot.Property{{"name", "n"}, {"script", nil}}},
+		&godot.Object{Class: "Node", Properties: []godot.Property{{Name: "name", Value: "n"}, {Name: "script", Value: nil}}},
 		godot.NewDictionary("a", int64(1), int64(2), []any{"x"}),
 		&godot.Dictionary{Key: godot.ContainerType{Kind: godot.ContainerBuiltin, Builtin: godot.TypeString},
 			Value: godot.ContainerType{Kind: godot.ContainerClassName, Builtin: godot.TypeObject, Name: "Node"}, Entries: []godot.Entry{}},
 		[]any{}, []any{int64(1), []any{"nested"}},
 		&godot.TypedArray{Elem: godot.ContainerType{Kind: godot.ContainerScript, Builtin: godot.TypeObject, Name: "res://a.gd"}, Values: []any{}},
 		[]byte{}, []byte{0, 1, 255}, []int32{1, -1}, []int64{math.MinInt64}, []float32{0.1, nan32}, []float64{0.1, math.Inf(-1)},
-		[]string{"", "a", "\xff"}, []godot.Vector2{{1, 2}}, []godot.Vector3{{1, 2, 3}}, []godot.Vector4{{1, 2, 3, 4}},
-		[]godot.Color{{1, 0, 0, 1}}, []godot.Vector2d{{0.1, 0.2}}, []godot.Vector3d{{0.1, 0.2, 0.3}}, []godot.Vector4d{{1, 2, 3, 0.4}},
+		[]string{"", "a", "\xff"}, []godot.Vector2{{X: 1, Y: 2}}, []godot.Vector3{{X: 1, Y: 2, Z: 3}}, []godot.Vector4{{X: 1, Y: 2, Z: 3, W: 4}},
+		[]godot.Color{{R: 1, G: 0, B: 0, A: 1}}, []godot.Vector2d{{X: 0.1, Y: 0.2}}, []godot.Vector3d{{X: 0.1, Y: 0.2, Z: 0.3}}, []godot.Vector4d{{X: 1, Y: 2, Z: 3, W: 0.4}},
 	}
 }
 
@@ -111,7 +111,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestIndentedShape(t *testing.T) {
-	js, err := Marshal(godot.NewDictionary("pos", godot.Vector3{1, 2, 3}), godot.Godot3, "  ")
+	js, err := Marshal(godot.NewDictionary("pos", godot.Vector3{X: 1, Y: 2, Z: 3}), godot.Godot3, "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
