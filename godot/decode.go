@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
@@ -29,7 +30,11 @@ type DecOptions struct {
 	// AllowObjects permits full objects (class name and properties), like the allow_objects
 	// argument of bytes2var/get_var. Without it, a full object fails with ErrObjectsNotAllowed,
 	// as the engine fails with ERR_UNAUTHORIZED. Objects encoded as instance ids are always
-	// accepted. Nothing is ever instantiated: objects decode as *Object data.
+	// accepted. Nothing is ever instantiated: objects decode as *Object data. As in the engine,
+	// it also decides what the object types of Godot 4 typed containers decode as: without it,
+	// every class, script or builtin Object type becomes the class EncodedObjectAsID; with it, a
+	// script type must be a res:// path (else ErrContainerType), and so must a full object's
+	// "script" property, if it is not Nil (else ErrScriptProperty).
 	AllowObjects bool
 	// MaxDepth bounds nesting: values nested deeper than MaxDepth levels below the top fail with
 	// ErrTooDeep. 0 means DefaultMaxDepth.
@@ -55,6 +60,12 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // *[Dictionary], []any (an untyped Array), *[TypedArray], []byte, []int32, []int64, []float32,
 // []float64, []string, []Vector2, []Vector3, []Vector4, []Color (and []Vector2d, []Vector3d,
 // []Vector4d). A null Object decodes as nil, as the engine re-encodes it.
+//
+// Dictionaries merge equal keys as the dialect's engine does ([Dialect.KeyEqual]; the last value
+// wins, the first key stays). Godot 4 typed Arrays and the keys of typed Dictionaries hold what
+// the engine keeps: an element of another type is converted where Godot converts it (1.5 becomes
+// 1 in an Array[int], a String a StringName …) and dropped where it does not, and an object must
+// be of the container's class (for the classes this package knows) or script.
 //
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
 // and allocates no more than a small multiple of len(data).
@@ -95,6 +106,9 @@ func (dec *decoder) fail(off int, t Type, hasType bool, err error) error {
 	if oe, ok := err.(*offsetError); ok {
 		off, err = oe.off, oe.err
 	}
+	// After a PackedByteArray whose padding is missing, the engine looks for the next field
+	// past the end of the input; the error points at the end.
+	off = min(off, len(dec.buf))
 	return &DecodeError{Offset: off, Dialect: dec.d, Type: t, HasType: hasType, Err: err}
 }
 
@@ -444,10 +458,13 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 	if flags&wire.NodePathProperty != 0 {
 		subs++
 	}
-	total := uint64(names) + uint64(subs)
+	// The engine adds the counts in uint32, so that they wrap around; it reads the first
+	// min(names, total) strings as names and the rest as subnames.
+	total := names + subs
+	names = min(names, total)
 	p += 12
-	if total*4 > uint64(len(dec.buf)-p) {
-		return fail(p, detail(ErrTruncated, "%d names need at least %d bytes, have %d", total, total*4, len(dec.buf)-p))
+	if uint64(total)*4 > uint64(len(dec.buf)-p) {
+		return fail(p, detail(ErrTruncated, "%d names need at least %d bytes, have %d", total, uint64(total)*4, len(dec.buf)-p))
 	}
 	if !dec.take(int(total)) {
 		return fail(p, detail(ErrTooManyElements, "%d names", total))
@@ -457,7 +474,7 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 		all := make([]string, total)
 		for i := range all {
 			what := "name "
-			if uint64(i) >= uint64(names) {
+			if uint32(i) >= names {
 				what = "subname "
 			}
 			s, next, err := dec.str(p, depth, what)
@@ -470,12 +487,15 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 			all[i], p = s, next
 		}
 		np.Names = all[:names:names]
-		if subs > 0 {
+		if total > names {
 			np.SubNames = all[names:]
 		}
+	}
+	// Godot 3 builds an empty path when there are no names and no subnames, dropping the
+	// absolute flag; Godot 4.6 keeps it (NodePath("/")).
+	if total > 0 || dec.d == Godot4 {
 		np.Absolute = flags&wire.NodePathAbsolute != 0
 	}
-	// An absolute path without names or subnames decodes as the empty path, as in the engine.
 	return np, p, nil
 }
 
@@ -532,9 +552,17 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 		if err != nil {
 			return fail(p, err)
 		}
+		vp := next
 		v, next, err := dec.value(next, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, "."+name)
+		}
+		if name == "script" && v != nil && dec.d == Godot4 {
+			// Godot 4.3+ sends an object's script as the script's path, and loads it.
+			if s, ok := v.(string); !ok || !strings.HasPrefix(s, "res://") {
+				return nil, 0, prependPath(dec.fail(vp, TypeObject, true,
+					detail(ErrScriptProperty, "%s is not a res:// path", keyLabel(v))), ".script")
+			}
 		}
 		obj.Properties[i] = Property{name, v}
 		p = next
@@ -542,9 +570,16 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 	return obj, p, nil
 }
 
-// containerType decodes a typed-container descriptor of the given kind at p (Godot 4).
+// encodedObjectAsID is the class the engine gives objects sent as instance ids, and every object
+// type of a typed container decoded without full objects.
+const encodedObjectAsID = "EncodedObjectAsID"
+
+// containerType decodes a typed-container descriptor of the given kind at p (Godot 4). As in the
+// engine, without AllowObjects every object type (a builtin Object, a class, a script) becomes
+// the class EncodedObjectAsID, and with it a script must be a res:// path.
 func (dec *decoder) containerType(p, depth int, kind ContainerKind, what string) (ContainerType, int, error) {
 	ct := ContainerType{Kind: kind}
+	asID := ContainerType{Kind: ContainerClassName, Builtin: TypeObject, Name: encodedObjectAsID}
 	switch kind {
 	case ContainerNone:
 		return ct, p, nil
@@ -560,6 +595,9 @@ func (dec *decoder) containerType(p, depth int, kind ContainerKind, what string)
 		if dec.tr != nil {
 			dec.tr.add(p, 4, depth, "u32", "%s type %d %s", what, id, dec.d.TypeName(t))
 		}
+		if t == TypeObject && !dec.allowObjects {
+			return asID, p + 4, nil
+		}
 		ct.Builtin = t
 		return ct, p + 4, nil
 	default:
@@ -567,10 +605,25 @@ func (dec *decoder) containerType(p, depth int, kind ContainerKind, what string)
 		if err != nil {
 			return ct, 0, err
 		}
+		if !dec.allowObjects {
+			return asID, next, nil
+		}
+		if kind == ContainerScript && !strings.HasPrefix(s, "res://") {
+			return ct, 0, &offsetError{p + 4, detail(ErrContainerType, "%s script %q is not a res:// path", what, s)}
+		}
 		ct.Builtin = TypeObject
 		ct.Name = s
 		return ct, next, nil
 	}
+}
+
+// countFits reports whether n elements of at least size bytes each fit in the input after p. The
+// engine does not check a count against the input: it fails at the first missing or bad element,
+// and so does the decoder. A count that fits is charged to the element budget at once; otherwise
+// each element is charged as it is decoded, so that no more elements than the input can hold are
+// ever allocated or charged.
+func (dec *decoder) countFits(n, p, size int) bool {
+	return int64(n)*int64(size) <= int64(len(dec.buf)-p)
 }
 
 // array decodes an Array payload at p.
@@ -598,14 +651,19 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 		dec.tr.add(p, 4, depth, "u32", "element count %d", n)
 	}
 	p += 4
-	if int64(n)*4 > int64(len(dec.buf)-p) {
-		return fail(p, detail(ErrTruncated, "%d elements need at least %d bytes, have %d", n, int64(n)*4, len(dec.buf)-p))
-	}
-	if !dec.take(n) {
+	fits := dec.countFits(n, p, 4)
+	if fits && !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d elements", n))
 	}
-	vals := dec.a.anys(n)
-	for i := range vals {
+	// The engine makes the Array typed only when the element's builtin type is not Nil, and then
+	// checks every element it adds (admit).
+	typed := elem.Kind != ContainerNone && !(elem.Kind == ContainerBuiltin && elem.Builtin == TypeNil)
+	vals := dec.a.anys(min(n, max(len(dec.buf)-p, 0)/4))
+	k := 0
+	for i := range n {
+		if !fits && !dec.take(1) {
+			return fail(p, detail(ErrTooManyElements, "%d elements", n))
+		}
 		if dec.tr != nil {
 			dec.tr.enter(fmt.Sprintf("[%d]", i))
 		}
@@ -616,10 +674,21 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 		if dec.tr != nil {
 			dec.tr.leave()
 		}
-		vals[i], p = v, next
+		p = next
+		if typed {
+			if v, ok = admit(&elem, v); !ok {
+				continue
+			}
+		}
+		if k < len(vals) {
+			vals[k] = v
+		} else {
+			vals = append(vals, v) // not reached: every element takes 4 bytes or more
+		}
+		k++
 	}
-	// The engine makes the Array typed only when the element's builtin type is not Nil.
-	if elem.Kind != ContainerNone && !(elem.Kind == ContainerBuiltin && elem.Builtin == TypeNil) {
+	vals = vals[:k]
+	if typed {
 		return &TypedArray{Elem: elem, Values: vals}, p, nil
 	}
 	return box(sliceType, dec.a.slices.put(vals)), p, nil
@@ -650,6 +719,17 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		if d.Value.Kind == ContainerBuiltin && d.Value.Builtin == TypeNil {
 			d.Value = ContainerType{}
 		}
+		if d.Key.Kind == ContainerScript {
+			// Godot 4.6 (Dictionary::set_typed) gives the values the key's script: values of a
+			// class or script type become of the key's script, and values of any other type make
+			// set_typed fail, which leaves the Dictionary untyped.
+			switch d.Value.Kind {
+			case ContainerClassName, ContainerScript:
+				d.Value = d.Key
+			default:
+				d.Key, d.Value = ContainerType{}, ContainerType{}
+			}
+		}
 	}
 	cnt, ok := dec.u32(p)
 	if !ok {
@@ -660,15 +740,18 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		dec.tr.add(p, 4, depth, "u32", "entry count %d", n)
 	}
 	p += 4
-	if int64(n)*8 > int64(len(dec.buf)-p) {
-		return fail(p, detail(ErrTruncated, "%d entries need at least %d bytes, have %d", n, int64(n)*8, len(dec.buf)-p))
-	}
-	if !dec.take(n) {
+	fits := dec.countFits(n, p, 8)
+	if fits && !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d entries", n))
 	}
-	d.Entries = dec.a.entryList(n)
+	// A typed Dictionary checks each key as it is added (admit), not the values.
+	typedKey := d.Key.Kind != ContainerNone
+	d.Entries = dec.a.entryList(min(n, max(len(dec.buf)-p, 0)/8))
 	var idx *keyIndex
 	for i := 0; i < n; i++ {
+		if !fits && !dec.take(1) {
+			return fail(p, detail(ErrTooManyElements, "%d entries", n))
+		}
 		if dec.tr != nil {
 			dec.tr.enter(fmt.Sprintf(".key(%d)", i))
 		}
@@ -688,6 +771,11 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 			dec.tr.leave()
 		}
 		p = next
+		if typedKey {
+			if k, ok = admit(&d.Key, k); !ok {
+				continue
+			}
+		}
 		idx = d.add(dec.d, k, v, idx)
 	}
 	return d, p, nil

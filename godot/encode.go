@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
@@ -39,6 +41,12 @@ func (o EncOptions) Marshal(v any) ([]byte, error) { return o.Append(nil, v) }
 // takes 4 bytes exactly when float32 holds it (NaN always takes 8), padding is zero, and
 // Dictionaries keep their order. Encoding into a reused buffer does not allocate for scalars,
 // math types, strings and packed arrays.
+//
+// Like the engines: in Godot 4, a string's NUL bytes, and whatever in it is not UTF-8 (such as
+// the surrogates a Godot 3 decode keeps), are written as U+FFFD, as Godot 4 writes the characters
+// UTF-8 cannot carry; in Godot 3, a Dictionary key that Godot 3 finds unequal to itself (a
+// PoolRealArray holding a NaN) is written, with its value, as "[Deleted Object]": null. Typed
+// containers are written as they are, without checking their elements.
 //
 // v may hold any type that [DecOptions.Decode] returns, and also: the other Go integer types
 // (int, int8 … uint64), float32, Dictionary, TypedArray, and []any. Values nested deeper than
@@ -160,6 +168,9 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 		return wire.AppendFloat32(b, v), nil
 	case string:
 		b = e.header(b, TypeString, 0)
+		if e.d == Godot4 && !plainASCII(v) {
+			v = fix4(v)
+		}
 		return wire.AppendString(b, v), nil
 	case StringName:
 		if e.d == Godot3 {
@@ -167,7 +178,7 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 		} else {
 			b = e.header(b, TypeStringName, 0)
 		}
-		return wire.AppendString(b, string(v)), nil
+		return e.str(b, string(v)), nil
 	case Vector2i:
 		return e.ints(b, v, TypeVector2i, v.X, v.Y)
 	case Vector3i:
@@ -202,7 +213,7 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 			return b, err
 		}
 		b = e.header(b, TypeSignal, 0)
-		b = wire.AppendString(b, v.Name)
+		b = e.str(b, v.Name)
 		return wire.AppendUint64(b, uint64(v.Object)), nil
 	case *Dictionary:
 		if v == nil {
@@ -249,6 +260,9 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 		b = e.header(b, TypePackedStringArray, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
 		for _, s := range v {
+			if e.d == Godot4 && !plainASCII(s) {
+				s = fix4(s)
+			}
 			b = wire.AppendPackedString(b, s)
 		}
 		return b, nil
@@ -364,33 +378,125 @@ func (e *encoder) vectors64(b []byte, t Type, comps []float64, n int) ([]byte, e
 	return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(comps))), len(comps))), nil
 }
 
+// maySelfUnequal3 is the quick test before selfUnequal3: only a PoolRealArray or an Array can be.
+func maySelfUnequal3(k any) bool {
+	switch k.(type) {
+	case []float32, []any:
+		return true
+	}
+	return false
+}
+
+// deletedObject is what Godot 3 writes for a Dictionary key it cannot look up.
+const deletedObject = "[Deleted Object]"
+
+// str appends a String primitive. Godot 4's String holds UTF-32, and String::utf8 writes the
+// replacement character U+FFFD for what UTF-8 cannot carry or the decoder would cut (NUL,
+// surrogates, code points past U+10FFFF); a Go string that is not valid UTF-8 gets the same
+// treatment. Godot 3 writes such characters as they are (CESU-8 surrogates, 5- and 6-byte
+// forms), so its strings are written unchanged.
+func (e *encoder) str(b []byte, s string) []byte {
+	if e.d == Godot4 && !plainASCII(s) {
+		return wire.AppendString(b, fix4(s))
+	}
+	return wire.AppendString(b, s)
+}
+
+// plainASCII reports whether s is ASCII without NUL, which every dialect writes unchanged.
+func plainASCII(s string) bool {
+	var bits byte // bit 7 is set by a byte ≥ 0x80, and by 0 (0 - 1 = 0xFF)
+	for i := 0; i < len(s); i++ {
+		bits |= s[i] | (s[i] - 1)
+	}
+	return bits < 0x80
+}
+
+// fix4 returns s as Godot 4's String::utf8 writes it: NUL and every character UTF-8 cannot hold
+// becomes U+FFFD. Invalid bytes are read as Godot 3 reads them, so that a surrogate or an
+// overlong code point that a Godot 3 decode kept counts as one character; what even Godot 3
+// cannot read becomes one U+FFFD per byte. Valid UTF-8 without NUL is returned as it is.
+func fix4(s string) string {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	out := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == 0 || r == utf8.RuneError && n <= 1 {
+			if r != 0 {
+				n = godot3RuneLen(s[i:])
+			}
+			out = utf8.AppendRune(out, utf8.RuneError)
+			i += n
+			continue
+		}
+		out = append(out, s[i:i+n]...)
+		i += n
+	}
+	return string(out)
+}
+
+// godot3RuneLen returns the length of the character that Godot 3's UTF-8 parser reads at the
+// start of s (surrogates, 4-byte values past U+10FFFF, 5- and 6-byte forms, 3-byte overlongs), or
+// 1 if it reads none.
+func godot3RuneLen(s string) int {
+	c := s[0]
+	n := 1
+	switch {
+	case c&0xE0 == 0xC0:
+		n = 2
+	case c&0xF0 == 0xE0:
+		n = 3
+	case c&0xF8 == 0xF0:
+		n = 4
+	case c&0xFC == 0xF8:
+		n = 5
+	case c&0xFE == 0xFC:
+		n = 6
+	}
+	if n == 1 || n > len(s) || n == 2 && c&0x1E == 0 {
+		return 1
+	}
+	for k := 1; k < n; k++ {
+		if s[k]&0xC0 != 0x80 {
+			return 1
+		}
+	}
+	if _, err := godot3UTF8([]byte(s[:n])); err != nil {
+		return 1
+	}
+	return n
+}
+
 func (e *encoder) nodePath(b []byte, p NodePath) []byte {
 	b = e.header(b, TypeNodePath, 0)
 	b = wire.AppendUint32(b, uint32(len(p.Names))|wire.NodePathNewFormat)
 	b = wire.AppendUint32(b, uint32(len(p.SubNames)))
 	var flags uint32
-	if p.Absolute && len(p.Names)+len(p.SubNames) > 0 {
+	if p.Absolute {
+		// Both engines write the flag even without names (NodePath("/")); Godot 3 drops it when
+		// it decodes such a path, Godot 4 keeps it.
 		flags = wire.NodePathAbsolute
 	}
 	b = wire.AppendUint32(b, flags)
 	for _, s := range p.Names {
-		b = wire.AppendString(b, s)
+		b = e.str(b, s)
 	}
 	for _, s := range p.SubNames {
-		b = wire.AppendString(b, s)
+		b = e.str(b, s)
 	}
 	return b
 }
 
 func (e *encoder) object(b []byte, o *Object, depth int) ([]byte, error) {
 	b = e.header(b, TypeObject, 0)
-	b = wire.AppendString(b, o.Class)
+	b = e.str(b, o.Class)
 	if o.Class == "" {
 		return b, nil // the old (Godot 3.2) form of a null full object
 	}
 	b = wire.AppendUint32(b, uint32(len(o.Properties)))
 	for _, p := range o.Properties {
-		b = wire.AppendString(b, p.Name)
+		b = e.str(b, p.Name)
 		var err error
 		if b, err = e.value(b, p.Value, depth+1); err != nil {
 			return b, prependPath(err, "."+p.Name)
@@ -411,7 +517,7 @@ func (e *encoder) containerType(b []byte, ct ContainerType) ([]byte, error) {
 		}
 		return wire.AppendUint32(b, id), nil
 	case ContainerClassName, ContainerScript:
-		return wire.AppendString(b, ct.Name), nil
+		return e.str(b, ct.Name), nil
 	}
 	return b, fmt.Errorf("%w: kind %d", ErrContainerType, ct.Kind)
 }
@@ -458,6 +564,14 @@ func (e *encoder) dictionary(b []byte, d *Dictionary, depth int) ([]byte, error)
 	}
 	b = wire.AppendUint32(b, uint32(len(d.Entries)))
 	for i, en := range d.Entries {
+		if e.d == Godot3 && maySelfUnequal3(en.Key) && selfUnequal3(en.Key, 0) {
+			// Godot 3.2.3 writes each pair by looking its key up again; a key that is not equal
+			// to itself is not found, and the pair comes out as "[Deleted Object]": null.
+			b = e.header(b, TypeString, 0)
+			b = wire.AppendString(b, deletedObject)
+			b = e.header(b, TypeNil, 0)
+			continue
+		}
 		if b, err = e.value(b, en.Key, depth+1); err != nil {
 			return b[:start], prependPath(err, fmt.Sprintf(".key(%d)", i))
 		}

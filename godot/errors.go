@@ -32,8 +32,12 @@ var (
 	// (ERR_INVALID_DATA) unless DecOptions.LegacyNodePath is set.
 	ErrOldNodePath = errors.New("NodePath in the obsolete string format")
 	// ErrContainerType: a typed Array or Dictionary descriptor that the engine rejects
-	// (ERR_INVALID_DATA): a builtin element type out of range, or a script path not under res://.
+	// (ERR_INVALID_DATA): a builtin element type out of range, or (with AllowObjects) a script
+	// path not under res://.
 	ErrContainerType = errors.New("invalid typed-container descriptor")
+	// ErrScriptProperty: a full object's "script" property that Godot 4 rejects
+	// (ERR_INVALID_DATA): it must be Nil or a String holding a res:// path.
+	ErrScriptProperty = errors.New(`invalid "script" property`)
 	// ErrUnsupported: the value cannot be encoded in the dialect, or the Go type has no Variant
 	// form.
 	ErrUnsupported = errors.New("unsupported value")

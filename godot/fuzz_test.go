@@ -87,8 +87,48 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("decode of re-encoding %x: %v (%d of %d bytes)", once, err, n2, len(once))
 		}
 		twice, err := enc.Marshal(v2)
+		if err == nil && !bytes.Equal(once, twice) && d == Godot3 && hasSelfUnequalKey3(v, 0) {
+			// Godot 3.2.3 writes a key that is not equal to itself as "[Deleted Object]": null,
+			// and several such pairs come back as one: the engine is not idempotent there
+			// either. The next round trip must be.
+			once = twice
+			v3, _, derr := o.Decode(once)
+			if derr != nil {
+				t.Fatalf("decode of the second re-encoding %x: %v", once, derr)
+			}
+			twice, err = enc.Marshal(v3)
+		}
 		if err != nil || !bytes.Equal(once, twice) {
 			t.Fatalf("not a fixed point:\n%x\n%x (%v)", once, twice, err)
 		}
 	})
+}
+
+// hasSelfUnequalKey3 reports whether v holds a Dictionary key that Godot 3 finds unequal to
+// itself (a PoolRealArray with a NaN).
+func hasSelfUnequalKey3(v any, depth int) bool {
+	if depth > DefaultMaxDepth {
+		return false
+	}
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			if hasSelfUnequalKey3(e, depth+1) {
+				return true
+			}
+		}
+	case *Dictionary:
+		for _, e := range v.Entries {
+			if selfUnequal3(e.Key, 0) || hasSelfUnequalKey3(e.Key, depth+1) || hasSelfUnequalKey3(e.Value, depth+1) {
+				return true
+			}
+		}
+	case *Object:
+		for _, p := range v.Properties {
+			if hasSelfUnequalKey3(p.Value, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -6,48 +6,106 @@ import (
 	"slices"
 )
 
-// KeyEqual reports whether Godot treats a and b as the same Dictionary key (Variant::hash_compare):
-// the types must match (the int 1 and the float 1.0 are different keys; so are a String and a
-// StringName), numbers compare with == except that NaN equals NaN, Arrays and packed arrays compare
-// element by element, Dictionaries compare their entries regardless of order, and full Objects
-// compare by identity (the same *Object).
-func KeyEqual(a, b any) bool { return keyEqual(a, b, false, 0) }
+// KeyEqual reports whether Godot 4 treats a and b as the same Dictionary key; it is
+// [Godot4].KeyEqual. See [Dialect.KeyEqual] for the rules.
+func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0) }
 
-// keyEqual implements KeyEqual. With fresh set, it answers for keys just decoded in the Godot 3
-// dialect, where every decoded Dictionary, Object and EncodedObjectAsID is a new instance that
-// Godot 3 compares by identity, so no two of them are equal.
-func keyEqual(a, b any, fresh bool, depth int) bool {
+// KeyEqual reports whether the dialect's engine treats a and b as the same Dictionary key, the
+// comparison its Dictionary makes when a key is stored or looked up.
+//
+// In both dialects the types must match (the int 1 and the float 1.0 are different keys), numbers
+// compare with == except that NaN equals NaN (so +0 and -0 are one key), and Arrays and packed
+// arrays compare element by element; full Objects compare by identity (the same *Object), objects
+// sent as ids by their id.
+//
+// Godot 4 also treats a String and a StringName of the same text as one key (also as the keys of
+// a Dictionary inside a key, though not as Array elements), and compares Dictionaries by their
+// entries, regardless of order.
+//
+// Godot 3 has no StringName (it is sent as a String, so it equals the String of the same text),
+// compares Dictionaries by identity (the same *Dictionary), and compares a PoolRealArray
+// ([]float32) by its bytes: it equals another only if their bits are identical and hold no NaN,
+// so a PoolRealArray with a NaN is not even equal to itself (Godot 3.2.3 then writes that entry
+// as "[Deleted Object]": null, as [EncOptions.Append] does).
+func (d Dialect) KeyEqual(a, b any) bool {
+	if d == Godot3 {
+		return keyEqual(a, b, keyGodot3|keyStringLike, 0)
+	}
+	return keyEqual(a, b, keyStringLike, 0)
+}
+
+// keyMode selects the rules of keyEqual.
+type keyMode uint8
+
+const (
+	// keyGodot3 applies Godot 3's rules: Dictionaries by identity, PoolRealArrays by their bits
+	// without NaN.
+	keyGodot3 keyMode = 1 << iota
+	// keyFresh answers for keys just decoded: every decoded EncodedObjectAsID (ObjectID) is a new
+	// object, which the engine compares by identity, so no two of them are equal.
+	keyFresh
+	// keyStringLike makes a String and a StringName of the same text equal, as Godot 4 compares
+	// the keys of a Dictionary (Godot 3 sends a StringName as a String). It does not apply to
+	// Array elements or Dictionary values inside a key.
+	keyStringLike
+)
+
+// keyEqual implements KeyEqual under the given rules.
+func keyEqual(a, b any, m keyMode, depth int) bool {
 	if depth > DefaultMaxDepth {
 		return false
+	}
+	inner := m &^ keyStringLike
+	if m&keyGodot3 != 0 {
+		inner |= keyStringLike // Godot 3 has no StringName: both are Strings
 	}
 	switch a := a.(type) {
 	case nil:
 		return b == nil
+	case string:
+		switch b := b.(type) {
+		case string:
+			return a == b
+		case StringName:
+			return m&keyStringLike != 0 && a == string(b)
+		}
+		return false
+	case StringName:
+		switch b := b.(type) {
+		case StringName:
+			return a == b
+		case string:
+			return m&keyStringLike != 0 && string(a) == b
+		}
+		return false
 	case float64:
 		b, ok := b.(float64)
 		return ok && f64eq(a, b)
 	case ObjectID:
 		b, ok := b.(ObjectID)
-		return ok && !fresh && a == b
+		return ok && m&keyFresh == 0 && a == b
 	case *Object:
 		b, ok := b.(*Object)
-		return ok && !fresh && a == b
+		return ok && a == b
 	case *Dictionary:
 		b, ok := b.(*Dictionary)
-		if !ok || fresh {
+		if !ok {
 			return false
 		}
-		return dictEqual(a, b, depth)
+		if m&keyGodot3 != 0 {
+			return a == b
+		}
+		return dictEqual(a, b, inner, depth)
 	case Dictionary:
 		b, ok := b.(Dictionary)
-		return ok && !fresh && dictEqual(&a, &b, depth)
+		return ok && m&keyGodot3 == 0 && dictEqual(&a, &b, inner, depth)
 	case []any:
 		b, ok := b.([]any)
-		return ok && slices.EqualFunc(a, b, func(x, y any) bool { return keyEqual(x, y, fresh, depth+1) })
+		return ok && slices.EqualFunc(a, b, func(x, y any) bool { return keyEqual(x, y, inner, depth+1) })
 	case *TypedArray:
 		b, ok := b.(*TypedArray)
 		return ok && (a == b || a != nil && b != nil &&
-			slices.EqualFunc(a.Values, b.Values, func(x, y any) bool { return keyEqual(x, y, fresh, depth+1) }))
+			slices.EqualFunc(a.Values, b.Values, func(x, y any) bool { return keyEqual(x, y, inner, depth+1) }))
 	case NodePath:
 		b, ok := b.(NodePath)
 		return ok && a.Absolute == b.Absolute && slices.Equal(a.Names, b.Names) && slices.Equal(a.SubNames, b.SubNames)
@@ -65,6 +123,10 @@ func keyEqual(a, b any, fresh bool, depth int) bool {
 		return ok && slices.Equal(a, b)
 	case []float32:
 		b, ok := b.([]float32)
+		if m&keyGodot3 != 0 {
+			// Godot 3.2.3 hashes a PoolRealArray's bytes and compares its elements with ==.
+			return ok && slices.EqualFunc(a, b, func(x, y float32) bool { return x == y && math.Float32bits(x) == math.Float32bits(y) })
+		}
 		return ok && slices.EqualFunc(a, b, f32eq)
 	case []float64:
 		b, ok := b.([]float64)
@@ -94,8 +156,28 @@ func keyEqual(a, b any, fresh bool, depth int) bool {
 	if realTypeOf(a) {
 		return mathEqual(a, b)
 	}
-	// bool, int64, string, StringName, integer vectors, RID, Callable, Signal: comparable values.
+	// bool, int64, integer vectors, RID, Callable, Signal: comparable values.
 	return a == b
+}
+
+// selfUnequal3 reports whether Godot 3.2.3 finds key k unequal to itself: a PoolRealArray holding
+// a NaN, alone or inside Arrays. Its encoder then cannot look the key up, and writes the pair as
+// "[Deleted Object]": null.
+func selfUnequal3(k any, depth int) bool {
+	switch k := k.(type) {
+	case []float32:
+		return slices.ContainsFunc(k, func(x float32) bool { return x != x })
+	case []any:
+		if depth > DefaultMaxDepth {
+			return false
+		}
+		for _, e := range k {
+			if selfUnequal3(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // realTypeOf reports whether v is one of the float math types.
@@ -140,8 +222,8 @@ func mathEqual(a, b any) bool {
 }
 
 // dictEqual compares two Dictionaries as Godot 4 does: same size, and every key of a is in b with
-// an equal value.
-func dictEqual(a, b *Dictionary, depth int) bool {
+// an equal value. Keys compare as keys (a String equals a StringName), values strictly.
+func dictEqual(a, b *Dictionary, m keyMode, depth int) bool {
 	if a == b {
 		return true
 	}
@@ -151,8 +233,8 @@ func dictEqual(a, b *Dictionary, depth int) bool {
 	for _, e := range a.Entries {
 		found := false
 		for _, f := range b.Entries {
-			if keyEqual(e.Key, f.Key, false, depth+1) {
-				found = keyEqual(e.Value, f.Value, false, depth+1)
+			if keyEqual(e.Key, f.Key, m|keyStringLike, depth+1) {
+				found = keyEqual(e.Value, f.Value, m, depth+1)
 				break
 			}
 		}
@@ -173,15 +255,27 @@ type keyIndex struct {
 const linearKeys = 8
 
 // add stores a decoded pair the way the engine's `d[key] = value` does: the value of an existing
-// equal key is replaced in place, otherwise the pair is appended.
+// equal key is replaced in place (the key keeps its first form, a String or a StringName),
+// otherwise the pair is appended.
 func (d *Dictionary) add(dl Dialect, k, v any, idx *keyIndex) *keyIndex {
-	fresh := dl == Godot3
+	m := keyFresh | keyStringLike
+	if dl == Godot3 {
+		m |= keyGodot3
+	}
 	if ks, ok := k.(string); ok && len(d.Entries) < linearKeys {
 		// The common case, string keys: compare without the general type switch.
 		for i := range d.Entries {
-			if es, ok := d.Entries[i].Key.(string); ok && es == ks {
-				d.Entries[i].Value = v
-				return idx
+			switch ek := d.Entries[i].Key.(type) {
+			case string:
+				if ek == ks {
+					d.Entries[i].Value = v
+					return idx
+				}
+			case StringName:
+				if string(ek) == ks {
+					d.Entries[i].Value = v
+					return idx
+				}
 			}
 		}
 		d.Entries = append(d.Entries, Entry{k, v})
@@ -189,7 +283,7 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx *keyIndex) *keyIndex {
 	}
 	if len(d.Entries) < linearKeys {
 		for i := range d.Entries {
-			if keyEqual(d.Entries[i].Key, k, fresh, 0) {
+			if keyEqual(d.Entries[i].Key, k, m, 0) {
 				d.Entries[i].Value = v
 				return idx
 			}
@@ -206,7 +300,7 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx *keyIndex) *keyIndex {
 	}
 	h := idx.hash(k)
 	for _, i := range idx.buckets[h] {
-		if keyEqual(d.Entries[i].Key, k, fresh, 0) {
+		if keyEqual(d.Entries[i].Key, k, m, 0) {
 			d.Entries[i].Value = v
 			return idx
 		}
@@ -239,7 +333,7 @@ func (x *keyIndex) hash(k any) uint64 {
 		h.WriteByte(4)
 		h.WriteString(k)
 	case StringName:
-		h.WriteByte(21)
+		h.WriteByte(4) // equal to the String of the same text
 		h.WriteString(string(k))
 	case []any:
 		h.WriteByte(28)

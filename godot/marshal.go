@@ -270,7 +270,11 @@ func (e *encoder) run(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, dept
 		return e.float(b, *(*float64)(p)), nil
 	case ekString:
 		b = e.header(b, TypeString, 0)
-		return wire.AppendString(b, *(*string)(p)), nil
+		s := *(*string)(p)
+		if e.d == Godot4 && !plainASCII(s) {
+			s = fix4(s)
+		}
+		return wire.AppendString(b, s), nil
 	case ekReal32:
 		if err := e.need(pl.real, nil); err != nil {
 			return b, &EncodeError{GoType: pl.rtype.String(), Err: errors.Unwrap(err)}

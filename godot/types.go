@@ -2,6 +2,7 @@ package godot
 
 import (
 	"math"
+	"strings"
 )
 
 // Type is the kind of a Godot Variant, independent of the dialect. Its numeric values are Godot 4's
@@ -120,6 +121,8 @@ type StringName string
 
 // NodePath is a path to a node and, after a colon, to a property or sub-property:
 // "Path2D/Sprite:position:x" has the names [Path2D Sprite] and the subnames [position x].
+// NodePath("/") is absolute with no names: both engines write it so, but only Godot 4 decodes it
+// so; Godot 3 decodes it as the empty path.
 type NodePath struct {
 	Names    []string
 	SubNames []string
@@ -153,39 +156,40 @@ func (p NodePath) String() string {
 }
 
 // ParseNodePath splits a path in Godot's text form ("a/b:c", "/root") into names and subnames the
-// way Godot's NodePath(String) constructor does. Empty names between slashes are dropped.
+// way Godot's NodePath(String) constructor does: a leading "/" makes it absolute, empty names
+// between slashes are dropped, and so is an empty subname at the end ("a:"); an empty subname
+// anywhere else ("a::b") makes the whole path invalid, which the engine turns into the empty path.
 func ParseNodePath(s string) NodePath {
 	var p NodePath
 	if len(s) > 0 && s[0] == '/' {
 		p.Absolute = true
-		s = s[1:]
 	}
-	path, subs := s, ""
-	hasSubs := false
-	for i := 0; i < len(s); i++ {
-		if s[i] == ':' {
-			path, subs, hasSubs = s[:i], s[i+1:], true
-			break
+	path := s
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		path = s[:i]
+		subs := s[i+1:]
+		for subs != "" {
+			sub, rest, more := strings.Cut(subs, ":")
+			if sub == "" {
+				return NodePath{}
+			}
+			p.SubNames = append(p.SubNames, sub)
+			if !more {
+				break
+			}
+			subs = rest
 		}
 	}
 	start := 0
-	for i := 0; i <= len(path); i++ {
+	if p.Absolute {
+		start = 1
+	}
+	for i := start; i <= len(path); i++ {
 		if i == len(path) || path[i] == '/' {
 			if i > start {
 				p.Names = append(p.Names, path[start:i])
 			}
 			start = i + 1
-		}
-	}
-	if hasSubs {
-		start = 0
-		for i := 0; i <= len(subs); i++ {
-			if i == len(subs) || subs[i] == ':' {
-				if i > start {
-					p.SubNames = append(p.SubNames, subs[start:i])
-				}
-				start = i + 1
-			}
 		}
 	}
 	return p

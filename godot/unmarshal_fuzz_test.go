@@ -87,7 +87,7 @@ func FuzzUnmarshal(f *testing.F) {
 	// padding, so the next key is looked for past the end of the input.
 	f.Add(unhex(f, "1b000000 02000000 04000000 01000000 61000000 1d000000 01000000 01"), true)
 	sentinels := []error{ErrTruncated, ErrNegativeLength, ErrUnknownType, ErrInvalidUTF8, ErrTooDeep,
-		ErrTooManyElements, ErrObjectsNotAllowed, ErrOldNodePath, ErrContainerType, ErrUnsupported,
+		ErrTooManyElements, ErrObjectsNotAllowed, ErrOldNodePath, ErrContainerType, ErrScriptProperty, ErrUnsupported,
 		ErrTypeMismatch, ErrOverflow, ErrTrailingData}
 	typed := func(t *testing.T, err error, data []byte) {
 		t.Helper()

@@ -28,9 +28,9 @@
 //     3.2.3 accepts and writes back unchanged (encoded surrogates "eda080", code points above
 //     U+10FFFF, 5- and 6-byte sequences: facts 12, 24) unless [Options].ValidUTF8 is set; never
 //     overlong forms, which 3.2.3 accepts but rewrites ("e080af" → "/").
-//   - An absolute NodePath with no names and no subnames (NodePath("/")): it comes back
-//     relative, as NodePath("") (facts 11, 25). Absolute paths with only subnames ("/:x") keep
-//     the flag and are generated.
+//   - For Godot 3, an absolute NodePath with no names and no subnames (NodePath("/")): it comes
+//     back relative, as NodePath("") (facts 11, 25). Absolute paths with only subnames ("/:x")
+//     keep the flag and are generated, and Godot 4.6 keeps NodePath("/") too.
 //   - Godot 3 RIDs other than RID(0): 3.x writes only the header, so the id is lost (fact 8).
 //   - Godot 3 Dictionary keys that contain a PoolRealArray holding a NaN, at any depth: such a key
 //     is not equal to itself in 3.2.3, which then writes the pair as "[Deleted Object]": null
@@ -506,8 +506,9 @@ func (g *gen) nodePath() godot.NodePath {
 	for range ns {
 		p.SubNames = append(p.SubNames, g.pathName())
 	}
-	// NodePath("/"), absolute without names or subnames, comes back relative: not generated.
-	p.Absolute = nn+ns > 0 && g.r.IntN(2) == 0
+	// NodePath("/"), absolute without names or subnames, comes back relative from Godot 3 (Godot
+	// 4.6 keeps it): generated for Godot 4 only.
+	p.Absolute = (nn+ns > 0 || !g.godot3()) && g.r.IntN(2) == 0
 	return p
 }
 
