@@ -154,6 +154,11 @@ func g4Run() (*g4Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	fixed, err := g4FixedValues()
+	if err != nil {
+		return nil, err
+	}
+	out.oursIn = append(out.oursIn, fixed...)
 	out.hostileIn = g4Hostile()
 	files["in/ours.bin"] = g4Records(out.oursIn)
 	files["in/hostile.bin"] = g4Records(out.hostileIn)
@@ -345,8 +350,7 @@ func g4Report(what string, engine, ours []byte, at int, text string) string {
 
 // g4RoundTrip decodes bytes the engine wrote and re-encodes them; the result must equal the
 // engine's bytes or, where the engine does not reproduce its own output either (it re-encodes
-// a NodePath("/") without the absolute flag, an object id as a new id), the engine's own
-// round trip. It reports whether the engine's own round trip differed.
+// an object id as a new id, drops a string's leading U+FEFF), the engine's own round trip. It reports whether the engine's own round trip differed.
 func g4RoundTrip(t *testing.T, what string, r g4Record) (engineIdempotent bool) {
 	t.Helper()
 	engineIdempotent = r.rt != nil && g4Diff(r.hex, r.rt) < 0
@@ -820,6 +824,30 @@ func g4OurValues(seed uint64, n int) ([]g4Input, error) {
 	return in, nil
 }
 
+// g4FixedValues are values of ours that Godot 4 holds differently from a Go string: Go strings
+// with a NUL byte, a surrogate or a code point past U+10FFFF (as a Godot 3 decode keeps them), or
+// bytes that are not UTF-8, which our encoder writes as U+FFFD as the engine's String::utf8 does
+// (so that the engine decodes them to what it would have written itself); and NodePath("/").
+func g4FixedValues() ([]g4Input, error) {
+	vals := []any{
+		"a\x00b", "\x00", "\xed\xa0\x80x", "x\xffy\xc3", "\xf4\x90\x80\x80", "\xf8\x88\x80\x80\x80!",
+		godot.StringName("n\x00"), []string{"a\x00b", "\xed\xb0\x80"}, godot.NodePath{Names: []string{"a\x00"}, SubNames: []string{"\xff"}},
+		godot.NodePath{Absolute: true}, []any{godot.NodePath{Absolute: true}, godot.NodePath{}},
+		&godot.Object{Class: "RefCounted", Properties: []godot.Property{{Name: "script", Value: nil}}},
+		godot.NewDictionary("a", int64(1), godot.StringName("b"), int64(2)),
+	}
+	var in []g4Input
+	for i, v := range vals {
+		data, err := g4Enc.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("fixed value %d (%#v): %w", i, v, err)
+		}
+		_, objects := v.(*godot.Object)
+		in = append(in, g4Input{name: fmt.Sprintf("fixed %d", i), objects: objects, data: data, value: v})
+	}
+	return in, nil
+}
+
 // g4Gen generates values for var_to_bytes_with_objects: Arrays and Dictionaries typed with a
 // class (Node, RefCounted, Object, Resource) or, for Arrays, a script (res://elem.gd, which the
 // engine loads), holding null; full objects of classes whose storage properties we know (as the
@@ -930,22 +958,15 @@ func (g *g4Gen) dictionary(depth int) any {
 	return d
 }
 
-// g4KeyTaken reports whether d has a key the engine treats as equal to k: Godot's own key
+// g4KeyTaken reports whether d has a key the engine treats as equal to k: Godot 4's key
 // equality, under which a String and a StringName of the same text are also the same key.
 func g4KeyTaken(d *godot.Dictionary, k any) bool {
 	for _, e := range d.Entries {
-		if godot.KeyEqual(e.Key, k) || godot.KeyEqual(g4StringLike(e.Key), g4StringLike(k)) {
+		if godot.Godot4.KeyEqual(e.Key, k) {
 			return true
 		}
 	}
 	return false
-}
-
-func g4StringLike(v any) any {
-	if s, ok := v.(godot.StringName); ok {
-		return string(s)
-	}
-	return v
 }
 
 // ---- hostile and lenient inputs (c) ----
@@ -978,7 +999,7 @@ func g4Hostile() []g4Input {
 		defaultWhy = "the engine instantiates the class and writes every storage property with its default; we only carry the data"
 		classWhy   = "only the engine knows its classes: we carry the data without instantiating anything"
 		fileWhy    = "only the engine knows which res:// scripts exist"
-		dictScript = "engine quirk: a typed Dictionary keeps a script key or value type it decodes only if both are scripts; a script key with another value type leaves it untyped, another key type with a script value makes the value type the script's base class"
+		scriptBase = "the engine types the values with the script's base class (RefCounted for elem.gd) and no script (Dictionary::set_typed passes the key's script, none, for the values); only loading the script tells its base class, so we keep the script type"
 	)
 	cases := []struct {
 		name    string
@@ -1043,6 +1064,10 @@ func g4Hostile() []g4Input {
 		{"NodePath with an empty name", false, "16000000 02000080 00000000 00000000 00000000 01000000 61000000", ""},
 		{"NodePath with a name containing / and :", false, "16000000 01000080 00000000 00000000 03000000 612f3a00", ""},
 		{"NodePath truncated counts", false, "16000000 01000080 00000000", ""},
+		// The engine adds the name and subname counts in uint32: they wrap around.
+		{"NodePath subname count wraps the total to 1", false, "16000000 02000080 ffffffff 00000000 02000000 684c0000", ""},
+		{"NodePath subname count wraps the total to 0", false, "16000000 02000080 feffffff 01000000", ""},
+		{"NodePath name count wraps the total below the names", false, "16000000 03000080 feffffff 00000000 01000000 61000000", ""},
 		{"RID truncated", false, "17000000 0d000000", ""},
 		{"Object id 0", false, "18000100 00000000 00000000", ""},
 		{"Object id 5", false, "18000100 05000000 00000000", idWhy},
@@ -1060,11 +1085,15 @@ func g4Hostile() []g4Input {
 		{"full RefCounted with script user://x.gd", true, "18000000 0a000000 526566436f756e746564000001000000 " + g4Str("script") + "04000000" + g4Str("user://x.gd"), ""},
 		{"full RefCounted with script res://missing.gd", true, "18000000 0a000000 526566436f756e746564000001000000 " + g4Str("script") + "04000000" + g4Str("res://missing.gd"), fileWhy},
 		{"full RefCounted with script 5", true, "18000000 0a000000 526566436f756e746564000001000000 " + g4Str("script") + "02000000 05000000", ""},
+		{"full RefCounted with script \"\"", true, "18000000 0a000000 526566436f756e746564000001000000 " + g4Str("script") + "04000000 00000000", ""},
+		{"full RefCounted with script &\"res://elem.gd\"", true, "18000000 0a000000 526566436f756e746564000001000000 " + g4Str("script") + "15000000" + g4Str("res://elem.gd"), ""},
 		{"Callable with trailing bytes", false, "19000000 ffffffff", ""},
 		{"Signal truncated", false, "1a000000 01000000 73000000 0500", ""},
 		{"Array with the shared bit", false, "1c000000 01000080 02000000 05000000", ""},
 		{"Array with only the shared bit", false, "1c000000 00000080", ""},
 		{"Array with too large a count", false, "1c000000 10000000 00000000", ""},
+		{"Array count past the end, first element a full object", false, "1c000000 57000000 18000000 01000000", ""},
+		{"Dictionary count past the end, first key a full object", false, "1b000000 57000000 18000000 01000000", ""},
 		{"Dictionary with the shared bit", false, "1b000000 01000080 02000000 01000000 02000000 02000000", ""},
 		{"Dictionary with a duplicate key", false, "1b000000 03000000 04000000" + g4Str("a") + "02000000 01000000 04000000" + g4Str("b") + "02000000 02000000 04000000" + g4Str("a") + "02000000 03000000", ""},
 		{"Dictionary with a String and a StringName key", false, "1b000000 02000000 04000000" + g4Str("a") + "02000000 01000000 15000000" + g4Str("a") + "02000000 02000000", ""},
@@ -1103,8 +1132,13 @@ func g4Hostile() []g4Input {
 		{"Dictionary with key type 39", false, "1b000100 27000000 00000000", ""},
 		{"Dictionary[Node, Node]", false, "1b000a00" + g4Str("Node") + g4Str("Node") + "00000000", ""},
 		{"Dictionary[Node, Node], objects", true, "1b000a00" + g4Str("Node") + g4Str("Node") + "00000000", ""},
-		{"Dictionary[int, elem.gd], objects", true, "1b000d00 02000000" + g4Str("res://elem.gd") + "00000000", dictScript},
-		{"Dictionary[elem.gd, int], objects", true, "1b000700" + g4Str("res://elem.gd") + "02000000 00000000", dictScript},
+		{"Dictionary[int, elem.gd], objects", true, "1b000d00 02000000" + g4Str("res://elem.gd") + "00000000", scriptBase},
+		// Dictionary::set_typed gives the values the key's script: with a builtin value type it
+		// fails, and the Dictionary stays untyped; a class value type becomes the key's script.
+		{"Dictionary[elem.gd, int], objects", true, "1b000700" + g4Str("res://elem.gd") + "02000000 00000000", ""},
+		{"Dictionary[elem.gd, Variant], objects", true, "1b000300" + g4Str("res://elem.gd") + "00000000", ""},
+		{"Dictionary[elem.gd, Object], objects", true, "1b000700" + g4Str("res://elem.gd") + "18000000 00000000", ""},
+		{"Dictionary[elem.gd, Node], objects", true, "1b000b00" + g4Str("res://elem.gd") + g4Str("Node") + "00000000", ""},
 		{"Dictionary[int, elem.gd]", false, "1b000d00 02000000" + g4Str("res://elem.gd") + "00000000", ""},
 		{"Dictionary[int, res://missing.gd], objects", true, "1b000d00 02000000" + g4Str("res://missing.gd") + "00000000", fileWhy},
 		{"Dictionary[int, user://x.gd], objects", true, "1b000d00 02000000" + g4Str("user://x.gd") + "00000000", ""},
@@ -1124,12 +1158,172 @@ func g4Hostile() []g4Input {
 	for _, c := range cases {
 		in = append(in, g4Input{name: c.name, objects: c.objects, data: g4hx(c.hex), why: c.why})
 	}
+	for _, c := range g4ConversionCases() {
+		in = append(in, c)
+	}
 	// Nesting: the engine allows 1024 levels below the top-level value.
 	for _, n := range []int{1024, 1025} {
 		in = append(in,
 			g4Input{name: fmt.Sprintf("%d nested Arrays", n), data: g4Nested("1c000000 01000000", n, "00000000")},
 			g4Input{name: fmt.Sprintf("%d nested Dictionaries", n), data: g4Nested("1b000000 01000000 00000000", n, "00000000")},
 		)
+	}
+	return in
+}
+
+// g4ConversionCases are typed containers holding elements and keys of other types, which the
+// engine converts (Variant::can_convert_strict and Variant::construct) or drops as it adds them,
+// and objects it checks against the container's class or script. The inputs are written by our
+// encoder, which writes a typed container's elements as they are.
+func g4ConversionCases() []g4Input {
+	const (
+		colorName = "Color(String) looks a name up in the engine's table of named colors (black if it is not there): we keep the String"
+		floatText = "the engine prints the float as text (String(1.5)): we keep the Array as it is"
+		toInt     = "the engine parses the String as a number (String.to_int): we keep the Array as it is"
+	)
+	builtin := func(t godot.Type) godot.ContainerType {
+		return godot.ContainerType{Kind: godot.ContainerBuiltin, Builtin: t}
+	}
+	class := func(name string) godot.ContainerType {
+		return godot.ContainerType{Kind: godot.ContainerClassName, Builtin: godot.TypeObject, Name: name}
+	}
+	script := godot.ContainerType{Kind: godot.ContainerScript, Builtin: godot.TypeObject, Name: "res://elem.gd"}
+	f32 := math.Float32frombits
+	v3 := func(x, y, z float32) godot.Vector3 { return godot.Vector3{X: x, Y: y, Z: z} }
+	v4 := func(x, y, z, w float32) godot.Vector4 { return godot.Vector4{X: x, Y: y, Z: z, W: w} }
+	b123 := godot.Basis{X: v3(1, 2, 3), Y: v3(4, 5, 6), Z: v3(7, 8, 9)}
+	t3 := godot.Transform3D{Basis: b123, Origin: v3(10, 11, 12)}
+	rc := &godot.Object{Class: "RefCounted", Properties: []godot.Property{{Name: "script", Value: nil}}}
+	res := &godot.Object{Class: "Resource", Properties: []godot.Property{
+		{Name: "resource_local_to_scene", Value: false}, {Name: "resource_name", Value: "r"}, {Name: "script", Value: nil}}}
+	type elemCase struct {
+		name    string
+		elem    godot.ContainerType
+		value   any
+		objects bool
+		why     string
+	}
+	elems := []elemCase{
+		{"int 2 in Array[bool]", builtin(godot.TypeBool), int64(2), false, ""},
+		{"NaN in Array[bool]", builtin(godot.TypeBool), math.NaN(), false, ""},
+		{"-0.0 in Array[bool]", builtin(godot.TypeBool), math.Copysign(0, -1), false, ""},
+		{"1e300 in Array[int]", builtin(godot.TypeInt), 1e300, false, ""},
+		{"-inf in Array[int]", builtin(godot.TypeInt), math.Inf(-1), false, ""},
+		{"NaN in Array[int]", builtin(godot.TypeInt), math.NaN(), false, ""},
+		{"-2.5 in Array[int]", builtin(godot.TypeInt), -2.5, false, ""},
+		{"true in Array[int]", builtin(godot.TypeInt), true, false, ""},
+		{"2^53+1 in Array[float]", builtin(godot.TypeFloat), int64(1<<53 + 1), false, ""},
+		{"false in Array[float]", builtin(godot.TypeFloat), false, false, ""},
+		{"a String in Array[int]", builtin(godot.TypeInt), "12", false, ""},
+		{"an int in Array[String]", builtin(godot.TypeString), int64(1), false, ""},
+		{"a NodePath in Array[String]", builtin(godot.TypeString), godot.ParseNodePath("/a/b:c:d"), false, ""},
+		{"a String in Array[NodePath]", builtin(godot.TypeNodePath), "/a//b:c:", false, ""},
+		{"an invalid path in Array[NodePath]", builtin(godot.TypeNodePath), "a::b", false, ""},
+		{"a StringName in Array[NodePath]", builtin(godot.TypeNodePath), godot.StringName("a"), false, ""},
+		{"a Vector2 in Array[Vector2i]", builtin(godot.TypeVector2i), godot.Vector2{X: 1.5, Y: -2.5}, false, ""},
+		{"NaN and inf in Array[Vector2i]", builtin(godot.TypeVector2i), godot.Vector2{X: f32(0x7fc00000), Y: f32(0xff800000)}, false, ""},
+		{"a Vector2i in Array[Vector2]", builtin(godot.TypeVector2), godot.Vector2i{X: 16777217, Y: -1}, false, ""},
+		{"a Rect2 in Array[Rect2i]", builtin(godot.TypeRect2i), godot.Rect2{Position: godot.Vector2{X: 1.9, Y: -1.9}, Size: godot.Vector2{X: 3e9, Y: -3e9}}, false, ""},
+		{"a Vector3i in Array[Vector3]", builtin(godot.TypeVector3), godot.Vector3i{X: 1, Y: 2, Z: 16777217}, false, ""},
+		{"a Vector4 in Array[Vector4i]", builtin(godot.TypeVector4i), v4(1.9, -1.9, 1e20, f32(0x7fc00000)), false, ""},
+		{"a Vector3 in Array[Vector2]", builtin(godot.TypeVector2), v3(1, 2, 3), false, ""},
+		{"a Transform3D in Array[Transform2D]", builtin(godot.TypeTransform2D), t3, false, ""},
+		{"a Transform2D in Array[Transform3D]", builtin(godot.TypeTransform3D), godot.Transform2D{X: godot.Vector2{X: 1, Y: 2}, Y: godot.Vector2{X: 3, Y: 4}, Origin: godot.Vector2{X: 5, Y: 6}}, false, ""},
+		{"a Basis in Array[Transform3D]", builtin(godot.TypeTransform3D), b123, false, ""},
+		{"a Projection in Array[Transform3D]", builtin(godot.TypeTransform3D), godot.Projection{X: v4(1, 2, 3, 4), Y: v4(5, 6, 7, 8), Z: v4(9, 10, 11, 12), W: v4(13, 14, 15, 16)}, false, ""},
+		{"a Quaternion in Array[Transform3D]", builtin(godot.TypeTransform3D), godot.Quaternion{X: 1, Y: 2, Z: 3, W: 4}, false, ""},
+		{"a Transform3D in Array[Projection]", builtin(godot.TypeProjection), t3, false, ""},
+		{"a Quaternion in Array[Basis]", builtin(godot.TypeBasis), godot.Quaternion{X: 0.1, Y: 0.2, Z: 0.3, W: 0.9}, false, ""},
+		{"a zero Quaternion in Array[Basis]", builtin(godot.TypeBasis), godot.Quaternion{}, false, ""},
+		{"a Basis in Array[Quaternion]", builtin(godot.TypeQuaternion), b123, false, ""},
+		{"a rotation Basis in Array[Quaternion]", builtin(godot.TypeQuaternion), godot.Basis{X: v3(0.36, 0.48, -0.8), Y: v3(-0.8, 0.6, 0), Z: v3(0.48, 0.64, 0.6)}, false, ""},
+		{"a half-turn Basis in Array[Quaternion]", builtin(godot.TypeQuaternion), godot.Basis{X: v3(-1, 0, 0), Y: v3(0, 1, 0), Z: v3(0, 0, -1)}, false, ""},
+		{"a Plane in Array[AABB]", builtin(godot.TypeAABB), godot.Plane{Normal: v3(1, 0, 0), D: 2}, false, ""},
+		{"an int in Array[Color]", builtin(godot.TypeColor), int64(0x80FF00C0), false, ""},
+		{"a 3-digit color code in Array[Color]", builtin(godot.TypeColor), "abc", false, ""},
+		{"a color code in Array[Color]", builtin(godot.TypeColor), "#11223344", false, ""},
+		{"a color name in Array[Color]", builtin(godot.TypeColor), "dark_blue", false, colorName},
+		{"a float in Array[Color]", builtin(godot.TypeColor), 0.5, false, ""},
+		{"an object id in Array[RID]", builtin(godot.TypeRID), godot.ObjectID(5), false, ""},
+		{"a RefCounted in Array[RID], objects", builtin(godot.TypeRID), rc, true, ""},
+		{"a Signal in Array[Callable]", builtin(godot.TypeCallable), godot.Signal{Name: "s", Object: 5}, false, ""},
+		{"a PackedInt32Array in Array[Array]", builtin(godot.TypeArray), []int32{1, -1}, false, ""},
+		{"a PackedFloat32Array in Array[Array]", builtin(godot.TypeArray), []float32{1.5, f32(0x7fc00001)}, false, ""},
+		{"a PackedVector2Array in Array[Array]", builtin(godot.TypeArray), []godot.Vector2{{X: 1, Y: 2}}, false, ""},
+		{"an Array in Array[PackedInt32Array]", builtin(godot.TypePackedInt32Array), []any{int64(1) << 32, 1.5, -1e10, true, nil, godot.Vector2{X: 1}}, false, ""},
+		{"an Array in Array[PackedByteArray]", builtin(godot.TypePackedByteArray), []any{int64(300), int64(-129), 256.5, -1.5, 1e10, math.NaN()}, false, ""},
+		{"an Array in Array[PackedInt64Array]", builtin(godot.TypePackedInt64Array), []any{1e300, -2.5, false}, false, ""},
+		{"an Array in Array[PackedFloat32Array]", builtin(godot.TypePackedFloat32Array), []any{int64(16777217), 0.1, 1e300}, false, ""},
+		{"an Array in Array[PackedFloat64Array]", builtin(godot.TypePackedFloat64Array), []any{int64(1<<53 + 1), 0.1, &godot.Dictionary{}}, false, ""},
+		{"an Array with a String in Array[PackedInt32Array]", builtin(godot.TypePackedInt32Array), []any{"12"}, false, toInt},
+		{"an Array in Array[PackedStringArray]", builtin(godot.TypePackedStringArray), []any{"a", int64(-5), true, nil, godot.StringName("s"), godot.ParseNodePath("/a:b")}, false, ""},
+		{"an Array with a float in Array[PackedStringArray]", builtin(godot.TypePackedStringArray), []any{1.5}, false, floatText},
+		{"an Array in Array[PackedVector2Array]", builtin(godot.TypePackedVector2Array), []any{godot.Vector3i{X: 1, Y: 2, Z: 3}, v4(1, 2, 3, 4), int64(1), godot.Rect2{}}, false, ""},
+		{"an Array in Array[PackedVector3Array]", builtin(godot.TypePackedVector3Array), []any{godot.Vector2{X: 1, Y: 2}, godot.Vector2i{X: 3, Y: 4}, "x"}, false, ""},
+		{"an Array in Array[PackedVector4Array]", builtin(godot.TypePackedVector4Array), []any{v3(1, 2, 3), nil}, false, ""},
+		{"an Array in Array[PackedColorArray]", builtin(godot.TypePackedColorArray), []any{godot.Color{R: 0.5, A: 0.5}, int64(-1), nil, v4(1, 2, 3, 4)}, false, ""},
+		{"null in Array[EncodedObjectAsID]", class("EncodedObjectAsID"), nil, false, ""},
+		{"a Resource in Array[RefCounted], objects", class("RefCounted"), res, true, ""},
+		{"a Resource in Array[Object], objects", class("Object"), res, true, ""},
+		{"a RefCounted in Array[Resource], objects", class("Resource"), rc, true, ""},
+		{"a Resource in Array[Node], objects", class("Node"), res, true, ""},
+		{"a RefCounted in Array[NoSuchClass], objects", class("NoSuchClass"), rc, true, ""},
+		{"a RefCounted in an Array of builtin Object, objects", builtin(godot.TypeObject), rc, true, ""},
+		{"an int in an Array of builtin Object, objects", builtin(godot.TypeObject), int64(1), true, ""},
+		{"a RefCounted without a script in Array[elem.gd], objects", script, rc, true, ""},
+		{"null in Array[elem.gd], objects", script, nil, true, ""},
+	}
+	var in []g4Input
+	for _, c := range elems {
+		data, err := g4Enc.Marshal(&godot.TypedArray{Elem: c.elem, Values: []any{c.value, c.value}})
+		if err != nil {
+			panic(fmt.Sprintf("%s: %v", c.name, err))
+		}
+		in = append(in, g4Input{name: c.name, objects: c.objects, data: data, why: c.why})
+	}
+
+	// Keys: a typed Dictionary converts or drops them as an Array its elements; the values
+	// are not checked. Untyped, String and StringName keys of the same text are one key.
+	type dictCase struct {
+		name string
+		d    *godot.Dictionary
+		objs bool
+	}
+	entries := func(kv ...any) []godot.Entry {
+		var es []godot.Entry
+		for i := 0; i < len(kv); i += 2 {
+			es = append(es, godot.Entry{Key: kv[i], Value: kv[i+1]})
+		}
+		return es
+	}
+	dicts := []dictCase{
+		{"Dictionary[int, int] with keys 1.5, \"x\", null and 1", &godot.Dictionary{Key: builtin(godot.TypeInt), Value: builtin(godot.TypeInt),
+			Entries: entries(1.5, int64(10), "x", int64(11), nil, int64(12), int64(1), "v")}, false},
+		{"Dictionary[float, int] with keys 1 and 1.0", &godot.Dictionary{Key: builtin(godot.TypeFloat), Value: builtin(godot.TypeInt),
+			Entries: entries(int64(1), int64(1), 1.0, int64(2))}, false},
+		{"Dictionary[String, int] with keys &\"a\" and \"a\"", &godot.Dictionary{Key: builtin(godot.TypeString), Value: builtin(godot.TypeInt),
+			Entries: entries(godot.StringName("a"), int64(1), "a", int64(2))}, false},
+		{"Dictionary[StringName, int] with a String key", &godot.Dictionary{Key: builtin(godot.TypeStringName), Value: builtin(godot.TypeInt),
+			Entries: entries("a", int64(1))}, false},
+		{"Dictionary[Node, int] with a RefCounted key and a null key, objects", &godot.Dictionary{Key: class("Node"), Value: builtin(godot.TypeInt),
+			Entries: entries(rc, int64(1), nil, int64(2))}, true},
+		{"Dictionary with keys [\"a\"] and [&\"a\"]", &godot.Dictionary{Entries: entries([]any{"a"}, int64(1), []any{godot.StringName("a")}, int64(2))}, false},
+		{"Dictionary with keys {\"a\": 1} and {&\"a\": 1}", &godot.Dictionary{Entries: entries(
+			godot.NewDictionary("a", int64(1)), int64(1), &godot.Dictionary{Entries: entries(godot.StringName("a"), int64(1))}, int64(2))}, false},
+		{"Dictionary with keys {1: \"a\"} and {1: &\"a\"}", &godot.Dictionary{Entries: entries(
+			godot.NewDictionary(int64(1), "a"), int64(1), godot.NewDictionary(int64(1), godot.StringName("a")), int64(2))}, false},
+		{"Dictionary with keys NodePath(\"\") and NodePath(\"/\")", &godot.Dictionary{Entries: entries(
+			godot.NodePath{}, int64(1), godot.NodePath{Absolute: true}, int64(2))}, false},
+		{"Dictionary with 9 keys, String and StringName alternating", &godot.Dictionary{Entries: entries(
+			"a", int64(1), "b", int64(2), "c", int64(3), "d", int64(4), "e", int64(5), "f", int64(6), "g", int64(7), "h", int64(8),
+			godot.StringName("a"), int64(9), godot.StringName("i"), int64(10), "i", int64(11))}, false},
+	}
+	for _, c := range dicts {
+		data, err := g4Enc.Marshal(c.d)
+		if err != nil {
+			panic(fmt.Sprintf("%s: %v", c.name, err))
+		}
+		in = append(in, g4Input{name: c.name, objects: c.objs, data: data})
 	}
 	return in
 }
