@@ -333,8 +333,10 @@ var errPeerClosed = fmt.Errorf("closed by the server: %w", io.EOF)
 
 // readLoop reads the server's messages until the connection ends.
 func (c *Client) readLoop() error {
+	var m gsf.Message // one for all messages: the notify handler gets a pointer to it
 	for {
-		m, err := gsf.ReadMessage(c.fr)
+		var err error
+		m, err = gsf.ReadMessage(c.fr)
 		if err != nil {
 			c.mu.Lock()
 			closed := c.err != nil

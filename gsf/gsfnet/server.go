@@ -363,28 +363,26 @@ func (s *Session) serve() {
 	if err == nil {
 		err = s.readLoop()
 	}
+	// Reading has ended. Whatever the reason (the client closed its side, a timeout, a
+	// protocol error, Shutdown), the messages already read are handled and answered before the
+	// connection closes, unless the session was closed (the handlers' contexts then end).
+	draining := errors.Is(err, errDraining) || (errors.Is(err, os.ErrDeadlineExceeded) && s.isDraining())
 	switch {
-	case err == io.EOF || errors.Is(err, errDraining) || (errors.Is(err, os.ErrDeadlineExceeded) && s.isDraining()):
-		// The client is done sending, or the server shuts down: answer what was read.
-		s.handlers.Wait()
-		if err != io.EOF {
-			err = ErrServerClosed
-		}
-		s.out.finish(closedError(err))
-		<-s.writerDone
-		s.closeWith(err)
+	case draining:
+		err = ErrServerClosed
+	case err == io.EOF, errors.Is(err, net.ErrClosed):
+		log.Debug("gsfnet: connection ends", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		log.Debug("gsfnet: read timeout", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
-		s.closeWith(err)
 	case isProtocolError(err):
 		log.Warn("gsfnet: protocol error, closing the connection", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
-		s.closeWith(err)
 	default:
 		log.Debug("gsfnet: connection ends", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
-		s.closeWith(err)
 	}
 	s.handlers.Wait()
+	s.out.finish(closedError(err))
 	<-s.writerDone
+	s.closeWith(err)
 	s.leaveGroups()
 	if srv.OnDisconnect != nil {
 		_ = s.callHook(func() { srv.OnDisconnect(s, s.Err()) })

@@ -1,0 +1,243 @@
+package gsfnet
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/gsf"
+)
+
+// The load benchmarks run a server and N clients in this process, over loopback TCP. Every
+// client connection runs depth concurrent callers; each call sends a GetClientVersionInfo-like
+// request with a sequence number, which the handler echoes. They report requests per second and
+// the 50th and 99th percentile latency of a call, and fail on any lost (timed out), failed or
+// mismatched response.
+//
+//	go test -run '^$' -bench GSFLoad -benchtime 2s ./gsf/gsfnet
+
+type loadRequest struct {
+	ClientName string
+	Seq        int64
+}
+
+type loadResponse struct {
+	ClientVersionInfo string
+	Seq               int64
+}
+
+const msgLoad int32 = 566 // GET_CLIENT_VERSION_INFO
+
+func BenchmarkGSFLoad1Conns(b *testing.B) {
+	b.Run("depth=1", func(b *testing.B) { benchLoad(b, 1, 1) })
+	b.Run("depth=64", func(b *testing.B) { benchLoad(b, 1, 64) })
+}
+
+func BenchmarkGSFLoad100Conns(b *testing.B) { benchLoad(b, 100, 1) }
+
+func BenchmarkGSFLoad1000Conns(b *testing.B) { benchLoad(b, 1000, 1) }
+
+func benchLoad(b *testing.B, conns, depth int) {
+	reqFrame := frameLen(gsf.NewRequest(gsf.SvcUserServer, msgLoad, 1000), &loadRequest{ClientName: "AmazingWorld", Seq: 100000})
+	respFrame := frameLen(gsf.Header{Flags: 1, SvcClass: gsf.SvcUserServer, MsgType: msgLoad, RequestID: 1000}, &loadResponse{ClientVersionInfo: "133852.true", Seq: 100000})
+	b.SetBytes(int64(reqFrame + respFrame))
+	b.ReportAllocs()
+	r := runLoad(b, conns, depth, int64(b.N), b.ResetTimer)
+	b.StopTimer()
+	b.ReportMetric(float64(r.calls)/r.elapsed.Seconds(), "req/s")
+	b.ReportMetric(r.p50, "p50-ms")
+	b.ReportMetric(r.p99, "p99-ms")
+	b.ReportMetric(float64(r.writes)/float64(r.calls), "writes/req")
+}
+
+// loadResult is the outcome of runLoad.
+type loadResult struct {
+	calls    int64
+	writes   int64 // write calls of clients and server
+	elapsed  time.Duration
+	p50, p99 float64 // milliseconds
+}
+
+// runLoad runs total calls from conns connections with depth callers each, and fails tb on any
+// lost, failed or mismatched response. It calls start just before the first call.
+func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResult {
+	if lim := raiseFileLimit(uint64(2*conns + 256)); lim < uint64(2*conns+64) {
+		b.Skipf("%d connections need %d open files, the limit is %d", conns, 2*conns+64, lim)
+	}
+	var handled atomic.Int64
+	mux := NewMux()
+	Handle(mux, gsf.SvcUserServer, msgLoad, func(ctx context.Context, s *Session, req *loadRequest) (*loadResponse, error) {
+		handled.Add(1)
+		return &loadResponse{ClientVersionInfo: "133852.true", Seq: req.Seq}, nil
+	})
+	srv := &Server{Handler: mux, Logger: slog.New(slog.DiscardHandler), MaxConns: conns + 10}
+	var writes atomic.Int64
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := &countingListener{tl, &writes}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			b.Error(err)
+		}
+		<-served
+	}()
+
+	clients := make([]*Client, conns)
+	var dials sync.WaitGroup
+	for i := range clients {
+		dials.Add(1)
+		go func() {
+			defer dials.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, "tcp", l.Addr().String())
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			clients[i] = NewClient(&countingConn{conn, &writes})
+		}()
+	}
+	dials.Wait()
+	defer func() {
+		for _, c := range clients {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	if b.Failed() {
+		return loadResult{}
+	}
+	// One call per connection, so that every session exists before the clock starts.
+	for _, c := range clients {
+		var resp loadResponse
+		if err := c.Call(context.Background(), gsf.SvcUserServer, msgLoad, &loadRequest{ClientName: "AmazingWorld", Seq: -1}, &resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+	handled.Store(0)
+	writes.Store(0)
+
+	// A call that takes longer than this is counted as lost.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	workers := conns * depth
+	var next, failed, mismatched atomic.Int64
+	var firstErr atomic.Value
+	lat := make([][]time.Duration, workers)
+	var wg sync.WaitGroup
+	start()
+	t0 := time.Now()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := clients[w%conns]
+			mine := make([]time.Duration, 0, int(total)/workers+1)
+			req := loadRequest{ClientName: "AmazingWorld"}
+			var resp loadResponse
+			for {
+				seq := next.Add(1)
+				if seq > total {
+					break
+				}
+				req.Seq = seq
+				t0 := time.Now()
+				err := c.Call(ctx, gsf.SvcUserServer, msgLoad, &req, &resp)
+				mine = append(mine, time.Since(t0))
+				switch {
+				case err != nil:
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err)
+				case resp.Seq != seq || resp.ClientVersionInfo != "133852.true":
+					mismatched.Add(1)
+				}
+			}
+			lat[w] = mine
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(t0)
+	nwrites := writes.Load()
+
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	pct := func(p float64) float64 {
+		if len(all) == 0 {
+			return 0
+		}
+		return float64(all[min(len(all)-1, int(p*float64(len(all))))]) / float64(time.Millisecond)
+	}
+	if n := handled.Load(); n != total {
+		b.Errorf("the server handled %d requests, the clients sent %d", n, total)
+	}
+	if f, m := failed.Load(), mismatched.Load(); f > 0 || m > 0 {
+		b.Fatalf("%d of %d calls failed or were lost, %d got a mismatched response; first error: %v", f, total, m, firstErr.Load())
+	}
+	return loadResult{calls: total, writes: nwrites, elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}
+}
+
+func frameLen(h gsf.Header, body any) int {
+	b, err := gsf.AppendMessage(nil, &h, body)
+	if err != nil {
+		panic(err)
+	}
+	return len(b)
+}
+
+// TestLoadSmall runs the load benchmark's code briefly in the normal test suite, so that it
+// cannot rot: many connections, pipelined calls, no lost or mismatched responses.
+func TestLoadSmall(t *testing.T) {
+	checkLeaks(t)
+	for _, tc := range []struct{ conns, depth int }{{1, 16}, {50, 2}} {
+		t.Run(fmt.Sprintf("%dx%d", tc.conns, tc.depth), func(t *testing.T) {
+			r := runLoad(t, tc.conns, tc.depth, 2000, func() {})
+			t.Logf("%d conns × %d: %.0f req/s, p50 %.2f ms, p99 %.2f ms", tc.conns, tc.depth, float64(r.calls)/r.elapsed.Seconds(), r.p50, r.p99)
+		})
+	}
+}
+
+func BenchmarkGSFLoadDepth(b *testing.B) {
+	for _, d := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprint("100x", d), func(b *testing.B) { benchLoad(b, 100, d) })
+	}
+}
+
+// countingConn counts the Write calls on a connection.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// countingListener wraps the connections it accepts in countingConn.
+type countingListener struct {
+	net.Listener
+	writes *atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{c, l.writes}, nil
+}

@@ -1,0 +1,377 @@
+package gsfnet
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/gsf"
+)
+
+// TestGarbage sends bytes that are not GSF: each connection is closed, the server logs a
+// protocol error, and a client connected all along is served.
+func TestGarbage(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, nil)
+	good := e.dial()
+	valid := frame(t, gsf.NewRequest(gsf.SvcUserServer, msgEcho, 1), &Echo{Text: "ok"})
+	badTerminator := append([]byte(nil), valid...)
+	badTerminator[len(badTerminator)-1] = 0x55
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"http", []byte("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n" + strings.Repeat("x", 100))},
+		{"empty frame", []byte{0x00}},
+		{"length overflow", []byte{0xff, 0xff, 0xff, 0xff, 0x01}},
+		{"missing terminator", badTerminator},
+		{"null message", []byte{0x02, 0x80, 0x00}},
+		{"truncated header", []byte{0x03, 0x20, 0xc2, 0x00}},
+		{"after a valid frame", append(append([]byte(nil), valid...), 0xff, 0xff, 0xff, 0xff, 0xff)},
+		{"tls hello", []byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := e.rawConn()
+			if _, err := raw.Write(tc.data); err != nil {
+				t.Fatal(err)
+			}
+			got := waitClosed(t, raw)
+			if tc.name == "after a valid frame" {
+				// The valid request was answered before the connection closed.
+				if m, _, err := gsf.ConsumeMessage(got); err != nil || m.Header.RequestID != 1 {
+					t.Errorf("the valid request before the garbage: %x, %v", got, err)
+				}
+			} else if len(got) != 0 {
+				t.Errorf("the server answered garbage with %x", got)
+			}
+			e.echo(good, "after "+tc.name)
+		})
+	}
+	if logs := e.logs.String(); strings.Count(logs, "protocol error") < 7 {
+		t.Errorf("protocol errors are not logged:\n%s", logs)
+	}
+	e.checkServes()
+}
+
+// TestOversizeFrame sends length prefixes above MaxFrameSize: the connection closes before the
+// frame is allocated.
+func TestOversizeFrame(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, func(s *Server) { s.MaxFrameSize = 1000 })
+	good := e.dial()
+
+	// A frame of exactly MaxFrameSize is fine.
+	h := gsf.NewRequest(gsf.SvcUserServer, msgEcho, 1)
+	for n := 900; ; n++ {
+		b := frame(t, h, &Echo{Text: strings.Repeat("a", n)})
+		if _, l, _ := lengthOf(b); l == 1000 {
+			raw := e.rawConn()
+			raw.Write(b)
+			raw.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if m, err := gsf.ReadMessage(gsf.NewFrameReader(raw)); err != nil || m.Header.RequestID != 1 {
+				t.Fatalf("a frame of MaxFrameSize: %v", err)
+			}
+			// One byte more is not.
+			raw = e.rawConn()
+			raw.Write(frame(t, h, &Echo{Text: strings.Repeat("a", n+1)}))
+			if got := waitClosed(t, raw); len(got) != 0 {
+				t.Errorf("answered an oversize frame: %x", got)
+			}
+			break
+		}
+	}
+
+	// The largest length the prefix can carry, 256 MiB, with a few bytes behind it.
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range 5 {
+		raw := e.rawConn()
+		raw.Write([]byte{0xff, 0xff, 0xff, 0x7f, 0x20, 0xc2})
+		waitClosed(t, raw)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("5 oversize frames allocated %d MiB", grew>>20)
+	}
+	if !strings.Contains(e.logs.String(), "frame too large") {
+		t.Errorf("the oversize frame is not logged:\n%s", e.logs.String())
+	}
+	e.echo(good, "after the oversize frames")
+}
+
+func lengthOf(frame []byte) (int, int, error) {
+	l, size, err := gsf.ConsumeLength(frame)
+	return size, l, err
+}
+
+// TestCutFrame sends part of a frame and closes, or stops sending.
+func TestCutFrame(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, func(s *Server) { s.ReadTimeout = 300 * time.Millisecond })
+	good := e.dial()
+	b := frame(t, gsf.NewRequest(gsf.SvcUserServer, msgEcho, 1), &Echo{Text: "a frame cut off mid-way"})
+	for _, cut := range []int{1, 5, len(b) - 1} {
+		// The client closes its side after part of the frame.
+		raw := e.rawConn()
+		raw.Write(b[:cut])
+		raw.(*net.TCPConn).CloseWrite()
+		if got := waitClosed(t, raw); len(got) != 0 {
+			t.Errorf("answered a cut frame: %x", got)
+		}
+		// The client keeps the connection open and sends no more: ReadTimeout.
+		raw = e.rawConn()
+		raw.Write(b[:cut])
+		waitClosed(t, raw)
+		e.echo(good, fmt.Sprint("after a cut at ", cut))
+	}
+	if !strings.Contains(e.logs.String(), "unexpected EOF") {
+		t.Errorf("the cut frame is not logged:\n%s", e.logs.String())
+	}
+	e.checkServes()
+}
+
+// TestSlowReader has a client that sends requests for large responses and never reads. The
+// server goes on serving the others, and notifies to a group with the slow client in it reach
+// the others at once; the slow client is closed as a slow consumer.
+func TestSlowReader(t *testing.T) {
+	checkLeaks(t)
+	var mu sync.Mutex
+	reasons := map[string]error{}
+	sessions := map[string]*Session{}
+	e := newEnv(t, func(s *Server) {
+		s.MaxInFlight = 4
+		s.MaxQueueBytes = 256 << 10
+		s.WriteTimeout = 20 * time.Second // the queue limit acts first
+		s.OnConnect = func(s *Session) {
+			mu.Lock()
+			sessions[s.RemoteAddr().String()] = s
+			mu.Unlock()
+		}
+		s.OnDisconnect = func(s *Session, err error) {
+			mu.Lock()
+			reasons[s.RemoteAddr().String()] = err
+			mu.Unlock()
+		}
+	})
+	session := func(addr net.Addr) *Session {
+		var s *Session
+		waitFor(t, "the session", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			s = sessions[addr.String()]
+			return s != nil
+		})
+		return s
+	}
+
+	const goodClients = 3
+	var room Group
+	var received [goodClients]atomic.Int32
+	var goods []*Client
+	for i := range goodClients {
+		c := e.dial(WithNotifyHandler(func(m *gsf.Message) { received[i].Add(1) }))
+		goods = append(goods, c)
+		room.Add(session(c.LocalAddr()))
+	}
+
+	slow := e.rawConn()
+	slow.(*net.TCPConn).SetReadBuffer(4096)
+	var reqs []byte
+	for i := range 100 {
+		reqs = append(reqs, frame(t, gsf.NewRequest(gsf.SvcUserServer, msgBig, int32(i+1)), &Echo{Text: strings.Repeat("b", 32<<10)})...)
+	}
+	go slow.Write(reqs) // blocks once the server stops reading
+	slowSession := session(slow.LocalAddr())
+	room.Add(slowSession)
+
+	// Well-behaved clients are served while the slow one is stuck.
+	for i, c := range goods {
+		e.echo(c, fmt.Sprint("served ", i))
+	}
+	// Notifies to the room: they never wait for the slow client.
+	body := &Echo{Text: strings.Repeat("n", 8<<10)}
+	start := time.Now()
+	const notifies = 200
+	for range notifies {
+		if _, err := room.Notify(gsf.SvcClient, 8, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("%d group notifies took %v", notifies, d)
+	}
+	for i := range goodClients {
+		waitFor(t, "the good clients' notifies", func() bool { return received[i].Load() == notifies })
+	}
+	waitFor(t, "the slow session to close", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		_, ok := reasons[slow.LocalAddr().String()]
+		return ok
+	})
+	mu.Lock()
+	if err := reasons[slow.LocalAddr().String()]; !errors.Is(err, ErrSlowConsumer) {
+		t.Errorf("the slow session closed with %v, want ErrSlowConsumer", err)
+	}
+	mu.Unlock()
+	if room.Len() != goodClients {
+		t.Errorf("the room has %d sessions", room.Len())
+	}
+	for i, c := range goods {
+		e.echo(c, fmt.Sprint("still served ", i))
+	}
+	e.checkServes()
+}
+
+// TestSlowReaderDiscardable: discardable notifies to a client that does not read are dropped,
+// and the session stays open until WriteTimeout.
+func TestSlowReaderDiscardable(t *testing.T) {
+	checkLeaks(t)
+	var sess atomic.Pointer[Session]
+	closed := make(chan error, 1)
+	e := newEnv(t, func(s *Server) {
+		s.MaxQueueBytes = 64 << 10
+		s.WriteTimeout = 300 * time.Millisecond
+		s.OnConnect = func(s *Session) { sess.Store(s) }
+		s.OnDisconnect = func(s *Session, err error) { closed <- err }
+	})
+	slow := e.rawConn()
+	slow.(*net.TCPConn).SetReadBuffer(4096)
+	waitFor(t, "the session", func() bool { return sess.Load() != nil })
+	h := gsf.NewNotify(gsf.SvcClient, 6)
+	h.SetDiscardable(true)
+	body := &Echo{Text: strings.Repeat("m", 4<<10)}
+	// The kernel's socket buffers take some megabytes before a write blocks: send until the
+	// session closes.
+	var dropped int
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		err := sess.Load().Send(h, body)
+		if errors.Is(err, ErrQueueFull) {
+			dropped++
+			time.Sleep(100 * time.Microsecond)
+		} else if err != nil {
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("Send: %v", err)
+			}
+			break
+		}
+	}
+	if dropped == 0 {
+		t.Error("no discardable notify was dropped")
+	}
+	select {
+	case err := <-closed:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("closed with %v, want a write timeout", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the session that does not read stays open")
+	}
+	e.checkServes()
+}
+
+// TestConnectionFlood opens many more connections than MaxConns: the extra ones are closed at
+// once, the ones being served go on, and the server accepts again once the flood is over.
+func TestConnectionFlood(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, func(s *Server) { s.MaxConns = 8 })
+	good := e.dial()
+	e.echo(good, "before the flood")
+	var flood []net.Conn
+	for range 60 {
+		c, err := net.DialTimeout("tcp", e.addr, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flood = append(flood, c)
+	}
+	defer func() {
+		for _, c := range flood {
+			c.Close()
+		}
+	}()
+	var refused atomic.Int32
+	var wg sync.WaitGroup
+	for _, c := range flood {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+			var b [1]byte
+			_, err := c.Read(b[:])
+			var ne net.Error
+			if !(errors.As(err, &ne) && ne.Timeout()) {
+				refused.Add(1) // EOF or reset: closed by the server
+			}
+		}()
+	}
+	wg.Wait()
+	if n := refused.Load(); n != 60-7 {
+		t.Errorf("%d connections refused, want %d", n, 60-7)
+	}
+	if n := e.srv.NumSessions(); n != 8 {
+		t.Errorf("%d sessions, want 8", n)
+	}
+	e.echo(good, "during the flood")
+	if !strings.Contains(e.logs.String(), "MaxConns reached") {
+		t.Errorf("the refusals are not logged:\n%s", e.logs.String())
+	}
+	for _, c := range flood {
+		c.Close()
+	}
+	waitFor(t, "the flood to end", func() bool { return e.srv.NumSessions() == 1 })
+	e.checkServes()
+	e.echo(good, "after the flood")
+}
+
+// TestHostileBurst mixes everything at once while clients make calls.
+func TestHostileBurst(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, func(s *Server) { s.ReadTimeout = 500 * time.Millisecond })
+	valid := frame(t, gsf.NewRequest(gsf.SvcUserServer, msgPanic, 1), nil)
+	inputs := [][]byte{
+		{0x00},
+		{0xff, 0xff, 0xff, 0x7f},
+		bytes.Repeat([]byte{0x41}, 300),
+		valid[:len(valid)-1],
+		append(append([]byte(nil), valid...), valid...),
+	}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.DialTimeout("tcp", e.addr, 10*time.Second)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			c.Write(inputs[i%len(inputs)])
+			c.(*net.TCPConn).CloseWrite()
+			c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			var b [256]byte
+			for {
+				if _, err := c.Read(b[:]); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	c := e.dial()
+	for i := range 50 {
+		e.echo(c, fmt.Sprint(i))
+	}
+	wg.Wait()
+	e.checkServes()
+}

@@ -1,0 +1,130 @@
+// Package demoserver is a small GSF game server for demonstrations: "gamewire serve", the
+// round trip of "gamewire demo", and tests. It answers the first request of the real game
+// client, GetClientVersionInfo, as the reference server does, and a few other messages.
+package demoserver
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/gamewire/gamewire/gsf"
+	"github.com/gamewire/gamewire/gsf/gsfnet"
+)
+
+// DefaultVersionInfo is the reference server's answer to GetClientVersionInfo:
+// "<version>.<forceUpdate>".
+const DefaultVersionInfo = "133852.true"
+
+// Message types the demo server answers.
+const (
+	GetClientVersionInfo int32 = 566 // USER_SERVER/GET_CLIENT_VERSION_INFO
+	CheckUsername        int32 = 17  // USER_SERVER/CHECK_USERNAME
+	Echo                 int32 = 23  // SYNC_SERVER/ECHO
+)
+
+// GetClientVersionInfoRequest is the body of USER_SERVER/GET_CLIENT_VERSION_INFO; the game
+// client sends "AmazingWorld".
+type GetClientVersionInfoRequest struct {
+	ClientName string
+}
+
+// GetClientVersionInfoResponse answers it with "<version>.<forceUpdate>".
+type GetClientVersionInfoResponse struct {
+	ClientVersionInfo string
+}
+
+// CheckUsernameRequest is the body of USER_SERVER/CHECK_USERNAME, the registration's check that
+// a name is free.
+type CheckUsernameRequest struct {
+	Username string
+	Password string
+}
+
+// CheckUsernameResponse is empty: success is a response without an error.
+type CheckUsernameResponse struct{}
+
+// EchoBody is the body of SYNC_SERVER/ECHO in both directions. (The reference does not route
+// ECHO; its body here is the demo's own.)
+type EchoBody struct {
+	Text string
+}
+
+// A Message describes one message the demo server answers, with the field lists (see
+// bitproto.ParseFields) of its bodies, for tools such as "gamewire call".
+type Message struct {
+	Class    gsf.ServiceClass
+	Type     int32
+	Request  string // field list of the request body
+	Response string // field list of the response body
+	About    string
+}
+
+// Messages lists the messages the demo server answers.
+var Messages = []Message{
+	{gsf.SvcUserServer, GetClientVersionInfo, "clientName:string", "clientVersionInfo:string",
+		`answers "` + DefaultVersionInfo + `" as the reference server does`},
+	{gsf.SvcUserServer, CheckUsername, "username:string,password:string", "",
+		`answers an empty body, or for a taken name (admin, root, gm) result ERR with app code DUPLICATE_NICKNAME`},
+	{gsf.SvcSyncServer, Echo, "text:string", "text:string", "echoes the text"},
+}
+
+// Lookup returns the description of a message the demo server answers.
+func Lookup(class gsf.ServiceClass, msgType int32) (Message, bool) {
+	for _, m := range Messages {
+		if m.Class == class && m.Type == msgType {
+			return m, true
+		}
+	}
+	return Message{}, false
+}
+
+// Options configure the demo server. The zero value is the reference's behaviour.
+type Options struct {
+	// VersionInfo is the answer to GetClientVersionInfo (default DefaultVersionInfo).
+	VersionInfo string
+	// TakenNames are the usernames CHECK_USERNAME reports as taken (default admin, root, gm).
+	TakenNames []string
+}
+
+// NewMux returns the demo server's handlers.
+func NewMux(o Options) *gsfnet.Mux {
+	version := o.VersionInfo
+	if version == "" {
+		version = DefaultVersionInfo
+	}
+	taken := o.TakenNames
+	if taken == nil {
+		taken = []string{"admin", "root", "gm"}
+	}
+	mux := gsfnet.NewMux()
+	gsfnet.Handle(mux, gsf.SvcUserServer, GetClientVersionInfo,
+		func(ctx context.Context, s *gsfnet.Session, req *GetClientVersionInfoRequest) (*GetClientVersionInfoResponse, error) {
+			return &GetClientVersionInfoResponse{ClientVersionInfo: version}, nil
+		})
+	gsfnet.Handle(mux, gsf.SvcUserServer, CheckUsername,
+		func(ctx context.Context, s *gsfnet.Session, req *CheckUsernameRequest) (*CheckUsernameResponse, error) {
+			if slices.Contains(taken, strings.ToLower(req.Username)) {
+				return nil, gsfnet.Errorf(gsf.AppDuplicateNickname, "username %q is already in use", req.Username)
+			}
+			return &CheckUsernameResponse{}, nil
+		})
+	gsfnet.Handle(mux, gsf.SvcSyncServer, Echo,
+		func(ctx context.Context, s *gsfnet.Session, req *EchoBody) (*EchoBody, error) {
+			return req, nil
+		})
+	return mux
+}
+
+// NewServer returns the demo server on addr: the handlers of NewMux, every message logged at
+// level Info, and unknown messages answered with NOT_IMPLEMENTED (the reference ignores them,
+// which leaves a caller waiting).
+func NewServer(addr string, logger *slog.Logger, o Options) *gsfnet.Server {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	mux := NewMux(o)
+	mux.Use(gsfnet.Logging(logger))
+	return &gsfnet.Server{Addr: addr, Handler: mux, Logger: logger, UnknownPolicy: gsfnet.UnknownReject}
+}
