@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gamewire/gamewire/bitproto"
+	"github.com/gamewire/gamewire/gsf"
+	"github.com/gamewire/gamewire/gsf/gsfnet"
+	"github.com/gamewire/gamewire/internal/demoserver"
+)
+
+func init() {
+	register(command{area: "serve", summary: "run a demo GSF server on loopback (GetClientVersionInfo and more)", run: serveCmd})
+	register(command{area: "call", summary: "send one GSF request to a server and print the decoded response", run: callCmd})
+}
+
+// serveContext returns the context that stops "gamewire serve": canceled on SIGINT or SIGTERM.
+// Tests replace it.
+var serveContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// demoMessagesHelp lists the demo server's messages for the usage texts.
+func demoMessagesHelp() string {
+	var b strings.Builder
+	for _, m := range demoserver.Messages {
+		fmt.Fprintf(&b, "  %s/%s (%d/%d): %s\n", m.Class, gsf.MessageTypeName(int32(m.Class), m.Type), m.Class, m.Type, m.About)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newCmdFlags("serve", "", "",
+		"Runs a demo GSF server: the BitProtocol message layer of the game client over TCP. It answers\n"+
+			"these messages and logs every message it gets (unknown ones get NOT_IMPLEMENTED):\n"+
+			demoMessagesHelp()+"\n\n"+
+			"It stops on Ctrl-C (SIGINT) or SIGTERM, after answering the requests it has read.\n\n"+
+			"Example:\n  gamewire serve &\n  gamewire call --type GET_CLIENT_VERSION_INFO --values '[\"AmazingWorld\"]'", stderr)
+	addr := fs.String("addr", gsfnet.DefaultAddr, "listen on this `host:port` (port 0 picks a free one)")
+	version := fs.String("version-info", demoserver.DefaultVersionInfo, "the answer to GetClientVersionInfo: `version.forceUpdate`")
+	maxConns := fs.Int("max-conns", 0, "the most connections at once (0: the default, 10000)")
+	idle := fs.Duration("idle-timeout", 0, "disconnect clients silent for this long (0: the default, 5m)")
+	level := fs.String("log", "info", "log `level`: debug, info, warn or error")
+	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		return fmt.Errorf("--log: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
+	srv := demoserver.NewServer(*addr, logger, demoserver.Options{VersionInfo: *version})
+	srv.MaxConns, srv.IdleTimeout = *maxConns, *idle
+
+	ctx, stop := serveContext()
+	defer stop()
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	logger.Info("gamewire serve: listening", "addr", l.Addr().String())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("gamewire serve: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, gsfnet.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// enumFlag parses a number or a name with lookup.
+func enumFlag(s, what string, lookup func(string) (int32, bool)) (int32, error) {
+	if v, err := strconv.ParseInt(s, 0, 32); err == nil {
+		return int32(v), nil
+	}
+	if v, ok := lookup(s); ok {
+		return v, nil
+	}
+	return 0, fmt.Errorf("unknown %s %q", what, s)
+}
+
+func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newCmdFlags("call", "", "",
+		"Connects to a GSF server, sends one request, and prints the request and the response: their\n"+
+			"bytes in hex, and the response's header with the names of its numbers and its body fields.\n"+
+			"Notifies that arrive meanwhile are printed too. The exit status is 1 when the server\n"+
+			"answers with an error (a result or app code that is not 0).\n\n"+
+			"--class and --type take numbers or names. --body and --response-body take field lists:\n"+fieldTypesHelp+"\n\n"+
+			"For the messages of \"gamewire serve\" the field lists are known, and --values is enough:\n"+
+			demoMessagesHelp()+"\n\n"+
+			"Example: gamewire call --addr 127.0.0.1:7566 --class USER_SERVER --type GET_CLIENT_VERSION_INFO \\\n"+
+			"           --body clientName:string --values '[\"AmazingWorld\"]'", stderr)
+	addr := fs.String("addr", gsfnet.DefaultAddr, "the server's `host:port`")
+	classText := fs.String("class", "USER_SERVER", "the service `class`: a name or a number")
+	typeText := fs.String("type", "", "the message `type`: a name within the class, or a number (required)")
+	body := fs.String("body", "", "the request body's field `list` (default: the demo server's, for its messages)")
+	values := fs.String("values", "", "the request body's values, a JSON `array` (- reads it from standard input); without it the body is null")
+	respBody := fs.String("response-body", "", "the response body's field `list` (default: the demo server's, for its messages)")
+	logCorrelator := fs.String("log-correlator", "", "the request header's log correlator")
+	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long")
+	asJSON := fs.Bool("json", false, "print the response as JSON (the explanation of gsf decode --json)")
+	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if *typeText == "" {
+		fmt.Fprintln(stderr, "gamewire call: --type is required")
+		fs.Usage()
+		return errUsage
+	}
+	class, err := enumFlag(*classText, "service class", gsf.ServiceClassValue)
+	if err != nil {
+		return fmt.Errorf("--class: %w", err)
+	}
+	msgType, err := enumFlag(*typeText, "message type", func(s string) (int32, bool) { return gsf.MessageTypeValue(class, s) })
+	if err != nil {
+		return fmt.Errorf("--type: %w", err)
+	}
+	if known, ok := demoserver.Lookup(gsf.ServiceClass(class), msgType); ok {
+		if *body == "" && *values != "" {
+			*body = known.Request
+		}
+		if *respBody == "" {
+			*respBody = known.Response
+		}
+	}
+
+	var reqBody any
+	if *values != "" {
+		if *body == "" {
+			return errors.New("--values needs --body")
+		}
+		fields, err := bitproto.ParseFields(*body)
+		if err != nil {
+			return fmt.Errorf("--body: %w", err)
+		}
+		text := *values
+		if text == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return err
+			}
+			text = string(b)
+		}
+		vals, err := parseJSONValues(text)
+		if err != nil {
+			return err
+		}
+		reqBody = &fieldBody{fields: fields, values: vals}
+	} else if *body != "" {
+		return errors.New("--body needs --values")
+	}
+	var opts gsf.ExplainOptions
+	if *respBody != "" {
+		if opts.Body, err = bitproto.ParseFields(*respBody); err != nil {
+			return fmt.Errorf("--response-body: %w", err)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	notifies := make(chan []byte, 64)
+	c, err := gsfnet.Dial(ctx, *addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+		if b, err := m.Append(nil); err == nil {
+			select {
+			case notifies <- b:
+			default:
+			}
+		}
+	}))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	h := gsf.NewRequest(gsf.ServiceClass(class), msgType, 0)
+	h.LogCorrelator = *logCorrelator
+	start := time.Now()
+	m, err := c.Do(ctx, h, reqBody)
+	took := time.Since(start)
+	if err != nil {
+		return err
+	}
+	c.Close()
+	close(notifies)
+
+	// The request as it went out: the client chose the request id.
+	h.RequestID = m.Header.RequestID
+	reqFrame, err := gsf.AppendMessage(nil, &h, reqBody)
+	if err != nil {
+		return err
+	}
+	respFrame, err := m.Append(nil)
+	if err != nil {
+		return err
+	}
+	ex, xerr := gsf.Explain(respFrame, opts)
+	if *asJSON {
+		if err := writeJSON(stdout, ex); err != nil {
+			return err
+		}
+	} else {
+		var b strings.Builder
+		fmt.Fprintf(&b, "→ %s to %s (%d bytes)\n% x\n", &h, *addr, len(reqFrame), reqFrame)
+		for n := range notifies {
+			nm, _, err := gsf.ConsumeMessage(n)
+			if err == nil {
+				fmt.Fprintf(&b, "← %s (%d bytes)\n% x\n", &nm.Header, len(n), n)
+			}
+		}
+		fmt.Fprintf(&b, "← %s (%d bytes, %s)\n% x\n", &m.Header, len(respFrame), took.Round(10*time.Microsecond), respFrame)
+		if _, err := io.WriteString(stdout, b.String()); err != nil {
+			return err
+		}
+		if err := ex.WriteSummary(stdout); err != nil {
+			return err
+		}
+	}
+	if xerr != nil {
+		return xerr
+	}
+	if err := gsfnet.ResponseError(&m.Header); err != nil {
+		return err
+	}
+	return nil
+}

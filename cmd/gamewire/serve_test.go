@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer that the server's goroutines may write while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startServe runs "gamewire serve" on a free loopback port and returns its address and a
+// function that stops it and returns its exit status and log.
+func startServe(t *testing.T, args ...string) (string, func() (int, string)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	old := serveContext
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	t.Cleanup(func() { serveContext = old })
+	logs := new(lockedBuffer)
+	code := make(chan int, 1)
+	go func() {
+		var out bytes.Buffer
+		code <- run(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), strings.NewReader(""), &out, logs)
+	}()
+	addrRE := regexp.MustCompile(`listening" addr=(\S+)`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
+			stop := func() (int, string) {
+				cancel()
+				select {
+				case c := <-code:
+					return c, logs.String()
+				case <-time.After(20 * time.Second):
+					t.Fatal("gamewire serve does not stop")
+					return 0, ""
+				}
+			}
+			t.Cleanup(func() { cancel() })
+			return m[1], stop
+		}
+		select {
+		case c := <-code:
+			t.Fatalf("gamewire serve exited with %d:\n%s", c, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gamewire serve does not listen:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestServeAndCall(t *testing.T) {
+	addr, stop := startServe(t)
+
+	// The README's round trip: the reference server's exact answer.
+	out, errOut, code := runCLI(t, "", "call", "--addr", addr, "--class", "USER_SERVER", "--type", "GET_CLIENT_VERSION_INFO",
+		"--body", "clientName:string", "--values", `["AmazingWorld"]`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"→ request USER_SERVER/GET_CLIENT_VERSION_INFO id=1 to " + addr + " (22 bytes)\n15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64 00\n",
+		"← response USER_SERVER/GET_CLIENT_VERSION_INFO id=1 (22 bytes, ",
+		"\n15 21 c2 5c 04 6d 0c 10 30 58 31 33 33 38 35 32 2e 74 72 75 65 00\n",
+		"  msgType        566 (GET_CLIENT_VERSION_INFO)\n",
+		`clientVersionInfo string   "133852.true"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// The demo server's field lists are known: --values is enough; numbers work too.
+	out, errOut, code = runCLI(t, "", "call", "--addr", addr, "--class", "19", "--type", "23", "--values", `["ping"]`)
+	if code != 0 || !strings.Contains(out, `text         string   "ping"`) {
+		t.Errorf("echo: exit %d, %s\n%s", code, errOut, out)
+	}
+
+	// An error response is printed, and the exit status is 1.
+	out, errOut, code = runCLI(t, "", "call", "--addr", addr, "--type", "check_username", "--values", `["admin", "secret"]`)
+	if code != 1 || !strings.Contains(out, "appCode        115 (DUPLICATE_NICKNAME)") || !strings.Contains(errOut, "already in use") {
+		t.Errorf("an app error: exit %d, %s\n%s", code, errOut, out)
+	}
+	out, _, code = runCLI(t, "", "call", "--addr", addr, "--type", "LOGIN")
+	if code != 1 || !strings.Contains(out, "NOT_IMPLEMENTED") {
+		t.Errorf("an unknown message: exit %d\n%s", code, out)
+	}
+
+	// JSON.
+	out, errOut, code = runCLI(t, "", "call", "--addr", addr, "--type", "GET_CLIENT_VERSION_INFO", "--values", `["AmazingWorld"]`, "--json")
+	var ex struct {
+		Frames []struct {
+			Header struct {
+				RequestID int32 `json:"requestId"`
+				Flags     int32 `json:"flags"`
+			} `json:"header"`
+		} `json:"frames"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &ex) != nil || len(ex.Frames) != 1 || ex.Frames[0].Header.Flags != 1 {
+		t.Errorf("--json: exit %d, %s\n%s", code, errOut, out)
+	}
+
+	// Values from standard input.
+	out, _, code = runCLI(t, `["from stdin"]`, "call", "--addr", addr, "--class", "SYNC_SERVER", "--type", "ECHO", "--values", "-")
+	if code != 0 || !strings.Contains(out, `"from stdin"`) {
+		t.Errorf("--values -: exit %d\n%s", code, out)
+	}
+
+	c, logs := stop()
+	if c != 0 {
+		t.Errorf("gamewire serve exited with %d", c)
+	}
+	for _, want := range []string{"request USER_SERVER/GET_CLIENT_VERSION_INFO id=1", "shutting down"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the server log lacks %q:\n%s", want, logs)
+		}
+	}
+}
+
+func TestCallErrors(t *testing.T) {
+	// A port nobody listens on.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"call"}, 2, "--type is required"},
+		{[]string{"call", "--type", "ECHO", "--class", "NOPE"}, 1, `unknown service class "NOPE"`},
+		{[]string{"call", "--type", "NOPE"}, 1, `unknown message type "NOPE"`},
+		{[]string{"call", "--type", "1", "--values", "[1]"}, 1, "--values needs --body"},
+		{[]string{"call", "--type", "1", "--body", "int32"}, 1, "--body needs --values"},
+		{[]string{"call", "--type", "1", "--body", "int32", "--values", "[1"}, 1, "--values"},
+		{[]string{"call", "--type", "1", "--body", "nope", "--values", "[1]"}, 1, "--body"},
+		{[]string{"call", "--type", "1", "--response-body", "nope"}, 1, "--response-body"},
+		{[]string{"call", "--addr", closed, "--type", "GET_CLIENT_VERSION_INFO"}, 1, "dial"},
+		{[]string{"call", "extra"}, 2, "too many arguments"},
+		{[]string{"serve", "--log", "loud"}, 1, "--log"},
+		{[]string{"serve", "--addr", "256.0.0.1:1"}, 1, "listen"},
+	} {
+		_, errOut, code := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.err) {
+			t.Errorf("%q: exit %d, want %d; stderr lacks %q:\n%s", tc.args, code, tc.code, tc.err, errOut)
+		}
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	addr, stop := startServe(t, "--version-info", "1.false", "--max-conns", "5", "--idle-timeout", "1m", "--log", "debug")
+	out, errOut, code := runCLI(t, "", "call", "--addr", addr, "--type", "GET_CLIENT_VERSION_INFO", "--values", `["AmazingWorld"]`, "--timeout", "20s")
+	if code != 0 || !strings.Contains(out, `"1.false"`) {
+		t.Errorf("exit %d, %s\n%s", code, errOut, out)
+	}
+	if c, logs := stop(); c != 0 || !strings.Contains(logs, "level=DEBUG") {
+		t.Errorf("exit %d; the debug log:\n%s", c, logs)
+	}
+}
