@@ -1312,6 +1312,10 @@ func g4ConversionCases() []g4Input {
 			godot.NewDictionary("a", int64(1)), int64(1), &godot.Dictionary{Entries: entries(godot.StringName("a"), int64(1))}, int64(2))}, false},
 		{"Dictionary with keys {1: \"a\"} and {1: &\"a\"}", &godot.Dictionary{Entries: entries(
 			godot.NewDictionary(int64(1), "a"), int64(1), godot.NewDictionary(int64(1), godot.StringName("a")), int64(2))}, false},
+		{"Dictionary with keys Array[int]([1]) and [1]", &godot.Dictionary{Entries: entries(
+			&godot.TypedArray{Elem: builtin(godot.TypeInt), Values: []any{int64(1)}}, int64(1), []any{int64(1)}, int64(2))}, false},
+		{"Dictionary[Array, int] with keys [] and Array[int]([])", &godot.Dictionary{Key: builtin(godot.TypeArray), Value: builtin(godot.TypeInt), Entries: entries(
+			[]any{}, int64(1), &godot.TypedArray{Elem: builtin(godot.TypeInt), Values: []any{}}, int64(2))}, false},
 		{"Dictionary with keys NodePath(\"\") and NodePath(\"/\")", &godot.Dictionary{Entries: entries(
 			godot.NodePath{}, int64(1), godot.NodePath{Absolute: true}, int64(2))}, false},
 		{"Dictionary with 9 keys, String and StringName alternating", &godot.Dictionary{Entries: entries(

@@ -99,13 +99,11 @@ func keyEqual(a, b any, m keyMode, depth int) bool {
 	case Dictionary:
 		b, ok := b.(Dictionary)
 		return ok && m&keyGodot3 == 0 && dictEqual(&a, &b, inner, depth)
-	case []any:
-		b, ok := b.([]any)
-		return ok && slices.EqualFunc(a, b, func(x, y any) bool { return keyEqual(x, y, inner, depth+1) })
-	case *TypedArray:
-		b, ok := b.(*TypedArray)
-		return ok && (a == b || a != nil && b != nil &&
-			slices.EqualFunc(a.Values, b.Values, func(x, y any) bool { return keyEqual(x, y, inner, depth+1) }))
+	case []any, *TypedArray, TypedArray:
+		// Arrays compare their elements, whether typed or not (Array[int]([]) equals []).
+		av, _ := arrayValues(a)
+		bv, ok := arrayValues(b)
+		return ok && slices.EqualFunc(av, bv, func(x, y any) bool { return keyEqual(x, y, inner, depth+1) })
 	case NodePath:
 		b, ok := b.(NodePath)
 		return ok && a.Absolute == b.Absolute && slices.Equal(a.Names, b.Names) && slices.Equal(a.SubNames, b.SubNames)
@@ -158,6 +156,22 @@ func keyEqual(a, b any, m keyMode, depth int) bool {
 	}
 	// bool, int64, integer vectors, RID, Callable, Signal: comparable values.
 	return a == b
+}
+
+// arrayValues returns the elements of an Array, typed or not.
+func arrayValues(v any) ([]any, bool) {
+	switch v := v.(type) {
+	case []any:
+		return v, true
+	case *TypedArray:
+		if v == nil {
+			return nil, false
+		}
+		return v.Values, true
+	case TypedArray:
+		return v.Values, true
+	}
+	return nil, false
 }
 
 // selfUnequal3 reports whether Godot 3.2.3 finds key k unequal to itself: a PoolRealArray holding
@@ -338,6 +352,11 @@ func (x *keyIndex) hash(k any) uint64 {
 	case []any:
 		h.WriteByte(28)
 		maphash.WriteComparable(&h, len(k))
+	case *TypedArray:
+		h.WriteByte(28) // equal to the untyped Array of the same elements
+		if k != nil {
+			maphash.WriteComparable(&h, len(k.Values))
+		}
 	case []byte:
 		h.WriteByte(29)
 		h.Write(k)

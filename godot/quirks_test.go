@@ -244,6 +244,7 @@ func TestDialectKeyEqual(t *testing.T) {
 		{"int and float", int64(1), 1.0, false, false},
 		{"object ids", ObjectID(5), ObjectID(5), true, true},
 		{"NodePaths \"\" and \"/\"", NodePath{}, NodePath{Absolute: true}, false, false},
+		{"typed and untyped Arrays", &TypedArray{Elem: ContainerType{Kind: ContainerBuiltin, Builtin: TypeInt}, Values: []any{int64(1)}}, []any{int64(1)}, true, true},
 	}
 	for _, tt := range tests {
 		if got := Godot3.KeyEqual(tt.a, tt.b); got != tt.g3 {
