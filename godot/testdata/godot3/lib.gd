@@ -57,8 +57,10 @@ func text(v):
 
 # var2str_safe reports whether var2str(v) is safe. 3.2.3's var2str segfaults on a Dictionary
 # with a Resource value ({1: Resource.new()}; [Resource.new()] is fine), and when it sorts the
-# keys of a Dictionary with several pool-array keys of one type ({PoolIntArray([1]): 0,
-# PoolIntArray(): 0, PoolIntArray([3, 4, 5]): 0}).
+# keys of a Dictionary and compares two pool arrays: several pool-array keys of one type
+# ({PoolIntArray([1]): 0, PoolIntArray(): 0, PoolIntArray([3, 4, 5]): 0}), or Array keys that
+# hold pool arrays ({[Quat(), PoolRealArray()]: 0, [Plane(), PoolRealArray([1])]: 0}), which are
+# compared element by element.
 func var2str_safe(v):
 	var t = typeof(v)
 	if t == TYPE_ARRAY:
@@ -67,15 +69,27 @@ func var2str_safe(v):
 				return false
 	elif t == TYPE_DICTIONARY:
 		var seen = {}
+		var pool_arrays = 0
 		for k in v.keys():
 			var kt = typeof(k)
 			if kt >= TYPE_RAW_ARRAY:
 				if seen.has(kt):
 					return false
 				seen[kt] = true
+			if kt == TYPE_ARRAY and has_pool_array(k):
+				pool_arrays += 1
+				if pool_arrays > 1:
+					return false
 			if not var2str_safe(k):
 				return false
 		for e in v.values():
 			if e is Resource or not var2str_safe(e):
 				return false
 	return true
+
+# has_pool_array reports whether an Array holds a pool array, at any depth.
+func has_pool_array(a):
+	for e in a:
+		if typeof(e) >= TYPE_RAW_ARRAY or typeof(e) == TYPE_ARRAY and has_pool_array(e):
+			return true
+	return false
