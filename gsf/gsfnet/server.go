@@ -33,6 +33,7 @@ const (
 // returned ErrUnknownMessage, as a Mux does for a pair without a route).
 type UnknownPolicy int
 
+// The unknown-message policies.
 const (
 	// UnknownIgnore sends nothing and keeps the connection open, as the reference server does.
 	// A client calling an unknown message waits for its context to end.
@@ -224,6 +225,10 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		}
 		return nil
 	}
+	inFlight := limit(srv.MaxInFlight, DefaultMaxInFlight)
+	if inFlight == 0 {
+		inFlight = 1 << 30 // no limit: a channel of empty structs allocates no buffer
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Session{
 		srv:         srv,
@@ -231,7 +236,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		id:          sessionIDs.Add(1),
 		ctx:         ctx,
 		cancel:      cancel,
-		sem:         make(chan struct{}, max(limit(srv.MaxInFlight, DefaultMaxInFlight), 1)),
+		sem:         make(chan struct{}, inFlight),
 		idleTimeout: limit(srv.IdleTimeout, DefaultIdleTimeout),
 		readTimeout: limit(srv.ReadTimeout, DefaultReadTimeout),
 		done:        make(chan struct{}),

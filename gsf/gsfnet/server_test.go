@@ -547,6 +547,27 @@ func TestMaxInFlight(t *testing.T) {
 	}
 }
 
+func TestNoInFlightLimit(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, func(s *Server) { s.MaxInFlight = -1; s.MaxQueueBytes = -1; s.MaxConns = -1; s.MaxFrameSize = -1 })
+	c := e.dial()
+	results := make(chan error, 100)
+	for range 100 {
+		go func() { results <- c.Call(ctxTimeout(t, 20*time.Second), gsf.SvcUserServer, msgBlock, nil, nil) }()
+	}
+	for range 100 {
+		<-e.started // all 100 handlers run at once
+	}
+	for range 100 {
+		e.release <- struct{}{}
+	}
+	for range 100 {
+		if err := <-results; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestShutdownDrains(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
