@@ -217,7 +217,6 @@ func TestLoadSmall(t *testing.T) {
 	}
 }
 
-
 // countingConn counts the Write calls on a connection.
 type countingConn struct {
 	net.Conn
