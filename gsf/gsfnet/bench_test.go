@@ -60,12 +60,16 @@ func benchLoad(b *testing.B, conns, depth int) {
 	b.ReportMetric(r.p50, "p50-ms")
 	b.ReportMetric(r.p99, "p99-ms")
 	b.ReportMetric(float64(r.writes)/float64(r.calls), "writes/req")
+	if r.cpu > 0 {
+		b.ReportMetric(float64(r.cpu)/float64(time.Microsecond)/float64(r.calls), "cpu-µs/req")
+	}
 }
 
 // loadResult is the outcome of runLoad.
 type loadResult struct {
 	calls    int64
-	writes   int64 // write calls of clients and server
+	writes   int64         // write calls of clients and server
+	cpu      time.Duration // CPU time of the process (clients and server)
 	elapsed  time.Duration
 	p50, p99 float64 // milliseconds
 }
@@ -147,7 +151,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 	lat := make([][]time.Duration, workers)
 	var wg sync.WaitGroup
 	start()
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), cpuTime()
 	for w := range workers {
 		wg.Add(1)
 		go func() {
@@ -177,7 +181,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(t0)
+	elapsed, cpu := time.Since(t0), cpuTime()-cpu0
 	nwrites := writes.Load()
 
 	all := slices.Concat(lat...)
@@ -194,7 +198,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 	if f, m := failed.Load(), mismatched.Load(); f > 0 || m > 0 {
 		b.Fatalf("%d of %d calls failed or were lost, %d got a mismatched response; first error: %v", f, total, m, firstErr.Load())
 	}
-	return loadResult{calls: total, writes: nwrites, elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}
+	return loadResult{calls: total, writes: nwrites, cpu: cpu, elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}
 }
 
 func frameLen(h gsf.Header, body any) int {

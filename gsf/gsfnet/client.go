@@ -133,13 +133,12 @@ func newClient(conn net.Conn, cfg *clientConfig) *Client {
 	if c.fr.MaxFrameSize == 0 {
 		c.fr.MaxFrameSize = gsf.MaxFrameLength
 	}
-	c.out = newSender(conn, limit(cfg.writeTimeout, DefaultClientWriteTimeout), int(^uint(0)>>1), nil)
+	c.out = newSender(conn, limit(cfg.writeTimeout, DefaultClientWriteTimeout), int(^uint(0)>>1), nil,
+		func(err error) { c.closeWith(fmt.Errorf("write: %w", err)) })
 	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
-		if err := c.out.run(c.stop); err != nil {
-			c.closeWith(fmt.Errorf("write: %w", err))
-		}
+		c.out.run(c.stop)
 	}()
 	go func() {
 		defer c.wg.Done()
@@ -202,7 +201,7 @@ func (c *Client) roundTrip(ctx context.Context, h *gsf.Header, req, resp any, wa
 	h.RequestID = id
 	b, err := encodeFrame(h, req)
 	if err == nil {
-		err = c.out.enqueue(*b, kindMessage)
+		err = c.out.enqueue(*b, kindMessage, false)
 		putBuf(b)
 	}
 	if err != nil {
@@ -270,7 +269,7 @@ func (c *Client) Send(h gsf.Header, body any) error {
 	if err != nil {
 		return err
 	}
-	err = c.out.enqueue(*b, kindMessage)
+	err = c.out.enqueue(*b, kindMessage, false)
 	putBuf(b)
 	return err
 }

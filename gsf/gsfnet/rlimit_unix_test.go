@@ -2,7 +2,10 @@
 
 package gsfnet
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // raiseFileLimit raises the soft limit of open files to at least n, if the hard limit allows,
 // and returns the soft limit in force.
@@ -17,4 +20,13 @@ func raiseFileLimit(n uint64) uint64 {
 		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl)
 	}
 	return rl.Cur
+}
+
+// cpuTime returns the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

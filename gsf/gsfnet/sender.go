@@ -25,33 +25,42 @@ const (
 const maxKeep = 64 << 10
 
 // A sender owns the outgoing side of a connection. Frames are appended to a buffer under a
-// short lock, which never blocks on the network; one writer goroutine (run) swaps the buffer
-// out and writes everything that piled up with one Write call, so that frames queued while a
-// write is in progress go out together.
+// short lock, which never blocks on the network, and written by whoever holds the writing
+// role: the connection's writer goroutine (run), woken for frames queued by anyone, or a
+// goroutine that may block and queues a frame with flush set (a handler sending its response),
+// which then writes itself when no write is in progress and saves waking the writer. Either
+// writes everything that piled up with one Write call, and goes on until the buffer is empty,
+// so that frames queued while a write is in progress go out together.
 type sender struct {
 	conn         net.Conn
 	writeTimeout time.Duration       // per Write call; 0: none
 	limit        int                 // bytes of frames of kindMessage or kindDiscardable allowed waiting
 	release      func(responses int) // called once the frames holding so many responses are written
+	fail         func(err error)     // called when a write fails
 
 	mu        sync.Mutex
 	buf       []byte // frames waiting for the writer
 	spare     []byte // the buffer the writer handed back
 	responses int    // responses in buf
 	err       error  // non-nil once no more frames are accepted
-	finishing bool   // the writer exits once buf is written
+	writing   bool   // a goroutine holds the writing role
+	werr      error  // the error of a failed write
+	finishing bool   // the writer goroutine exits once buf is written
 
-	kick chan struct{} // capacity 1: buf has frames
+	kick chan struct{} // capacity 1: the writer goroutine has something to do
 }
 
-func newSender(conn net.Conn, writeTimeout time.Duration, limit int, release func(int)) *sender {
-	return &sender{conn: conn, writeTimeout: writeTimeout, limit: limit, release: release, kick: make(chan struct{}, 1)}
+func newSender(conn net.Conn, writeTimeout time.Duration, limit int, release func(int), fail func(error)) *sender {
+	return &sender{conn: conn, writeTimeout: writeTimeout, limit: limit, release: release, fail: fail, kick: make(chan struct{}, 1)}
 }
 
-// enqueue appends a frame. It does not block. A full queue drops a discardable frame
-// (ErrQueueFull) and refuses any other frame but a response with ErrSlowConsumer, which the
-// caller answers by closing the connection.
-func (s *sender) enqueue(frame []byte, kind int) error {
+// enqueue appends a frame. Unless flush is set it does not block: it wakes the writer
+// goroutine when no write is in progress. With flush set, the calling goroutine writes the
+// queue itself when no write is in progress.
+//
+// A full queue drops a discardable frame (ErrQueueFull) and refuses any other frame but a
+// response with ErrSlowConsumer, which the caller answers by closing the connection.
+func (s *sender) enqueue(frame []byte, kind int, flush bool) error {
 	s.mu.Lock()
 	if s.err != nil {
 		err := s.err
@@ -65,10 +74,19 @@ func (s *sender) enqueue(frame []byte, kind int) error {
 		}
 		return ErrSlowConsumer
 	}
-	wake := len(s.buf) == 0
+	wake := len(s.buf) == 0 && !s.writing
 	s.buf = append(s.buf, frame...)
 	if kind == kindResponse {
 		s.responses++
+	}
+	if flush && !s.writing {
+		s.writing = true
+		s.mu.Unlock()
+		// As the writer goroutine does, let the others that are ready run first, so that
+		// what they queue meanwhile goes out in this write.
+		runtime.Gosched()
+		s.write()
+		return nil
 	}
 	s.mu.Unlock()
 	if wake {
@@ -93,7 +111,8 @@ func (s *sender) stop(err error) {
 	s.mu.Unlock()
 }
 
-// finish makes enqueue fail with err, and the writer exit once it has written what is queued.
+// finish makes enqueue fail with err, and the writer goroutine exit once everything queued is
+// written.
 func (s *sender) finish(err error) {
 	s.mu.Lock()
 	if s.err == nil {
@@ -104,58 +123,87 @@ func (s *sender) finish(err error) {
 	s.wake()
 }
 
-// run is the writer goroutine. It returns nil after finish once everything was written, nil
-// when done is closed, or the error of a failed write.
-func (s *sender) run(done <-chan struct{}) error {
+// run is the writer goroutine. It returns after finish once everything was written, when done
+// is closed, or when a write failed.
+func (s *sender) run(done <-chan struct{}) {
 	for {
 		select {
 		case <-s.kick:
 		case <-done:
-			return nil
+			return
 		}
 		// Let the goroutines that are ready to run go first: under load they are handlers
 		// and callers about to queue more frames, which then go out in the same write. When
 		// nothing else is ready this costs next to nothing.
 		runtime.Gosched()
-		for {
-			s.mu.Lock()
-			buf, responses, finishing := s.buf, s.responses, s.finishing
-			s.buf, s.spare, s.responses = s.spare[:0], nil, 0
+		s.mu.Lock()
+		if s.werr != nil || (s.finishing && !s.writing && len(s.buf) == 0) {
 			s.mu.Unlock()
-			if len(buf) == 0 {
-				s.putBack(buf)
-				if finishing {
-					return nil
-				}
-				break
+			return
+		}
+		if s.writing || len(s.buf) == 0 {
+			s.mu.Unlock() // the goroutine that writes takes the frames, and wakes us when finishing
+			continue
+		}
+		s.writing = true
+		s.mu.Unlock()
+		s.write()
+	}
+}
+
+// write writes the queue until it is empty. The caller has taken the writing role, which write
+// gives back.
+func (s *sender) write() {
+	s.mu.Lock()
+	for {
+		buf, responses := s.buf, s.responses
+		if len(buf) == 0 {
+			s.writing = false
+			finishing := s.finishing
+			s.mu.Unlock()
+			if finishing {
+				s.wake() // the writer goroutine may exit now
 			}
-			if s.writeTimeout > 0 {
-				if err := s.conn.SetWriteDeadline(time.Now().Add(s.writeTimeout)); err != nil {
-					return err
-				}
+			return
+		}
+		s.buf, s.spare, s.responses = s.spare[:0], nil, 0
+		s.mu.Unlock()
+		err := s.writeBuf(buf)
+		if err != nil {
+			s.mu.Lock()
+			s.writing = false
+			s.werr = err
+			if s.err == nil {
+				s.err = closedError(err)
 			}
-			if _, err := s.conn.Write(buf); err != nil {
-				return err
+			s.mu.Unlock()
+			s.wake()
+			if s.fail != nil {
+				s.fail(err)
 			}
-			if responses > 0 && s.release != nil {
-				s.release(responses)
-			}
-			s.putBack(buf)
-			// Loop: frames queued during the write go out now, without waiting for a kick
-			// (the kick, if any, then finds an empty buffer).
+			return
+		}
+		if responses > 0 && s.release != nil {
+			s.release(responses)
+		}
+		if cap(buf) > maxKeep {
+			buf = nil
+		}
+		s.mu.Lock()
+		if s.spare == nil {
+			s.spare = buf[:0]
 		}
 	}
 }
 
-func (s *sender) putBack(buf []byte) {
-	if cap(buf) > maxKeep {
-		buf = nil
+func (s *sender) writeBuf(buf []byte) error {
+	if s.writeTimeout > 0 {
+		if err := s.conn.SetWriteDeadline(time.Now().Add(s.writeTimeout)); err != nil {
+			return err
+		}
 	}
-	s.mu.Lock()
-	if s.spare == nil {
-		s.spare = buf[:0]
-	}
-	s.mu.Unlock()
+	_, err := s.conn.Write(buf)
+	return err
 }
 
 // Pooled scratch buffers: frames are encoded into one and then copied into a queue, and

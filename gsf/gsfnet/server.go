@@ -246,7 +246,8 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	if queue == 0 {
 		queue = int(^uint(0) >> 1)
 	}
-	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots)
+	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots,
+		func(err error) { s.closeWith(fmt.Errorf("gsfnet: write: %w", err)) })
 	s.fr = gsf.NewFrameReader((*connReader)(s))
 	s.fr.MaxFrameSize = limit(srv.MaxFrameSize, DefaultMaxFrameSize)
 	if s.fr.MaxFrameSize == 0 {
@@ -354,9 +355,7 @@ func (s *Session) serve() {
 	srv := s.srv
 	log := srv.logger()
 	go func() {
-		if err := s.out.run(s.done); err != nil {
-			s.closeWith(fmt.Errorf("gsfnet: write: %w", err))
-		}
+		s.out.run(s.done)
 		close(s.writerDone)
 	}()
 	log.Debug("gsfnet: connection", "session", s.id, "remote", s.conn.RemoteAddr().String())
@@ -589,7 +588,9 @@ func (s *Session) sendResponse(h *gsf.Header, body any) bool {
 			return false
 		}
 	}
-	err = s.out.enqueue(*b, kindResponse)
+	// The handler's goroutine writes the response itself if no write is in progress: it
+	// may block, and it saves waking the writer goroutine.
+	err = s.out.enqueue(*b, kindResponse, true)
 	putBuf(b)
 	return err == nil
 }
