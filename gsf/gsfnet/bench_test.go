@@ -60,6 +60,7 @@ func benchLoad(b *testing.B, conns, depth int) {
 	b.ReportMetric(r.p50, "p50-ms")
 	b.ReportMetric(r.p99, "p99-ms")
 	b.ReportMetric(float64(r.writes)/float64(r.calls), "writes/req")
+	b.ReportMetric(float64(r.clientWrites)/float64(r.calls), "cwrites/req")
 	if r.cpu > 0 {
 		b.ReportMetric(float64(r.cpu)/float64(time.Microsecond)/float64(r.calls), "cpu-µs/req")
 	}
@@ -67,11 +68,12 @@ func benchLoad(b *testing.B, conns, depth int) {
 
 // loadResult is the outcome of runLoad.
 type loadResult struct {
-	calls    int64
-	writes   int64         // write calls of clients and server
-	cpu      time.Duration // CPU time of the process (clients and server)
-	elapsed  time.Duration
-	p50, p99 float64 // milliseconds
+	calls        int64
+	writes       int64         // write calls of clients and server
+	cpu          time.Duration // CPU time of the process (clients and server)
+	clientWrites int64
+	elapsed      time.Duration
+	p50, p99     float64 // milliseconds
 }
 
 // runLoad runs total calls from conns connections with depth callers each, and fails tb on any
@@ -87,7 +89,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 		return &loadResponse{ClientVersionInfo: "133852.true", Seq: req.Seq}, nil
 	})
 	srv := &Server{Handler: mux, Logger: slog.New(slog.DiscardHandler), MaxConns: conns + 10}
-	var writes atomic.Int64
+	var writes, cwrites atomic.Int64
 	tl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -118,7 +120,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 				b.Error(err)
 				return
 			}
-			clients[i] = NewClient(&countingConn{conn, &writes})
+			clients[i] = NewClient(&countingConn{conn, &cwrites})
 		}()
 	}
 	dials.Wait()
@@ -141,6 +143,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 	}
 	handled.Store(0)
 	writes.Store(0)
+	cwrites.Store(0)
 
 	// A call that takes longer than this is counted as lost.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -182,7 +185,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 	}
 	wg.Wait()
 	elapsed, cpu := time.Since(t0), cpuTime()-cpu0
-	nwrites := writes.Load()
+	nwrites, ncwrites := writes.Load(), cwrites.Load()
 
 	all := slices.Concat(lat...)
 	slices.Sort(all)
@@ -198,7 +201,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 	if f, m := failed.Load(), mismatched.Load(); f > 0 || m > 0 {
 		b.Fatalf("%d of %d calls failed or were lost, %d got a mismatched response; first error: %v", f, total, m, firstErr.Load())
 	}
-	return loadResult{calls: total, writes: nwrites, cpu: cpu, elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}
+	return loadResult{calls: total, writes: nwrites + ncwrites, clientWrites: ncwrites, cpu: cpu, elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}
 }
 
 func frameLen(h gsf.Header, body any) int {
