@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,9 +44,24 @@ type testEnv struct {
 	started chan struct{} // msgBlock handlers send one value when they start
 	logs    *syncBuffer
 
-	mu     sync.Mutex
-	record []string
-	served chan error
+	mu       sync.Mutex
+	record   []string
+	served   chan error
+	accepted atomic.Int64 // connections the listener has accepted
+}
+
+// countingAccepts counts the connections a listener accepts.
+type countingAccepts struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingAccepts) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
 }
 
 type sessionKey struct{}
@@ -103,7 +119,7 @@ func newEnv(t *testing.T, cfg func(*Server)) *testEnv {
 		t.Fatal(err)
 	}
 	e.addr = l.Addr().String()
-	go func() { e.served <- e.srv.Serve(l) }()
+	go func() { e.served <- e.srv.Serve(countingAccepts{l, &e.accepted}) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
