@@ -37,10 +37,18 @@ type encoder struct {
 
 type decoder struct {
 	r        *bitstream.Reader
+	buf      []byte // r's input
 	depth    int
 	maxDepth int
-	budget   int    // bytes this decode may still allocate
-	strs     []byte // the free part of the current string chunk
+	heap
+}
+
+// heap is the allocation budget of a decode and its string chunk.
+type heap struct {
+	budget int    // bytes the decode may still allocate
+	strs   []byte // the current string chunk
+	nstrs  int    // the bytes of strs that strings use
+	keep   bool   // a Decoder's: kept from one decode to the next
 }
 
 type (
@@ -56,15 +64,41 @@ type codec struct {
 	err     error // a *TypeError when the type has no wire form
 	op      op
 	fields  []field // the fields of a struct content codec
-	object  *codec  // for an object codec: the content codec it wraps
-	typ     reflect.Type
+	// flat reports a struct content codec whose fields are all leaves (no opCall), which
+	// decodeFlat decodes; covered reports that they are also all the struct's fields, so that
+	// decoding overwrites the whole struct, which need not be zeroed first.
+	flat, covered bool
+	object        *codec // for an object codec: the content codec it wraps
+	typ           reflect.Type
 }
 
 type field struct {
 	name   string
 	offset uintptr
-	op     op // copied from c.op
+	op     op    // copied from c.op
+	need   uint8 // the most bits op reads from decodeStructs's window (0: none)
 	c      *codec
+}
+
+// windowNeed returns the most bits an inline op reads from decodeStructs's window: its longest
+// form (57 bits at most for an int64, whose longer forms go through the reader), or for a string
+// its length.
+func windowNeed(o op) uint8 {
+	switch o {
+	case opBool:
+		return 1
+	case opByte:
+		return 8
+	case opInt16:
+		return 19
+	case opInt32, opString:
+		return 37
+	case opInt64:
+		return 57
+	case opFloat32:
+		return 32
+	}
+	return 0
 }
 
 // op identifies the codecs that struct loops run inline, without an indirect call.
@@ -123,23 +157,85 @@ var (
 	compileMu sync.Mutex
 )
 
-// lastCodec is a one-entry cache in front of codecs, for the common case of one type encoded or
-// decoded over and over.
-var lastCodec atomic.Pointer[typedCodec]
+// codecCache is a small direct-mapped cache in front of codecs, indexed by the address of the
+// type: a program that encodes and decodes a few types in turn finds their codecs without a
+// sync.Map lookup, and without the allocation of a new entry unless two types share a slot.
+var codecCache [64]atomic.Pointer[typedCodec]
 
 type typedCodec struct {
 	t reflect.Type
 	c *codec
 }
 
-// cachedCodec is contentCodec through lastCodec.
+// cachedCodec is contentCodec through codecCache.
 func cachedCodec(t reflect.Type) *codec {
-	if tc := lastCodec.Load(); tc != nil && tc.t == t {
+	slot := &codecCache[typeSlot(t)]
+	if tc := slot.Load(); tc != nil && tc.t == t {
 		return tc.c
 	}
 	c := contentCodec(t)
-	lastCodec.Store(&typedCodec{t: t, c: c})
+	slot.Store(&typedCodec{t: t, c: c})
 	return c
+}
+
+// ptrCache is a direct-mapped cache from the type descriptor of a pointer type *T, the type word
+// of an interface holding a *T, to T's content codec: the decoders look up the codec of their
+// argument with it, without reflection.
+var ptrCache [64]atomic.Pointer[ptrEntry]
+
+type ptrEntry struct {
+	typ  unsafe.Pointer
+	c    *codec
+	flat []field // c.fields when c.flat
+}
+
+// ptrCodec returns the content codec of the type v points to, and the pointer, when the type is
+// in ptrCache; else nil and nil (see ptrCodecMiss).
+func ptrCodec(v any) (*codec, unsafe.Pointer) {
+	e := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
+	if pe := ptrCache[ptrSlot(e[0])].Load(); pe != nil && pe.typ == e[0] {
+		return pe.c, e[1]
+	}
+	return nil, nil
+}
+
+// flatTarget returns the fields of the struct v points to and the pointer, when v is a non-nil
+// pointer to a struct of leaf fields (see decodeFlat) that is in ptrCache; else nil and nil.
+func flatTarget(v any) ([]field, unsafe.Pointer) {
+	e := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
+	if pe := ptrCache[ptrSlot(e[0])].Load(); pe != nil && pe.typ == e[0] && e[1] != nil {
+		return pe.flat, e[1]
+	}
+	return nil, nil
+}
+
+// ptrCodecMiss is ptrCodec for a type not in ptrCache, which it adds. It returns nil and nil
+// when v is not a pointer.
+func ptrCodecMiss(v any) (*codec, unsafe.Pointer) {
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return nil, nil
+	}
+	e := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
+	c := cachedCodec(t.Elem())
+	pe := &ptrEntry{typ: e[0], c: c}
+	if c.flat {
+		pe.flat = c.fields
+	}
+	ptrCache[ptrSlot(e[0])].Store(pe)
+	return c, e[1]
+}
+
+// ptrSlot returns the ptrCache slot of a type descriptor.
+func ptrSlot(typ unsafe.Pointer) uintptr {
+	return (uintptr(typ)>>4 ^ uintptr(typ)>>10) % uintptr(len(ptrCache))
+}
+
+// typeSlot returns the codecCache slot of t, from the address of its type descriptor (the data
+// word of the interface).
+func typeSlot(t reflect.Type) uintptr {
+	p := uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1])
+	return (p>>4 ^ p>>10) % uintptr(len(codecCache))
 }
 
 // contentCodec returns the codec of t's content (a struct's fields without a null bit).
@@ -342,11 +438,21 @@ func (b *builder) structFields(t reflect.Type, c *codec) error {
 		if err != nil {
 			return err
 		}
-		c.fields = append(c.fields, field{name: sf.Name, offset: sf.Offset, op: fc.op, c: fc})
+		c.fields = append(c.fields, field{name: sf.Name, offset: sf.Offset, op: fc.op, need: windowNeed(fc.op), c: fc})
 		c.minBits += fc.minBits
 	}
+	c.flat = len(c.fields) > 0
+	for i := range c.fields {
+		if c.fields[i].op == opCall {
+			c.flat = false
+		}
+	}
+	c.covered = c.flat && len(c.fields) == t.NumField()
 	c.enc = func(e *encoder, p unsafe.Pointer) error { return encodeFields(e, c.fields, p) }
-	c.dec = func(d *decoder, p unsafe.Pointer) error { return decodeFields(d, c.fields, p) }
+	c.dec = func(d *decoder, p unsafe.Pointer) error {
+		_, err := decodeStructs(d, c.fields, p, 1, 0, false, nil)
+		return err
+	}
 	return nil
 }
 
@@ -377,50 +483,6 @@ func encodeFields(e *encoder, fields []field, p unsafe.Pointer) error {
 			if err := f.c.enc(e, fp); err != nil {
 				return withField(err, f.name)
 			}
-		}
-	}
-	return nil
-}
-
-// decodeFields reads the fields of the struct at p. The common leaf types are read inline.
-func decodeFields(d *decoder, fields []field, p unsafe.Pointer) error {
-	r := d.r
-	for i := range fields {
-		f := &fields[i]
-		fp := unsafe.Add(p, f.offset)
-		var err error
-		switch f.op {
-		case opBool:
-			*(*bool)(fp), err = r.ReadBool()
-		case opByte:
-			*(*byte)(fp), err = r.ReadByte()
-		case opInt16:
-			*(*int16)(fp), err = r.ReadInt16()
-		case opInt32:
-			*(*int32)(fp), err = r.ReadInt32()
-		case opInt64:
-			*(*int64)(fp), err = r.ReadInt64()
-		case opFloat32:
-			*(*float32)(fp), err = r.ReadFloat32()
-		case opFloat64:
-			*(*float64)(fp), err = r.ReadFloat64()
-		case opString:
-			off := r.Offset()
-			var b []byte
-			if b, err = r.ReadBytesView(); err == nil {
-				if err = d.alloc(off, len(b)); err != nil {
-					return withField(err, f.name)
-				}
-				*(*string)(fp) = d.string(b)
-			}
-		default:
-			if err := f.c.dec(d, fp); err != nil {
-				return withField(err, f.name)
-			}
-			continue
-		}
-		if err != nil {
-			return withField(newError(0, err), f.name)
 		}
 	}
 	return nil

@@ -63,8 +63,14 @@
 //
 // The reflection work is done once per type and cached, and encoding goes through unsafe field
 // offsets: encoding into a buffer with enough capacity does not allocate, except for maps
-// (sorting the keys). Decoding allocates the slices, maps and pointers it fills; the strings of
-// one decode are copied into shared chunks of at most 16 KiB (never more than the rest of the
-// input), so that many short strings cost one allocation, and a string kept alive keeps its
-// chunk alive. Slices in the target value are reused when their capacity suffices.
+// (sorting the keys). Decoding reads the struct fields of the leaf types (bool, integers, floats,
+// strings) from a 64-bit window of the input rather than through a bitstream.Reader, and a
+// struct made only of such fields without the decoder pool; anything unusual, errors included,
+// goes through the Reader. Decoding allocates the slices, maps and pointers it fills, unless the
+// target value already has them: a value can be reused from one decode to the next, and its
+// slices are reused when their capacity suffices. The strings of one decode are copied into
+// shared chunks of at most 16 KiB (never more than the rest of the input), so that many short
+// strings cost one allocation, and a string kept alive keeps its chunk alive. A [Decoder] keeps
+// its chunk from one decode to the next, so that decoding many small messages into a reused
+// value allocates nothing most of the time.
 package bitproto

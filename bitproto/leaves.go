@@ -51,7 +51,7 @@ func stringCodec() *codec {
 			if err := d.alloc(off, len(b)); err != nil {
 				return err
 			}
-			*(*string)(p) = d.string(b)
+			*(*string)(p) = d.string(b, uint(d.r.Remaining()))
 			return nil
 		},
 	}
@@ -477,9 +477,18 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 				return err
 			}
 			defer func() { d.depth-- }()
+			oc := elem.object
+			plain := oc != nil && oc.fields != nil // objects of a plain struct
+			var zero reflect.Type                  // set when the elements are not zeroed
 			if sv.Cap() >= n && !sv.IsNil() {
 				sv.SetLen(n)
-				sv.Clear()
+				if plain && oc.covered {
+					// Decoding overwrites every element but the null ones, which
+					// decodeStructs zeroes.
+					zero = et
+				} else {
+					sv.Clear()
+				}
 			} else {
 				if err := d.alloc(off, n*int(size)); err != nil {
 					return err
@@ -487,22 +496,14 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 				sv.Set(reflect.MakeSlice(t, n, n))
 			}
 			data := (*sliceHeader)(p).data
-			if oc := elem.object; oc != nil && oc.fields != nil {
-				// Objects of a plain struct, inline. The slice is zeroed, so a null element
-				// needs nothing; the elements are one level deeper than the slice.
+			if plain {
+				// The null bits and the fields inline; the elements are one level deeper than
+				// the slice.
 				if err := d.enter(); err != nil {
 					return err
 				}
-				for i := range n {
-					null, err := d.r.ReadNull()
-					if err != nil {
-						return withIndex(newError(0, err), i)
-					}
-					if !null {
-						if err := decodeFields(d, oc.fields, unsafe.Add(data, uintptr(i)*size)); err != nil {
-							return withIndex(err, i)
-						}
-					}
+				if i, err := decodeStructs(d, oc.fields, data, n, size, true, zero); err != nil {
+					return withIndex(err, i)
 				}
 				d.depth--
 				return nil
@@ -584,7 +585,7 @@ func mapCodec(t reflect.Type, elem *codec) *codec {
 				if err := d.alloc(koff, len(kb)); err != nil {
 					return err
 				}
-				k := d.string(kb)
+				k := d.string(kb, uint(d.r.Remaining()))
 				tmp.SetZero()
 				if err := elem.dec(d, tmp.Addr().UnsafePointer()); err != nil {
 					return withKey(err, k)

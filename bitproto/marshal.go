@@ -142,8 +142,11 @@ func writerErr(w *bitstream.Writer) error {
 
 // Unmarshal decodes data into v, which must be a non-nil pointer, with the default
 // [DecodeOptions]. Bits left after the value are ignored, as in the reference. Fields that are
-// absent from a null object, and the fields of v the wire form does not mention, are left zero;
-// slices are reused when their capacity suffices.
+// absent from a null object are zeroed. v is not zeroed first: decoding overwrites the fields the
+// wire form has, and leaves the others (unexported fields, fields tagged "-") as they are, so
+// that a value can be reused from one decode to the next, as a server's read loop does. Slices in
+// v are reused when their capacity suffices (their struct elements are zeroed first, unless the
+// wire form covers all their fields); maps and the pointees of nil pointers are allocated.
 func Unmarshal(data []byte, v any) error {
 	return DecodeOptions{}.Unmarshal(data, v)
 }
@@ -162,12 +165,7 @@ func ReadObject(r *bitstream.Reader, v any) (null bool, err error) {
 
 // Unmarshal is [Unmarshal] with options o.
 func (o DecodeOptions) Unmarshal(data []byte, v any) error {
-	st := decPool.Get().(*decState)
-	st.r.Reset(data)
-	err := o.read(&st.d, &st.r, v)
-	st.r.Reset(nil)
-	st.d.release()
-	decPool.Put(st)
+	_, err := o.decode(nil, data, 0, nil, v)
 	return err
 }
 
@@ -180,27 +178,12 @@ func DecodeAt(data []byte, off int, v any) (int, error) {
 
 // DecodeAt is [DecodeAt] with options o.
 func (o DecodeOptions) DecodeAt(data []byte, off int, v any) (int, error) {
-	st := decPool.Get().(*decState)
-	st.r.Reset(data)
-	err := st.r.Seek(off)
-	if err == nil {
-		err = o.read(&st.d, &st.r, v)
-	} else {
-		err = newError(off, err)
-	}
-	next := st.r.Offset()
-	st.r.Reset(nil)
-	st.d.release()
-	decPool.Put(st)
-	return next, err
+	return o.decode(nil, data, off, nil, v)
 }
 
 // Read is [Read] with options o.
 func (o DecodeOptions) Read(r *bitstream.Reader, v any) error {
-	st := decPool.Get().(*decState)
-	err := o.read(&st.d, r, v)
-	st.d.release()
-	decPool.Put(st)
+	_, err := o.decode(nil, r.Input(), r.Offset(), r, v)
 	return err
 }
 
@@ -216,26 +199,133 @@ func (o DecodeOptions) ReadObject(r *bitstream.Reader, v any) (bool, error) {
 	return false, o.Read(r, v)
 }
 
+// A Decoder decodes like [DecodeOptions], and keeps its string chunk from one decode to the
+// next: the strings of many small values share chunks, so that decoding a message into a value
+// whose slices, maps and pointers already exist usually allocates nothing at all, where
+// [Unmarshal] allocates at least once for the strings of each decode. Chunks start small and
+// grow to 16 KiB as they fill up.
+//
+// The price is memory that stays alive: a string keeps its whole chunk alive, which holds the
+// strings of other, possibly many, decodes. Copy a string that is kept long after its message
+// (strings.Clone), or use [Unmarshal], when that matters.
+//
+// The zero Decoder decodes with the default options. A Decoder is not safe for concurrent use;
+// its copies share its chunk.
+type Decoder struct {
+	// Options are the decoding options of every decode.
+	Options DecodeOptions
+
+	h *heap // allocated on first use, so that copies share it
+}
+
+// Unmarshal is [Unmarshal] with the decoder's options and string chunk.
+func (d *Decoder) Unmarshal(data []byte, v any) error {
+	_, err := d.Options.decode(d, data, 0, nil, v)
+	return err
+}
+
+// DecodeAt is [DecodeAt] with the decoder's options and string chunk.
+func (d *Decoder) DecodeAt(data []byte, off int, v any) (int, error) {
+	// decode's fast path, repeated without its local heap.
+	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
+		h := d.heap()
+		h.budget = d.Options.budget()
+		if next, ok := decodeFlat(data, uint(off), fields, p, h); ok {
+			return int(next), nil
+		}
+	}
+	return d.Options.decodeReader(d, data, off, nil, v)
+}
+
+// Read is [Read] with the decoder's options and string chunk.
+func (d *Decoder) Read(r *bitstream.Reader, v any) error {
+	_, err := d.Options.decode(d, r.Input(), r.Offset(), r, v)
+	return err
+}
+
+// decode decodes v from bit offset off of data and returns the offset after it. r is nil, or a
+// reader over data at off, which is left after the value. The strings go to the chunk of dec,
+// or when dec is nil to chunks of this decode.
+func (o DecodeOptions) decode(dec *Decoder, data []byte, off int, r *bitstream.Reader, v any) (int, error) {
+	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
+		// A struct of leaf fields: decodeFlat, without a reader or the decoder pool. It gives up
+		// on anything unusual, errors included, and the decode starts again through the reader.
+		var local heap
+		h := &local
+		if dec != nil {
+			h = dec.heap()
+		}
+		h.budget = o.budget()
+		if next, ok := decodeFlat(data, uint(off), fields, p, h); ok {
+			if r != nil {
+				_ = r.Seek(int(next))
+			}
+			return int(next), nil
+		}
+	}
+	return o.decodeReader(dec, data, off, r, v)
+}
+
+// decodeReader is decode through a reader.
+func (o DecodeOptions) decodeReader(dec *Decoder, data []byte, off int, r *bitstream.Reader, v any) (int, error) {
+	st := decPool.Get().(*decState)
+	if r == nil {
+		st.r.Reset(data)
+		if err := st.r.Seek(off); err != nil {
+			st.r.Reset(nil)
+			decPool.Put(st)
+			return 0, newError(off, err)
+		}
+		r = &st.r
+	}
+	if dec != nil {
+		st.d.heap = *dec.heap()
+	}
+	st.d.budget = o.budget()
+	err := o.read(&st.d, r, v)
+	if dec != nil {
+		dec.h.strs, dec.h.nstrs = st.d.strs, st.d.nstrs
+	}
+	next := r.Offset()
+	st.r.Reset(nil)
+	st.d.release()
+	decPool.Put(st)
+	return next, err
+}
+
+// heap returns the decoder's heap, which it allocates on first use.
+func (d *Decoder) heap() *heap {
+	if d.h == nil {
+		d.h = &heap{keep: true}
+	}
+	return d.h
+}
+
+// budget returns the allocation limit of one decode.
+func (o DecodeOptions) budget() int {
+	switch {
+	case o.MaxAlloc == 0:
+		return DefaultMaxAlloc
+	case o.MaxAlloc < 0:
+		return int(^uint(0) >> 1)
+	}
+	return o.MaxAlloc
+}
+
+// read decodes v from r with d, whose heap is set.
 func (o DecodeOptions) read(d *decoder, r *bitstream.Reader, v any) error {
-	*d = decoder{r: r, maxDepth: o.MaxDepth, budget: o.MaxAlloc}
+	d.r, d.buf, d.depth, d.maxDepth = r, r.Input(), 0, o.MaxDepth
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
 	}
-	if d.budget == 0 {
-		d.budget = DefaultMaxAlloc
-	} else if d.budget < 0 {
-		d.budget = int(^uint(0) >> 1)
-	}
-	t := reflect.TypeOf(v)
-	if t == nil || t.Kind() != reflect.Pointer {
-		return &Error{BitOffset: r.Offset(), Err: fmt.Errorf("%w: Unmarshal(%T)", ErrNil, v)}
-	}
-	p := reflect.ValueOf(v).UnsafePointer()
-	if p == nil {
-		return &Error{BitOffset: r.Offset(), Err: fmt.Errorf("%w: Unmarshal(%T)", ErrNil, v)}
-	}
 	// A pointee with its own UnmarshalBits gets a custom content codec.
-	c := cachedCodec(t.Elem())
+	c, p := ptrCodec(v)
+	if c == nil {
+		c, p = ptrCodecMiss(v)
+	}
+	if c == nil || p == nil {
+		return &Error{BitOffset: r.Offset(), Err: fmt.Errorf("%w: Unmarshal(%T)", ErrNil, v)}
+	}
 	if c.err != nil {
 		return c.err
 	}
@@ -248,23 +338,35 @@ func (d *decoder) release() { *d = decoder{} }
 // stringChunk is the most string data one arena chunk holds, unless a single string is longer.
 const stringChunk = 16 << 10
 
-// string returns b as a string. The strings of one decode are copied into shared chunks, so
-// that decoding many short strings costs one allocation per chunk instead of one per string; the
-// chunks are never written again once a string points into them. A chunk is at most
-// stringChunk bytes (or one string) and never larger than what is left of the input, so the
-// memory a string keeps alive is bounded by its message.
-func (d *decoder) string(b []byte) string {
+// string returns b as a string; left is the number of input bits after b. The strings of one
+// decode are copied into shared chunks, so that decoding many short strings costs one allocation
+// per chunk instead of one per string; the bytes of a chunk are never written again once a
+// string points to them. A chunk is at most stringChunk bytes (or one string) and never larger
+// than what is left of the input, so the memory a string keeps alive is bounded by its message.
+func (h *heap) string(b []byte, left uint) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if len(b) > len(d.strs) {
-		n := max(len(b), min(stringChunk, len(b)+d.r.Remaining()/8))
-		d.strs = make([]byte, n)
+	dst := h.room(len(b), left)
+	copy(dst[:len(b)], b)
+	h.nstrs += len(b)
+	return unsafe.String(&dst[0], len(b))
+}
+
+// room returns the free part of the string chunk, starting a new chunk when fewer than n bytes
+// are free (left is the number of input bits after the string's bytes). The caller copies the
+// string to its start and adds its length to h.nstrs. The chunks of a Decoder (h.keep) do not
+// depend on the input: each is twice the size of the one before, from 256 bytes to stringChunk.
+func (h *heap) room(n int, left uint) []byte {
+	if n > len(h.strs)-h.nstrs {
+		size := min(stringChunk, n+int(left/8))
+		if h.keep {
+			size = min(stringChunk, max(256, 2*len(h.strs)))
+		}
+		h.strs = make([]byte, max(n, size))
+		h.nstrs = 0
 	}
-	n := copy(d.strs, b)
-	s := unsafe.String(&d.strs[0], n)
-	d.strs = d.strs[n:]
-	return s
+	return h.strs[h.nstrs:]
 }
 
 // enter descends one nesting level.
@@ -277,11 +379,11 @@ func (d *decoder) enter() error {
 }
 
 // alloc charges n bytes to the allocation budget.
-func (d *decoder) alloc(off, n int) error {
-	if n > d.budget {
-		return &Error{BitOffset: off, Err: fmt.Errorf("%w: %d more bytes, %d left", ErrAllocLimit, n, d.budget)}
+func (h *heap) alloc(off, n int) error {
+	if n > h.budget {
+		return &Error{BitOffset: off, Err: fmt.Errorf("%w: %d more bytes, %d left", ErrAllocLimit, n, h.budget)}
 	}
-	d.budget -= n
+	h.budget -= n
 	return nil
 }
 

@@ -38,6 +38,11 @@ func (r *Reader) Reset(b []byte) {
 // Offset returns the position of the next bit to read, counted from the start of the input.
 func (r *Reader) Offset() int { return int(r.pos) }
 
+// Input returns the input r reads from, as given to [NewReader] or [Reader.Reset]. It lets a
+// decoder that keeps its own bit position read the input directly, and hand the position back
+// with [Reader.Seek].
+func (r *Reader) Input() []byte { return r.buf }
+
 // Len returns the size of the input in bits.
 func (r *Reader) Len() int { return int(r.end) }
 

@@ -129,7 +129,8 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	_ = e.r.Seek(8 * size)
 
 	// The authoritative decode; the steps below must agree with it.
-	m, derr := decodeMessage(frame, len(frame)-1)
+	var m Message
+	derr := m.decode(frame, len(frame)-1)
 
 	if v, ok := e.field("message", bitproto.Null); !ok || v.Value == true {
 		if ok {

@@ -183,6 +183,20 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 
 // readFrame returns the next frame's payload with its terminator.
 func (fr *FrameReader) readFrame() ([]byte, error) {
+	// The common case first: a frame with a one-byte length prefix, buffered whole.
+	if i := fr.start; i < fr.end && fr.err == nil {
+		l := int(fr.buf[i])
+		if l != 0 && l < 0x80 && l < fr.end-i && (l <= fr.MaxFrameSize || fr.MaxFrameSize <= 0) && fr.buf[i+l] == 0 {
+			fr.start += 1 + l
+			fr.off += int64(1 + l)
+			return fr.buf[i+1 : i+1+l : i+1+l], nil
+		}
+	}
+	return fr.readFrameSlow()
+}
+
+// readFrameSlow is readFrame for any frame.
+func (fr *FrameReader) readFrameSlow() ([]byte, error) {
 	if fr.err != nil {
 		return nil, fr.err
 	}

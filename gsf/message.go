@@ -73,6 +73,18 @@ func (b RawBody) DecodeWith(o bitproto.DecodeOptions, v any) error {
 	return err
 }
 
+// DecodeUsing is Decode with a bitproto.Decoder, whose options apply and whose string chunk the
+// body's strings share with those of the other bodies it decodes: decoding into a value reused
+// from one message to the next then usually allocates nothing. See [bitproto.Decoder] for what
+// that costs in memory.
+func (b RawBody) DecodeUsing(d *bitproto.Decoder, v any) error {
+	if !b.present {
+		return nil
+	}
+	_, err := d.DecodeAt(b.data, b.start, v)
+	return err
+}
+
 // Reader returns a bitstream.Reader positioned at the body's first bit, for hand-written
 // decoders.
 func (b RawBody) Reader() *bitstream.Reader {
@@ -91,46 +103,74 @@ func (b RawBody) Clone() RawBody {
 // DecodeBody decodes the message's body into v (see [RawBody.Decode]).
 func (m *Message) DecodeBody(v any) error { return m.Body.Decode(v) }
 
+// DecodeBodyUsing decodes the message's body into v with d (see [RawBody.DecodeUsing]). A
+// server's read loop can reuse a FrameReader, a Message, a bitproto.Decoder and a body value from
+// one message to the next, and then reads most messages without allocating:
+//
+//	fr.ReadMessage(&m)
+//	m.DecodeBodyUsing(&dec, &body)
+func (m *Message) DecodeBodyUsing(d *bitproto.Decoder, v any) error {
+	// Not m.Body.DecodeUsing, which would copy the body.
+	if !m.Body.present {
+		return nil
+	}
+	_, err := d.DecodeAt(m.Body.data, m.Body.start, v)
+	return err
+}
+
 // DecodePayload decodes a message from its payload (a frame without the length prefix and the
 // terminator): the message null bit, the header object and the body's null bit. The body is
 // left undecoded in m.Body, aliasing payload. A header object whose null bit is 1 decodes as the
 // zero header, as in the reference. Errors are *bitproto.Error values whose Path starts with
 // "header." for header fields, or ErrNullMessage.
 func DecodePayload(payload []byte) (Message, error) {
-	return decodeMessage(payload, len(payload))
+	var m Message
+	err := m.decode(payload, len(payload))
+	return m, err
 }
 
-// decodeMessage decodes the message in data, whose first n bytes are the payload (data may
-// hold the terminator after them).
-func decodeMessage(data []byte, n int) (Message, error) {
-	var m Message
+// decode decodes the message in data, whose first n bytes are the payload (data may hold the
+// terminator after them), into m. After an error m holds what was decoded before it.
+func (m *Message) decode(data []byte, n int) error {
+	if m.decodeFast(data, n) {
+		return nil
+	}
+	return m.decodeReader(data, n)
+}
+
+// decodeReader is decode through a bitstream.Reader, for what decodeFast does not handle.
+func (m *Message) decodeReader(data []byte, n int) error {
+	m.Body = RawBody{}
 	// Like the reference, read over the terminator too: a decoder may read into it.
 	var r bitstream.Reader
 	r.Reset(data)
 	null, err := r.ReadNull()
 	if err != nil {
-		return m, &bitproto.Error{Path: "message", Err: err}
+		m.Header = Header{}
+		return &bitproto.Error{Path: "message", Err: err}
 	}
 	if null {
-		return m, &bitproto.Error{Path: "message", Err: ErrNullMessage}
+		m.Header = Header{}
+		return &bitproto.Error{Path: "message", Err: ErrNullMessage}
 	}
 	if null, err = r.ReadNull(); err != nil {
-		return m, &bitproto.Error{Path: "header", BitOffset: 1, Err: err}
+		m.Header = Header{}
+		return &bitproto.Error{Path: "header", BitOffset: 1, Err: err}
 	}
-	if !null {
-		if err := m.Header.UnmarshalBits(&r); err != nil {
-			if e, ok := err.(*bitproto.Error); ok {
-				e.Path = "header." + e.Path
-			}
-			return m, err
+	if null {
+		m.Header = Header{}
+	} else if err := m.Header.UnmarshalBits(&r); err != nil {
+		if e, ok := err.(*bitproto.Error); ok {
+			e.Path = "header." + e.Path
 		}
+		return err
 	}
 	off := r.Offset()
 	if null, err = r.ReadNull(); err != nil {
-		return m, &bitproto.Error{Path: "body", BitOffset: off, Err: err}
+		return &bitproto.Error{Path: "body", BitOffset: off, Err: err}
 	}
 	m.Body = RawBody{data: data, start: r.Offset(), end: n * 8, present: !null}
-	return m, nil
+	return nil
 }
 
 // ConsumeMessage decodes the framed message at the start of b and returns it and the number of
@@ -141,8 +181,8 @@ func ConsumeMessage(b []byte) (Message, int, error) {
 	if err != nil {
 		return Message{}, 0, err
 	}
-	m, err := decodeMessage(frame, len(frame)-1)
-	if err != nil {
+	var m Message
+	if err := m.decode(frame, len(frame)-1); err != nil {
 		return m, 0, err
 	}
 	return m, n, nil
@@ -150,13 +190,28 @@ func ConsumeMessage(b []byte) (Message, int, error) {
 
 // ReadMessage reads the next frame from fr and decodes its message. The body aliases fr's
 // buffer: decode it, or Clone it, before the next read. At the end of the stream it returns
-// io.EOF.
+// io.EOF. [FrameReader.ReadMessage] does the same into a Message of the caller's.
 func ReadMessage(fr *FrameReader) (Message, error) {
+	var m Message
+	err := fr.ReadMessage(&m)
+	return m, err
+}
+
+// ReadMessage reads the next frame and decodes its message into m, overwriting it, as the
+// function [ReadMessage] does; a Message reused from one read to the next saves copying it. The
+// body aliases fr's buffer: decode it, or Clone it, before the next read. At the end of the
+// stream it returns io.EOF. After an error m holds what was decoded before it (the zero Message
+// for a framing error).
+func (fr *FrameReader) ReadMessage(m *Message) error {
 	frame, err := fr.readFrame()
 	if err != nil {
-		return Message{}, err
+		*m = Message{}
+		return err
 	}
-	return decodeMessage(frame, len(frame)-1)
+	if m.decodeFast(frame, len(frame)-1) {
+		return nil
+	}
+	return m.decodeReader(frame, len(frame)-1)
 }
 
 // AppendPayload appends the payload of a message: the message null bit (0), the header object
