@@ -39,6 +39,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	pending map[int32]*call
+	calls   atomic.Int32 // calls in flight
 	nextID  int32
 	err     error // non-nil once the client is closed
 
@@ -135,6 +136,8 @@ func newClient(conn net.Conn, cfg *clientConfig) *Client {
 	}
 	c.out = newSender(conn, limit(cfg.writeTimeout, DefaultClientWriteTimeout), int(^uint(0)>>1), nil,
 		func(err error) { c.closeWith(fmt.Errorf("write: %w", err)) })
+	// The writer waits for other callers only when there are some.
+	c.out.shouldYield = func() bool { return c.calls.Load() > 1 }
 	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
@@ -185,6 +188,8 @@ func (c *Client) roundTrip(ctx context.Context, h *gsf.Header, req, resp any, wa
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c.calls.Add(1)
+	defer c.calls.Add(-1)
 	cl := callPool.Get().(*call)
 	cl.resp, cl.wantMsg = resp, wantMsg
 	c.mu.Lock()
@@ -201,7 +206,7 @@ func (c *Client) roundTrip(ctx context.Context, h *gsf.Header, req, resp any, wa
 	h.RequestID = id
 	b, err := encodeFrame(h, req)
 	if err == nil {
-		err = c.out.enqueue(*b, kindMessage, false)
+		err = c.out.enqueue(*b, kindMessage, false, false)
 		putBuf(b)
 	}
 	if err != nil {
@@ -269,7 +274,7 @@ func (c *Client) Send(h gsf.Header, body any) error {
 	if err != nil {
 		return err
 	}
-	err = c.out.enqueue(*b, kindMessage, false)
+	err = c.out.enqueue(*b, kindMessage, false, false)
 	putBuf(b)
 	return err
 }

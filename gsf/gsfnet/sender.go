@@ -37,6 +37,9 @@ type sender struct {
 	limit        int                 // bytes of frames of kindMessage or kindDiscardable allowed waiting
 	release      func(responses int) // called once the frames holding so many responses are written
 	fail         func(err error)     // called when a write fails
+	// shouldYield, if set, tells the writer goroutine whether to let the goroutines that are
+	// ready to run go first (see run); without it, it always does.
+	shouldYield func() bool
 
 	mu        sync.Mutex
 	buf       []byte // frames waiting for the writer
@@ -56,11 +59,12 @@ func newSender(conn net.Conn, writeTimeout time.Duration, limit int, release fun
 
 // enqueue appends a frame. Unless flush is set it does not block: it wakes the writer
 // goroutine when no write is in progress. With flush set, the calling goroutine writes the
-// queue itself when no write is in progress.
+// queue itself when no write is in progress, after letting the goroutines that are ready to
+// run go first if yield is set.
 //
 // A full queue drops a discardable frame (ErrQueueFull) and refuses any other frame but a
 // response with ErrSlowConsumer, which the caller answers by closing the connection.
-func (s *sender) enqueue(frame []byte, kind int, flush bool) error {
+func (s *sender) enqueue(frame []byte, kind int, flush, yield bool) error {
 	s.mu.Lock()
 	if s.err != nil {
 		err := s.err
@@ -82,9 +86,11 @@ func (s *sender) enqueue(frame []byte, kind int, flush bool) error {
 	if flush && !s.writing {
 		s.writing = true
 		s.mu.Unlock()
-		// As the writer goroutine does, let the others that are ready run first, so that
-		// what they queue meanwhile goes out in this write.
-		runtime.Gosched()
+		if yield {
+			// As the writer goroutine does, let the others that are ready run first, so
+			// that what they queue meanwhile goes out in this write.
+			runtime.Gosched()
+		}
 		s.write()
 		return nil
 	}
@@ -133,9 +139,10 @@ func (s *sender) run(done <-chan struct{}) {
 			return
 		}
 		// Let the goroutines that are ready to run go first: under load they are handlers
-		// and callers about to queue more frames, which then go out in the same write. When
-		// nothing else is ready this costs next to nothing.
-		runtime.Gosched()
+		// and callers about to queue more frames, which then go out in the same write.
+		if s.shouldYield == nil || s.shouldYield() {
+			runtime.Gosched()
+		}
 		s.mu.Lock()
 		if s.werr != nil || (s.finishing && !s.writing && len(s.buf) == 0) {
 			s.mu.Unlock()

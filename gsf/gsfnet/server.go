@@ -589,8 +589,9 @@ func (s *Session) sendResponse(h *gsf.Header, body any) bool {
 		}
 	}
 	// The handler's goroutine writes the response itself if no write is in progress: it
-	// may block, and it saves waking the writer goroutine.
-	err = s.out.enqueue(*b, kindResponse, true)
+	// may block, and it saves waking the writer goroutine. When other messages of the
+	// session are in flight, it lets them go first, to write their responses with its own.
+	err = s.out.enqueue(*b, kindResponse, true, len(s.sem) > 1)
 	putBuf(b)
 	return err == nil
 }

@@ -117,7 +117,7 @@ func frameKind(h *gsf.Header) int {
 
 // enqueue queues a frame and closes the session when its client is too slow.
 func (s *Session) enqueue(frame []byte, kind int) error {
-	err := s.out.enqueue(frame, kind, false)
+	err := s.out.enqueue(frame, kind, false, false)
 	if err == ErrSlowConsumer {
 		s.srv.logger().Warn("gsfnet: closing a session whose client does not read", "session", s.id, "remote", s.conn.RemoteAddr().String())
 		s.closeWith(ErrSlowConsumer)
