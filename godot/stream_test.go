@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"runtime"
 	"testing"
 	"testing/iotest"
 )
@@ -143,16 +144,18 @@ func TestStreamLimits(t *testing.T) {
 		in := unhex(t, c.prefix+"00000000")
 		dec := c.o.NewDecoder(bytes.NewReader(in))
 		var v any
-		var err error
-		allocs := testing.AllocsPerRun(1, func() {
-			dec = c.o.NewDecoder(bytes.NewReader(in))
-			err = dec.Decode(&v)
-		})
+		// Count bytes, not allocations: the error path may allocate a few small values (how
+		// many depends on the runtime's state), but nothing in proportion to the claimed size.
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		dec = c.o.NewDecoder(bytes.NewReader(in))
+		err := dec.Decode(&v)
+		runtime.ReadMemStats(&after)
 		if !errors.Is(err, ErrMessageTooLarge) {
 			t.Errorf("%+v %s: %v, want ErrMessageTooLarge", c.o, c.prefix, err)
 		}
-		if allocs > 10 || cap(dec.buf) > 4096 {
-			t.Errorf("%+v: %v allocations, buffer %d bytes", c.o, allocs, cap(dec.buf))
+		if n := after.TotalAlloc - before.TotalAlloc; n > 16<<10 || cap(dec.buf) > 4096 {
+			t.Errorf("%+v: %d bytes allocated, buffer %d bytes", c.o, n, cap(dec.buf))
 		}
 		if err2 := dec.Decode(&v); !errors.Is(err2, ErrMessageTooLarge) {
 			t.Errorf("the stream should stay failed: %v", err2)
