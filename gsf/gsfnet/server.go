@@ -17,7 +17,7 @@ import (
 	"github.com/gamewire/gamewire/gsf"
 )
 
-// Defaults of the Server's limits, used when a field is 0.
+// Defaults of the Server's fields, used when a field is 0.
 const (
 	DefaultAddr          = "127.0.0.1:7566"
 	DefaultMaxFrameSize  = 64 << 10 // bytes (length prefix value: payload + terminator)
@@ -60,16 +60,21 @@ func (p UnknownPolicy) String() string {
 // A Server serves GSF clients over TCP (or any net.Listener): it reads framed messages, hands
 // them to its Handler and writes the responses.
 //
-// Every connection is a Session with two goroutines: a reader, which reads frames, checks
-// them against MaxFrameSize before allocating anything, and starts a goroutine per message;
-// and a writer, which writes the session's outgoing queue, batching whatever piled up into one
-// write. Requests of one connection are handled concurrently, up to MaxInFlight at a time, and
-// their responses go out in the order they are ready (the client matches them by request id).
-// Notifies from a client are handled one after the other, in the order they came, since
-// they have no request id to tell their order by. When MaxInFlight messages are in flight the
-// reader stops reading until one is answered and its response written, so a client that sends
-// requests and never reads the responses only fills its own socket buffers and is closed after
-// WriteTimeout.
+// Every connection is a Session. Its reader goroutine reads frames, checks each length against
+// MaxFrameSize before allocating anything, and starts a goroutine per message. Requests of one
+// connection are thus handled concurrently, up to MaxInFlight at a time, and their responses
+// go out in the order they are ready (the client matches them by request id). Notifies from a
+// client are handled one after the other, in the order they came, since they have no request
+// id to tell their order by. A handler's goroutine writes its response itself when no write is
+// in progress on the connection; otherwise the response joins the queue that the writing
+// goroutine is writing, and every write takes whatever piled up. Notifies to the client are
+// queued without blocking and written by the session's writer goroutine.
+//
+// When MaxInFlight messages are in flight the reader stops reading until one is answered and
+// its response written, so a client that sends requests and never reads the responses only
+// fills its own socket buffers, and is disconnected after WriteTimeout. When reading ends,
+// whatever the reason (the client closed its side, a timeout, a protocol error, Shutdown), the
+// messages already read are handled and answered before the connection closes.
 //
 // The zero value of each field but Handler selects a default; a negative value disables a
 // limit or timeout. The fields must not be changed once the server runs.
@@ -198,7 +203,7 @@ func (srv *Server) Serve(l net.Listener) error {
 			if te, ok := err.(interface{ Temporary() bool }); ok && te.Temporary() {
 				// For example too many open files: wait, and try again.
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				srv.logger().Warn("gsfnet: accept", "err", err, "retry in", delay)
+				srv.logger().Warn("gsfnet: accept", "err", err, "retry", delay)
 				time.Sleep(delay)
 				continue
 			}
