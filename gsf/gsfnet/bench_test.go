@@ -14,13 +14,16 @@ import (
 	"github.com/gamewire/gamewire/gsf"
 )
 
-// The load benchmarks run a server and N clients in this process, over loopback TCP. Every
-// client connection runs depth concurrent callers; each call sends a GetClientVersionInfo-like
-// request with a sequence number, which the handler echoes. They report requests per second and
-// the 50th and 99th percentile latency of a call, and fail on any lost (timed out), failed or
-// mismatched response.
+// The load benchmarks run a server and N clients in this process, over loopback TCP: the
+// 1, 100 and 1 000 connections of BenchmarkGSFLoad{1,100,1000}Conns. Every connection runs
+// depth concurrent callers (the sub-benchmark's name); each call sends a GetClientVersionInfo-
+// like request with a sequence number, which the handler echoes. They report requests per
+// second (req/s), the 50th and 99th percentile latency of a call (p50-ms, p99-ms), the CPU time
+// of the process per request (cpu-µs/req, clients and server together), and the write calls
+// per request (writes/req, of which cwrites/req by the clients), and fail on any lost (timed
+// out), failed or mismatched response.
 //
-//	go test -run '^$' -bench GSFLoad -benchtime 2s ./gsf/gsfnet
+//	go test -run '^$' -bench GSFLoad -benchtime 3s -count 3 ./gsf/gsfnet
 
 type loadRequest struct {
 	ClientName string
