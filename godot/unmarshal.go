@@ -793,7 +793,7 @@ func (dec *decoder) arrayInto(pl *decPlan, p unsafe.Pointer, off, depth int, h u
 	n := int(cnt & wire.CountMask)
 	q += 4
 	if int64(n)*4 > int64(len(dec.buf)-q) {
-		return 0, dec.fail(q, TypeArray, true, detail(ErrTruncated, "%d elements need at least %d bytes, have %d", n, int64(n)*4, len(dec.buf)-q))
+		return 0, dec.shortSeq(q, n, depth, TypeArray, false)
 	}
 	if !dec.take(n) {
 		return 0, dec.fail(q, TypeArray, true, detail(ErrTooManyElements, "%d elements", n))
@@ -811,6 +811,40 @@ func (dec *decoder) arrayInto(pl *decPlan, p unsafe.Pointer, off, depth int, h u
 		}
 	}
 	return q, nil
+}
+
+// shortSeq reports the error of an Array (or, with pairs, a Dictionary) whose count of n
+// elements at q claims more than the rest of the input can hold. Nothing is allocated for the n
+// elements; the elements are read one by one, as the engine (and Decode) does, so that the error
+// is the one of the first element that does not decode: a full object where objects are not
+// allowed, an unknown type, or the input's end.
+func (dec *decoder) shortSeq(q, n, depth int, t Type, pairs bool) error {
+	what := "elements"
+	if pairs {
+		what = "entries"
+	}
+	for i := range n {
+		if !dec.take(1) {
+			return dec.fail(q, t, true, detail(ErrTooManyElements, "%d %s", n, what))
+		}
+		path := "[" + itoa(i) + "]"
+		if pairs {
+			path = ".key(" + itoa(i) + ")"
+		}
+		k, next, err := dec.value(q, depth+1)
+		if err != nil {
+			return prependPath(err, path)
+		}
+		q = next
+		if pairs {
+			path = "[" + keyLabel(k) + "]"
+			if q, err = dec.skip(q, depth+1); err != nil {
+				return prependPath(err, path)
+			}
+		}
+	}
+	// Not reached: every element takes 4 bytes or more, so the input ends first.
+	return dec.fail(q, t, true, detail(ErrTruncated, "%d %s", n, what))
 }
 
 // seqStorage returns where the n decoded elements go and how many of them are kept: all of them
@@ -1047,7 +1081,7 @@ func (dec *decoder) dictHeader(off, depth int, h uint32) (int, int, error) {
 	n := int(cnt & wire.CountMask)
 	q += 4
 	if int64(n)*8 > int64(len(dec.buf)-q) {
-		return 0, 0, dec.fail(q, TypeDictionary, true, detail(ErrTruncated, "%d entries need at least %d bytes, have %d", n, int64(n)*8, len(dec.buf)-q))
+		return 0, 0, dec.shortSeq(q, n, depth, TypeDictionary, true)
 	}
 	if !dec.take(n) {
 		return 0, 0, dec.fail(q, TypeDictionary, true, detail(ErrTooManyElements, "%d entries", n))

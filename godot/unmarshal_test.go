@@ -511,3 +511,42 @@ func nestOf(n int) any {
 	}
 	return v
 }
+
+// A count that claims more elements than the input holds fails where Decode and the engine
+// fail: at the first element that does not decode, not with a blanket ErrTruncated.
+func TestUnmarshalShortCountFailsAtTheFirstBadElement(t *testing.T) {
+	for _, c := range []struct {
+		name, hex string
+		want      error
+	}{
+		{"Array of 87, first a full object", "13000000 57000000 11000000 01000000", ErrObjectsNotAllowed},
+		{"Array of 87, first an unknown type", "13000000 57000000 ff000000", ErrUnknownType},
+		{"Array of 87, all there is fine", "13000000 57000000 02000000 01000000", ErrTruncated},
+		{"Dictionary of 9, a key a full object", "12000000 09000000 11000000 01000000", ErrObjectsNotAllowed},
+		{"Dictionary of 9, a value a full object", "12000000 09000000 02000000 01000000 11000000 01000000", ErrObjectsNotAllowed},
+	} {
+		data := unhex(t, c.hex)
+		_, _, derr := DecOptions{Dialect: Godot3}.Decode(data)
+		if !errors.Is(derr, c.want) {
+			t.Errorf("%s: Decode: %v, want %v", c.name, derr, c.want)
+		}
+		var a []any
+		var m map[int]any
+		var v any
+		for _, dst := range []any{&a, &m, &v} {
+			if _, isMap := dst.(*map[int]any); isMap != strings.HasPrefix(c.name, "Dictionary") {
+				continue
+			}
+			err := DecOptions{Dialect: Godot3}.Unmarshal(data, dst)
+			var de *DecodeError
+			if !errors.Is(err, c.want) || !errors.As(err, &de) {
+				t.Errorf("%s: Unmarshal into %T: %v, want %v", c.name, dst, err, c.want)
+				continue
+			}
+			var dde *DecodeError
+			if errors.As(derr, &dde) && dde.Offset != de.Offset {
+				t.Errorf("%s: Unmarshal into %T fails at byte %d, Decode at %d", c.name, dst, de.Offset, dde.Offset)
+			}
+		}
+	}
+}
