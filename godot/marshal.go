@@ -557,6 +557,14 @@ func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) (
 		}
 		return bytes.Compare(kb(x), kb(y))
 	})
+	if k := pl.key.rtype.Kind(); k == reflect.Interface || k == reflect.Float32 || k == reflect.Float64 {
+		// Keys of different bytes that the engine takes as one: a String and a StringName of
+		// the same text (Godot 4), NaNs of other payloads, 1 and 1.0 in Godot 3, and so on.
+		if i, j, ok := e.mergedKeys(len(ek), func(i int) []byte { return kb(ek[i]) }); ok {
+			return b[:start], &EncodeError{Path: ".key(" + mapKeyLabel(ek[j].k) + ")", GoType: pl.rtype.String(),
+				Err: detail(ErrUnsupported, "keys %s and %s of the map are one Dictionary key in %s", mapKeyLabel(ek[i].k), mapKeyLabel(ek[j].k), e.d)}
+		}
+	}
 	for i, k := range ek {
 		if i > 0 && bytes.Equal(kb(ek[i-1]), kb(k)) {
 			return b[:start], &EncodeError{Path: ".key(" + mapKeyLabel(k.k) + ")", GoType: pl.rtype.String(),
@@ -570,6 +578,32 @@ func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) (
 		}
 	}
 	return b, nil
+}
+
+// mergedKeys decodes n encoded keys and reports the first pair (i < j) that the dialect's
+// Dictionary takes as one key, as the engine would on decoding the result.
+func (e *encoder) mergedKeys(n int, key func(int) []byte) (i, j int, ok bool) {
+	var d Dictionary
+	var idx *keyIndex
+	first := make(map[int]int, n) // entry index → key index
+	for k := range n {
+		v, _, err := DecOptions{Dialect: e.d, AllowObjects: true}.Decode(key(k))
+		if err != nil {
+			continue // not a key the engine would decode; encoding reports it elsewhere
+		}
+		before := len(d.Entries)
+		idx = d.add(e.d, v, nil, idx)
+		if len(d.Entries) == before {
+			for ei, en := range d.Entries {
+				if e.d.KeyEqual(en.Key, v) {
+					return first[ei], k, true
+				}
+			}
+			return 0, k, true
+		}
+		first[len(d.Entries)-1] = k
+	}
+	return 0, 0, false
 }
 
 func b2i(v bool) int {

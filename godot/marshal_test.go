@@ -291,12 +291,23 @@ func TestMarshalMaps(t *testing.T) {
 		"int32 and int64 1": map[any]int{int32(1): 1, int64(1): 2},
 		"two NaNs":          map[float64]int{math.NaN(): 1, math.NaN(): 2},
 		"equal pointees":    map[*int]int{ptr(1): 1, ptr(1): 2},
+		// Different bytes, one key to the engine: Godot 4 merges a String and a StringName of
+		// the same text, and NaNs of any payload.
+		"String and StringName":  map[any]int{"a": 1, StringName("a"): 2},
+		"NaNs of other payloads": map[float64]int{math.NaN(): 1, math.Float64frombits(0xfff8000000000001): 2},
 	} {
 		_, err := Marshal(m)
 		var ee *EncodeError
 		if !errors.Is(err, ErrUnsupported) || !errors.As(err, &ee) || !strings.HasPrefix(ee.Path, ".key(") {
 			t.Errorf("%s: err = %v, want ErrUnsupported at a key", name, err)
 		}
+	}
+	// Godot 3 has no StringName; int 1 and float 1.0 stay two keys in both dialects.
+	if _, err := Marshal(map[any]int{int64(1): 1, 1.0: 2}); err != nil {
+		t.Errorf("1 and 1.0: %v", err)
+	}
+	if _, err := Marshal(map[any]int{"a": 1, "b": 2, StringName("c"): 3}); err != nil {
+		t.Errorf("distinct String and StringName keys: %v", err)
 	}
 }
 
