@@ -2,8 +2,8 @@ package bitproto
 
 import (
 	"encoding/binary"
+	"github.com/gamewire/gamewire/internal/bitwin"
 	"math"
-	"math/bits"
 	"reflect"
 	"unsafe"
 
@@ -83,8 +83,8 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 		f := &fields[j]
 		if avail < uint(f.need) {
 			var ok bool
-			if x, avail, wend, ok = window(buf, wend-avail); !ok {
-				if x, avail, wend, ok = tail(buf, wend); !ok {
+			if x, avail, wend, ok = bitwin.Window(buf, wend-avail); !ok {
+				if x, avail, wend, ok = bitwin.Tail(buf, wend); !ok {
 					return 0, false
 				}
 			}
@@ -108,14 +108,14 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 				continue
 			}
 		case opInt16:
-			if hdr, vb := formOf(x, 2); hdr+vb <= avail {
+			if hdr, vb := bitwin.FormOf(x, 2); hdr+vb <= avail {
 				*(*int16)(fp) = int16(int64(x<<(hdr&63)) >> ((64 - vb) & 63))
 				x <<= (hdr + vb) & 63
 				avail -= hdr + vb
 				continue
 			}
 		case opInt32:
-			if v, n := int32Form(x); n <= avail {
+			if v, n := bitwin.Int32Form(x); n <= avail {
 				*(*int32)(fp) = v
 				x <<= n & 63
 				avail -= n
@@ -123,7 +123,7 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 			}
 		case opInt64:
 			// The forms longer than 57 bits take 65 bits or more, more than a window.
-			if hdr, vb := formOf(x, 8); hdr+vb <= avail {
+			if hdr, vb := bitwin.FormOf(x, 8); hdr+vb <= avail {
 				*(*int64)(fp) = int64(x<<(hdr&63)) >> ((64 - vb) & 63)
 				x <<= (hdr + vb) & 63
 				avail -= hdr + vb
@@ -143,7 +143,7 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 				continue
 			}
 		case opString:
-			l32, size := int32Form(x)
+			l32, size := bitwin.Int32Form(x)
 			if size > avail {
 				break
 			}
@@ -208,8 +208,8 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 		if j < 0 {
 			if avail == 0 {
 				var ok bool
-				if x, avail, wend, ok = window(buf, wend); !ok {
-					if x, avail, wend, ok = tail(buf, wend); !ok {
+				if x, avail, wend, ok = bitwin.Window(buf, wend); !ok {
+					if x, avail, wend, ok = bitwin.Tail(buf, wend); !ok {
 						return x, avail, wend, i, j, scanNullBit
 					}
 				}
@@ -226,7 +226,7 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 			f := &fields[j]
 			if avail < uint(f.need) {
 				var ok bool
-				if x, avail, wend, ok = window(buf, wend-avail); !ok {
+				if x, avail, wend, ok = bitwin.Window(buf, wend-avail); !ok {
 					return x, avail, wend, i, j, scanField
 				}
 			}
@@ -245,19 +245,19 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 				avail -= 8
 				continue
 			case opInt16:
-				hdr, vb := formOf(x, 2)
+				hdr, vb := bitwin.FormOf(x, 2)
 				*(*int16)(fp) = int16(int64(x<<(hdr&63)) >> ((64 - vb) & 63))
 				x <<= (hdr + vb) & 63
 				avail -= hdr + vb
 				continue
 			case opInt32:
-				v, n := int32Form(x)
+				v, n := bitwin.Int32Form(x)
 				*(*int32)(fp) = v
 				x <<= n & 63
 				avail -= n
 				continue
 			case opInt64:
-				if hdr, vb := formOf(x, 8); hdr+vb <= 57 {
+				if hdr, vb := bitwin.FormOf(x, 8); hdr+vb <= 57 {
 					*(*int64)(fp) = int64(x<<(hdr&63)) >> ((64 - vb) & 63)
 					x <<= (hdr + vb) & 63
 					avail -= hdr + vb
@@ -275,7 +275,7 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 					continue
 				}
 			case opString:
-				l32, size := int32Form(x)
+				l32, size := bitwin.Int32Form(x)
 				l := int64(l32)
 				if l == 0 || l == -1 {
 					*(*string)(fp) = ""
@@ -309,7 +309,7 @@ func (h *heap) stringAt(buf []byte, f *field, fp unsafe.Pointer, x uint64, avail
 	if f.op != opString {
 		return 0, false
 	}
-	hdr, vb := formOf(x, 4)
+	hdr, vb := bitwin.FormOf(x, 4)
 	if hdr+vb > avail {
 		return 0, false
 	}
@@ -343,58 +343,12 @@ func copyShort(dst, src []byte, n int) {
 	}
 }
 
-// int32Form returns the compressed int32 whose first bits are the top bits of x, in any form the
-// reader of package bitstream accepts, and its number of bits. Unlike formOf, each form has its
-// own branch that gives constants: when the forms of the integers repeat from one message to the
-// next, as they often do, the processor predicts the branches, and goes on to the next field
-// without waiting for this one's length. The other widths use formOf.
-func int32Form(x uint64) (int32, uint) {
-	switch {
-	case int64(x) >= 0: // full width: 0, then 32 bits
-		return int32(x >> 31), 33
-	case x>>62 == 0b10: // the nibble
-		return int32(int64(x<<2) >> 60), 6
-	case x>>61 == 0b110:
-		return int32(int64(x<<3) >> 56), 11
-	case x>>60 == 0b1110:
-		return int32(int64(x<<4) >> 48), 20
-	case x>>59 == 0b11110:
-		return int32(int64(x<<5) >> 40), 29
-	}
-	return int32(x >> 27), 37 // the count run reached the width: no terminator
-}
-
-// window returns the input bits from bit offset pos on, left-aligned in x, how many there are
-// (at least 57), and the offset of the bit after them. It fails within the last 8 bytes of the
-// input, which tail handles.
-func window(buf []byte, pos uint) (x uint64, avail, end uint, ok bool) {
-	bi := pos >> 3
-	if bi+8 > uint(len(buf)) {
-		return 0, 0, pos, false
-	}
-	return binary.BigEndian.Uint64(buf[bi:]) << (pos & 7), 64 - pos&7, bi*8 + 64, true
-}
-
-// tail is window for the last 8 bytes of the input: the bits left, followed by zero bits. It
-// fails at the end of the input.
-func tail(buf []byte, pos uint) (x uint64, avail, end uint, ok bool) {
-	bi := pos >> 3
-	if bi >= uint(len(buf)) {
-		return 0, 0, pos, false
-	}
-	for i, c := range buf[bi:] {
-		x |= uint64(c) << (56 - 8*i)
-	}
-	end = uint(len(buf)) * 8
-	return x << (pos & 7), end - pos, end, true
-}
-
 // float64At returns the 64 input bits at bit offset pos as a float64, or false when fewer than
 // 64 bits are left.
 func float64At(buf []byte, pos uint) (float64, bool) {
 	bi := pos >> 3
 	if bi+9 > uint(len(buf)) {
-		x, avail, _, _ := tail(buf, pos)
+		x, avail, _, _ := bitwin.Tail(buf, pos)
 		if avail < 64 {
 			return 0, false
 		}
@@ -457,19 +411,3 @@ func (h *heap) readLeaf(r *bitstream.Reader, f *field, fp unsafe.Pointer) error 
 
 // seek moves the reader to pos, a position within its input.
 func (d *decoder) seek(pos uint) { _ = d.r.Seek(int(pos)) }
-
-// formOf returns the prefix length and the number of value bits of the compressed integer whose
-// first bits are the top bits of x, as the reader of package bitstream reads it.
-func formOf(x uint64, width uint) (hdr, vb uint) {
-	if int64(x) >= 0 {
-		return 1, 8 * width // flag 0: full width
-	}
-	k := uint(bits.LeadingZeros64(^(x << 1)))
-	if k == 0 {
-		return 2, 4
-	}
-	if k < width {
-		return k + 2, 8 * k
-	}
-	return 1 + width, 8 * width // the count run reached the width: no terminator
-}

@@ -3,8 +3,8 @@ package bitstream
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/gamewire/gamewire/internal/bitwin"
 	"math"
-	"math/bits"
 	"time"
 )
 
@@ -169,7 +169,7 @@ func (r *Reader) ReadByte() (byte, error) {
 func (r *Reader) ReadInt16() (int16, error) {
 	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		hdr, vb := formOf(x, 2)
+		hdr, vb := bitwin.FormOf(x, 2)
 		if n := hdr + vb; n <= r.end-r.pos {
 			r.pos += n
 			return int16(int64(x<<hdr) >> (64 - vb)), nil
@@ -183,7 +183,7 @@ func (r *Reader) ReadInt16() (int16, error) {
 func (r *Reader) ReadInt32() (int32, error) {
 	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		hdr, vb := formOf(x, 4)
+		hdr, vb := bitwin.FormOf(x, 4)
 		if n := hdr + vb; n <= r.end-r.pos {
 			r.pos += n
 			return int32(int64(x<<hdr) >> (64 - vb)), nil
@@ -203,7 +203,7 @@ func (r *Reader) ReadInt32() (int32, error) {
 func (r *Reader) ReadInt64() (int64, error) {
 	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		hdr, vb := formOf(x, 8)
+		hdr, vb := bitwin.FormOf(x, 8)
 		if n := hdr + vb; n <= 57 && n <= r.end-r.pos {
 			r.pos += n
 			return int64(x<<hdr) >> (64 - vb), nil
@@ -218,7 +218,7 @@ func (r *Reader) ReadInt64() (int64, error) {
 func (r *Reader) ReadChar() (rune, error) {
 	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		hdr, vb := formOf(x, 2)
+		hdr, vb := bitwin.FormOf(x, 2)
 		if n := hdr + vb; n <= r.end-r.pos {
 			r.pos += n
 			return rune(int16(int64(x<<hdr) >> (64 - vb))), nil
@@ -228,29 +228,13 @@ func (r *Reader) ReadChar() (rune, error) {
 	return rune(int16(v)), err
 }
 
-// formOf returns the prefix length and the number of value bits of the compressed integer whose
-// first bits are the top bits of x.
-func formOf(x uint64, width uint) (hdr, vb uint) {
-	if int64(x) >= 0 {
-		return 1, 8 * width // flag 0: full width
-	}
-	k := uint(bits.LeadingZeros64(^(x << 1)))
-	if k == 0 {
-		return 2, 4
-	}
-	if k < width {
-		return k + 2, 8 * k
-	}
-	return 1 + width, 8 * width // the count run reached the width: no terminator
-}
-
 // readCompressed reads a compressed integer: with one 64-bit load for every form of up to 57
 // bits when 8 bytes of input are left, with readCompressedForm otherwise. ReadInt16, ReadInt32,
 // ReadInt64 and ReadChar repeat this fast path with a constant width, which the compiler folds.
 func (r *Reader) readCompressed(width uint, op string) (int64, error) {
 	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		hdr, vb := formOf(x, width)
+		hdr, vb := bitwin.FormOf(x, width)
 		// The 8 loaded bytes hold at least 57 bits from the current position.
 		if n := hdr + vb; n <= 57 && n <= r.end-r.pos {
 			r.pos += n
@@ -370,7 +354,7 @@ func (r *Reader) readLength(op string) (int, error) {
 	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 		// The fast path of ReadInt32, repeated so that the width is a constant.
 		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		hdr, vb := formOf(x, 4)
+		hdr, vb := bitwin.FormOf(x, 4)
 		if n := hdr + vb; n <= r.end-r.pos {
 			r.pos += n
 			v = int64(x<<hdr) >> (64 - vb)

@@ -1,6 +1,6 @@
 package gsf
 
-import "encoding/binary"
+import "github.com/gamewire/gamewire/internal/bitwin"
 
 // decodeFast is the fast path of decode: it decodes the message null bit, the header and the
 // body's null bit straight from the payload's bits, with a window of up to 64 bits in local
@@ -9,9 +9,9 @@ import "encoding/binary"
 // included, it reports false, having possibly changed m.Header; decode then decodes the message
 // through the reader, which overwrites the header and reports the error.
 func (m *Message) decodeFast(data []byte, n int) bool {
-	x, avail, wend, ok := window(data, 0)
+	x, avail, wend, ok := bitwin.Window(data, 0)
 	if !ok {
-		if x, avail, wend, ok = tail(data, 0); !ok {
+		if x, avail, wend, ok = bitwin.Tail(data, 0); !ok {
 			return false
 		}
 	}
@@ -22,31 +22,31 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 	avail -= 2
 	// flags, svcClass and msgType, and for a service message requestId: int32At, inline.
 	if avail < 37 {
-		if x, avail, wend, ok = refill(data, wend-avail); !ok {
+		if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
 			return false
 		}
 	}
-	flags, size := int32Form(x)
+	flags, size := bitwin.Int32Form(x)
 	if size > avail {
 		return false
 	}
 	x, avail = x<<(size&63), avail-size
 	if avail < 37 {
-		if x, avail, wend, ok = refill(data, wend-avail); !ok {
+		if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
 			return false
 		}
 	}
-	class, size := int32Form(x)
+	class, size := bitwin.Int32Form(x)
 	if size > avail {
 		return false
 	}
 	x, avail = x<<(size&63), avail-size
 	if avail < 37 {
-		if x, avail, wend, ok = refill(data, wend-avail); !ok {
+		if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
 			return false
 		}
 	}
-	msgType, size := int32Form(x)
+	msgType, size := bitwin.Int32Form(x)
 	if size > avail {
 		return false
 	}
@@ -54,11 +54,11 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 	var id int32
 	if flags&FlagNotify == 0 {
 		if avail < 37 {
-			if x, avail, wend, ok = refill(data, wend-avail); !ok {
+			if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
 				return false
 			}
 		}
-		if id, size = int32Form(x); size > avail {
+		if id, size = bitwin.Int32Form(x); size > avail {
 			return false
 		}
 		x, avail = x<<(size&63), avail-size
@@ -83,11 +83,11 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 		if h.Flags&FlagResponse == 0 {
 			// The log correlator, most often empty: its length inline.
 			if avail < 37 {
-				if x, avail, wend, ok = refill(data, wend-avail); !ok {
+				if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
 					return false
 				}
 			}
-			if l, size := int32Form(x); (l == 0 || l == -1) && size <= avail {
+			if l, size := bitwin.Int32Form(x); (l == 0 || l == -1) && size <= avail {
 				x <<= size & 63
 				avail -= size
 			} else {
@@ -120,7 +120,7 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 	}
 	// The body's null bit.
 	if avail == 0 {
-		if x, avail, wend, ok = refill(data, wend); !ok {
+		if x, avail, wend, ok = bitwin.Refill(data, wend); !ok {
 			return false
 		}
 	}
@@ -129,37 +129,16 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 	return true
 }
 
-// int32Form returns the compressed int32 whose first bits are the top bits of x, in any form the
-// reader of package bitstream accepts, and its number of bits. Each form has its own branch that
-// gives constants: when the forms of a stream's integers repeat, as those of message headers do,
-// the processor predicts the branches, and goes on to the next integer without waiting for this
-// one's length.
-func int32Form(x uint64) (int32, uint) {
-	switch {
-	case int64(x) >= 0: // full width: 0, then 32 bits
-		return int32(x >> 31), 33
-	case x>>62 == 0b10: // the nibble
-		return int32(int64(x<<2) >> 60), 6
-	case x>>61 == 0b110:
-		return int32(int64(x<<3) >> 56), 11
-	case x>>60 == 0b1110:
-		return int32(int64(x<<4) >> 48), 20
-	case x>>59 == 0b11110:
-		return int32(int64(x<<5) >> 40), 29
-	}
-	return int32(x >> 27), 37 // the count run reached the width: no terminator
-}
-
 // int32At reads the compressed int32 at the window x (the avail bits before bit offset wend,
 // left-aligned) and returns it and the window after it. It fails when the integer goes beyond
 // the end of data.
 func int32At(data []byte, x uint64, avail, wend uint) (v int32, x2 uint64, avail2, wend2 uint, ok bool) {
 	if avail < 37 { // the longest form
-		if x, avail, wend, ok = refill(data, wend-avail); !ok {
+		if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
 			return 0, x, avail, wend, false
 		}
 	}
-	v, n := int32Form(x)
+	v, n := bitwin.Int32Form(x)
 	if n > avail {
 		return 0, x, avail, wend, false
 	}
@@ -181,37 +160,4 @@ func stringAt(data []byte, x uint64, avail, wend uint) (s string, x2 uint64, ava
 		return "", x, avail, wend, false
 	}
 	return string(data[i : i+uint(l)]), 0, 0, (i + uint(l)) * 8, true
-}
-
-// refill is window, or tail within the last 8 bytes of the input.
-func refill(data []byte, pos uint) (x uint64, avail, end uint, ok bool) {
-	if x, avail, end, ok = window(data, pos); !ok {
-		return tail(data, pos)
-	}
-	return x, avail, end, ok
-}
-
-// window returns the input bits from bit offset pos on, left-aligned in x, how many there are
-// (at least 57), and the offset of the bit after them. It fails within the last 8 bytes of the
-// input, which tail handles.
-func window(data []byte, pos uint) (x uint64, avail, end uint, ok bool) {
-	bi := pos >> 3
-	if bi+8 > uint(len(data)) {
-		return 0, 0, pos, false
-	}
-	return binary.BigEndian.Uint64(data[bi:]) << (pos & 7), 64 - pos&7, bi*8 + 64, true
-}
-
-// tail is window for the last 8 bytes of the input: the bits left, followed by zero bits. It
-// fails at the end of the input.
-func tail(data []byte, pos uint) (x uint64, avail, end uint, ok bool) {
-	bi := pos >> 3
-	if bi >= uint(len(data)) {
-		return 0, 0, pos, false
-	}
-	for i, c := range data[bi:] {
-		x |= uint64(c) << (56 - 8*i)
-	}
-	end = uint(len(data)) * 8
-	return x << (pos & 7), end - pos, end, true
 }
