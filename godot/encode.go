@@ -441,20 +441,8 @@ func fix4(s string) string {
 // 1 if it reads none.
 func godot3RuneLen(s string) int {
 	c := s[0]
-	n := 1
-	switch {
-	case c&0xE0 == 0xC0:
-		n = 2
-	case c&0xF0 == 0xE0:
-		n = 3
-	case c&0xF8 == 0xF0:
-		n = 4
-	case c&0xFC == 0xF8:
-		n = 5
-	case c&0xFE == 0xFC:
-		n = 6
-	}
-	if n == 1 || n > len(s) || n == 2 && c&0x1E == 0 {
+	n := godot3SeqLen(c)
+	if n <= 1 || n > len(s) || n == 2 && c&0x1E == 0 {
 		return 1
 	}
 	for k := 1; k < n; k++ {

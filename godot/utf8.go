@@ -34,6 +34,27 @@ func stringBytes(d Dialect, b []byte) ([]byte, error) {
 	return nil, ErrInvalidUTF8
 }
 
+// godot3SeqLen returns the length of the sequence that Godot 3's UTF-8 parser reads for the
+// lead byte c, 1 to 6 (the old 5- and 6-byte forms included), or 0 for a byte that cannot start
+// one.
+func godot3SeqLen(c byte) int {
+	switch {
+	case c&0x80 == 0:
+		return 1
+	case c&0xE0 == 0xC0:
+		return 2
+	case c&0xF0 == 0xE0:
+		return 3
+	case c&0xF8 == 0xF0:
+		return 4
+	case c&0xFC == 0xF8:
+		return 5
+	case c&0xFE == 0xFC:
+		return 6
+	}
+	return 0
+}
+
 // godot3UTF8 parses b (no NUL inside) with Godot 3's rules and returns the code points encoded as
 // Godot 3's String::utf8 writes them (which, for code points above U+10FFFF, means the old 5- and
 // 6-byte forms).
@@ -41,21 +62,8 @@ func godot3UTF8(b []byte) ([]byte, error) {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); {
 		c := b[i]
-		var n int
-		switch {
-		case c&0x80 == 0:
-			n = 1
-		case c&0xE0 == 0xC0:
-			n = 2
-		case c&0xF0 == 0xE0:
-			n = 3
-		case c&0xF8 == 0xF0:
-			n = 4
-		case c&0xFC == 0xF8:
-			n = 5
-		case c&0xFE == 0xFC:
-			n = 6
-		default: // a continuation byte, 0xFE or 0xFF where a sequence should start
+		n := godot3SeqLen(c)
+		if n == 0 { // a continuation byte, 0xFE or 0xFF where a sequence should start
 			return nil, ErrInvalidUTF8
 		}
 		if i+n > len(b) {
