@@ -166,6 +166,18 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// valuesArg returns the values of a --values flag: a JSON array, or "-" to read it from stdin.
+func valuesArg(arg string, stdin io.Reader) ([]any, error) {
+	if arg == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, err
+		}
+		arg = string(b)
+	}
+	return parseJSONValues(arg)
+}
+
 // parseJSONValues parses a JSON array of values, keeping numbers exact.
 func parseJSONValues(s string) ([]any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
@@ -202,15 +214,7 @@ func bitsEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	text := *values
-	if text == "-" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return err
-		}
-		text = string(b)
-	}
-	vals, err := parseJSONValues(text)
+	vals, err := valuesArg(*values, stdin)
 	if err != nil {
 		return err
 	}

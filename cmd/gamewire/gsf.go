@@ -201,15 +201,7 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		text := *values
-		if text == "-" {
-			b, err := io.ReadAll(stdin)
-			if err != nil {
-				return err
-			}
-			text = string(b)
-		}
-		vals, err := parseJSONValues(text)
+		vals, err := valuesArg(*values, stdin)
 		if err != nil {
 			return err
 		}

@@ -155,15 +155,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("--body: %w", err)
 		}
-		text := *values
-		if text == "-" {
-			b, err := io.ReadAll(stdin)
-			if err != nil {
-				return err
-			}
-			text = string(b)
-		}
-		vals, err := parseJSONValues(text)
+		vals, err := valuesArg(*values, stdin)
 		if err != nil {
 			return err
 		}
