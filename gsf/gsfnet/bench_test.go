@@ -16,8 +16,10 @@ import (
 
 // The load benchmarks run a server and N clients in this process, over loopback TCP: the
 // 1, 100 and 1 000 connections of BenchmarkGSFLoad{1,100,1000}Conns. Every connection runs
-// depth concurrent callers (the sub-benchmark's name); each call sends a GetClientVersionInfo-
-// like request with a sequence number, which the handler echoes. They report requests per
+// either depth concurrent goroutines making Calls (depth=D in the sub-benchmark's name), or one
+// goroutine that starts P calls with Client.Go and then waits for them (pipeline=P); each call
+// sends a GetClientVersionInfo-like request with a sequence number, which the handler echoes.
+// They report requests per
 // second (req/s), the 50th and 99th percentile latency of a call (p50-ms, p99-ms), the CPU time
 // of the process per request (cpu-µs/req, clients and server together), and the write calls
 // per request (writes/req, of which cwrites/req by the clients), and fail on any lost (timed
@@ -38,26 +40,41 @@ type loadResponse struct {
 const msgLoad int32 = 566 // GET_CLIENT_VERSION_INFO
 
 func BenchmarkGSFLoad1Conns(b *testing.B) {
-	b.Run("depth=1", func(b *testing.B) { benchLoad(b, 1, 1) })
-	b.Run("depth=16", func(b *testing.B) { benchLoad(b, 1, 16) })
+	b.Run("depth=1", func(b *testing.B) { benchLoad(b, loadShape{conns: 1, depth: 1}) })
+	b.Run("depth=16", func(b *testing.B) { benchLoad(b, loadShape{conns: 1, depth: 16}) })
+	b.Run("pipeline=16", func(b *testing.B) { benchLoad(b, loadShape{conns: 1, pipeline: 16}) })
 }
 
 func BenchmarkGSFLoad100Conns(b *testing.B) {
-	b.Run("depth=1", func(b *testing.B) { benchLoad(b, 100, 1) })
-	b.Run("depth=2", func(b *testing.B) { benchLoad(b, 100, 2) })
-	b.Run("depth=4", func(b *testing.B) { benchLoad(b, 100, 4) })
+	b.Run("depth=1", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, depth: 1}) })
+	b.Run("depth=2", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, depth: 2}) })
+	b.Run("depth=4", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, depth: 4}) })
+	b.Run("pipeline=2", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, pipeline: 2}) })
+	b.Run("pipeline=4", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, pipeline: 4}) })
 }
 
 func BenchmarkGSFLoad1000Conns(b *testing.B) {
-	b.Run("depth=1", func(b *testing.B) { benchLoad(b, 1000, 1) })
+	b.Run("depth=1", func(b *testing.B) { benchLoad(b, loadShape{conns: 1000, depth: 1}) })
+	b.Run("pipeline=2", func(b *testing.B) { benchLoad(b, loadShape{conns: 1000, pipeline: 2}) })
 }
 
-func benchLoad(b *testing.B, conns, depth int) {
+// loadShape is the load of runLoad: conns connections, each with depth goroutines making
+// Calls, or, if pipeline > 0, one goroutine starting pipeline calls with Go and then waiting.
+type loadShape struct{ conns, depth, pipeline int }
+
+func (s loadShape) String() string {
+	if s.pipeline > 0 {
+		return fmt.Sprintf("%d conns × pipeline %d", s.conns, s.pipeline)
+	}
+	return fmt.Sprintf("%d conns × %d callers", s.conns, s.depth)
+}
+
+func benchLoad(b *testing.B, shape loadShape) {
 	reqFrame := frameLen(gsf.NewRequest(gsf.SvcUserServer, msgLoad, 1000), &loadRequest{ClientName: "AmazingWorld", Seq: 100000})
 	respFrame := frameLen(gsf.Header{Flags: 1, SvcClass: gsf.SvcUserServer, MsgType: msgLoad, RequestID: 1000}, &loadResponse{ClientVersionInfo: "133852.true", Seq: 100000})
 	b.SetBytes(int64(reqFrame + respFrame))
 	b.ReportAllocs()
-	r := runLoad(b, conns, depth, int64(b.N), b.ResetTimer)
+	r := runLoad(b, shape, int64(b.N), b.ResetTimer)
 	b.StopTimer()
 	b.ReportMetric(float64(r.calls)/r.elapsed.Seconds(), "req/s")
 	b.ReportMetric(r.p50, "p50-ms")
@@ -79,9 +96,10 @@ type loadResult struct {
 	p50, p99     float64 // milliseconds
 }
 
-// runLoad runs total calls from conns connections with depth callers each, and fails tb on any
-// lost, failed or mismatched response. It calls start just before the first call.
-func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResult {
+// runLoad runs total calls in the given shape, and fails tb on any lost, failed or mismatched
+// response. It calls start just before the first call.
+func runLoad(b testing.TB, shape loadShape, total int64, start func()) loadResult {
+	conns := shape.conns
 	if lim := raiseFileLimit(uint64(2*conns + 256)); lim < uint64(2*conns+64) {
 		b.Skipf("%d connections need %d open files, the limit is %d", conns, 2*conns+64, lim)
 	}
@@ -151,9 +169,21 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 	// A call that takes longer than this is counted as lost.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	workers := conns * depth
+	workers := conns * max(shape.depth, 1)
+	if shape.pipeline > 0 {
+		workers = conns
+	}
 	var next, failed, mismatched atomic.Int64
 	var firstErr atomic.Value
+	check := func(err error, seq int64, resp *loadResponse) {
+		switch {
+		case err != nil:
+			failed.Add(1)
+			firstErr.CompareAndSwap(nil, err)
+		case resp.Seq != seq || resp.ClientVersionInfo != "133852.true":
+			mismatched.Add(1)
+		}
+	}
 	lat := make([][]time.Duration, workers)
 	var wg sync.WaitGroup
 	start()
@@ -164,6 +194,10 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 			defer wg.Done()
 			c := clients[w%conns]
 			mine := make([]time.Duration, 0, int(total)/workers+1)
+			if shape.pipeline > 0 {
+				lat[w] = pipelineCalls(ctx, c, shape.pipeline, total, &next, mine, check)
+				return
+			}
 			req := loadRequest{ClientName: "AmazingWorld"}
 			var resp loadResponse
 			for {
@@ -175,13 +209,7 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 				t0 := time.Now()
 				err := c.Call(ctx, gsf.SvcUserServer, msgLoad, &req, &resp)
 				mine = append(mine, time.Since(t0))
-				switch {
-				case err != nil:
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err)
-				case resp.Seq != seq || resp.ClientVersionInfo != "133852.true":
-					mismatched.Add(1)
-				}
+				check(err, seq, &resp)
 			}
 			lat[w] = mine
 		}()
@@ -192,19 +220,44 @@ func runLoad(b testing.TB, conns, depth int, total int64, start func()) loadResu
 
 	all := slices.Concat(lat...)
 	slices.Sort(all)
-	pct := func(p float64) float64 {
-		if len(all) == 0 {
-			return 0
-		}
-		return float64(all[min(len(all)-1, int(p*float64(len(all))))]) / float64(time.Millisecond)
-	}
 	if n := handled.Load(); n != total {
 		b.Errorf("the server handled %d requests, the clients sent %d", n, total)
 	}
 	if f, m := failed.Load(), mismatched.Load(); f > 0 || m > 0 {
 		b.Fatalf("%d of %d calls failed or were lost, %d got a mismatched response; first error: %v", f, total, m, firstErr.Load())
 	}
-	return loadResult{calls: total, writes: nwrites + ncwrites, clientWrites: ncwrites, cpu: cpu, elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}
+	return loadResult{calls: total, writes: nwrites + ncwrites, clientWrites: ncwrites, cpu: cpu, elapsed: elapsed, p50: percentile(all, 0.50), p99: percentile(all, 0.99)}
+}
+
+// pipelineCalls makes calls on c until next passes total, n at a time: it starts n calls
+// with Go, then waits for each in turn. A call's latency runs from its Go to the return of its
+// Wait. It returns lat with the latencies appended.
+func pipelineCalls(ctx context.Context, c *Client, n int, total int64, next *atomic.Int64, lat []time.Duration, check func(error, int64, *loadResponse)) []time.Duration {
+	reqs := make([]loadRequest, n)
+	resps := make([]loadResponse, n)
+	calls := make([]*Pending, n)
+	starts := make([]time.Time, n)
+	for {
+		k := 0
+		for ; k < n; k++ {
+			seq := next.Add(1)
+			if seq > total {
+				break
+			}
+			reqs[k] = loadRequest{ClientName: "AmazingWorld", Seq: seq}
+			resps[k] = loadResponse{}
+			starts[k] = time.Now()
+			calls[k] = c.Go(gsf.SvcUserServer, msgLoad, &reqs[k], &resps[k])
+		}
+		for i := range k {
+			err := calls[i].Wait(ctx)
+			lat = append(lat, time.Since(starts[i]))
+			check(err, reqs[i].Seq, &resps[i])
+		}
+		if k < n {
+			return lat
+		}
+	}
 }
 
 func frameLen(h gsf.Header, body any) int {
@@ -219,10 +272,10 @@ func frameLen(h gsf.Header, body any) int {
 // cannot rot: many connections, pipelined calls, no lost or mismatched responses.
 func TestLoadSmall(t *testing.T) {
 	checkLeaks(t)
-	for _, tc := range []struct{ conns, depth int }{{1, 16}, {50, 2}} {
-		t.Run(fmt.Sprintf("%dx%d", tc.conns, tc.depth), func(t *testing.T) {
-			r := runLoad(t, tc.conns, tc.depth, 2000, func() {})
-			t.Logf("%d conns × %d: %.0f req/s, p50 %.2f ms, p99 %.2f ms", tc.conns, tc.depth, float64(r.calls)/r.elapsed.Seconds(), r.p50, r.p99)
+	for _, shape := range []loadShape{{conns: 1, depth: 16}, {conns: 50, depth: 2}, {conns: 20, pipeline: 3}} {
+		t.Run(shape.String(), func(t *testing.T) {
+			r := runLoad(t, shape, 2000, func() {})
+			t.Logf("%s: %.0f req/s, p50 %.2f ms, p99 %.2f ms", shape, float64(r.calls)/r.elapsed.Seconds(), r.p50, r.p99)
 		})
 	}
 }

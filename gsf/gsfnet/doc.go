@@ -49,6 +49,15 @@
 // cancellation, returns an *Error for an error response, and an error wrapping ErrClosed
 // when the connection closes.
 //
+// Go pipelines: it starts a call and returns a Pending whose Wait collects the response.
+// The requests of Go calls made in a row go out in one write, and the server answers such a
+// batch with one write as well, so a client with several requests to make (a bot logging in,
+// a load generator) spends a fraction of the system calls of one Call after another:
+//
+//	a := c.Go(gsf.SvcUserServer, 566, &versionReq, &versionResp)
+//	b := c.Go(gsf.SvcUserServer, 17, &nameReq, nil)
+//	errA, errB := a.Wait(ctx), b.Wait(ctx)
+//
 // Both sides reuse their buffers (sync.Pool), so that the steady state allocates little more
 // than the decoded bodies.
 package gsfnet

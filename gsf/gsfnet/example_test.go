@@ -204,3 +204,48 @@ func ExampleMux_Use() {
 	// <nil>
 	// <nil> hello alice
 }
+
+// Pipelining: Go starts calls without waiting for their responses. Requests started in a row
+// go out in one write and the server answers them together; Wait collects each response.
+func ExampleClient_Go() {
+	mux := gsfnet.NewMux()
+	gsfnet.Handle(mux, gsf.SvcUserServer, getClientVersionInfo,
+		func(ctx context.Context, s *gsfnet.Session, req *GetClientVersionInfoRequest) (*GetClientVersionInfoResponse, error) {
+			return &GetClientVersionInfoResponse{ClientVersionInfo: "133852.true"}, nil
+		})
+	gsfnet.Handle(mux, gsf.SvcUserServer, checkUsername,
+		func(ctx context.Context, s *gsfnet.Session, req *CheckUsernameRequest) (*struct{}, error) {
+			if req.Username == "taken" {
+				return nil, gsfnet.NewError(gsf.AppDuplicateNickname, "in use")
+			}
+			return &struct{}{}, nil
+		})
+	srv := &gsfnet.Server{Handler: mux}
+	addr := start(srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := gsfnet.Dial(ctx, addr)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	var version GetClientVersionInfoResponse
+	v := c.Go(gsf.SvcUserServer, getClientVersionInfo, &GetClientVersionInfoRequest{ClientName: "AmazingWorld"}, &version)
+	free := c.Go(gsf.SvcUserServer, checkUsername, &CheckUsernameRequest{Username: "newcomer"}, nil)
+	taken := c.Go(gsf.SvcUserServer, checkUsername, &CheckUsernameRequest{Username: "taken"}, nil)
+
+	fmt.Println(v.Wait(ctx), version.ClientVersionInfo)
+	fmt.Println(free.Wait(ctx))
+	var ge *gsfnet.Error
+	if err := taken.Wait(ctx); errors.As(err, &ge) {
+		fmt.Println(ge.AppCode)
+	}
+	fmt.Println(srv.Shutdown(ctx))
+	// Output:
+	// <nil> 133852.true
+	// <nil>
+	// DUPLICATE_NICKNAME
+	// <nil>
+}

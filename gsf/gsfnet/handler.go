@@ -65,6 +65,8 @@ type request struct {
 	Request
 	ctx reqContext
 	buf *[]byte // the frame that Body aliases, returned to the pool after the handler
+
+	prev, done chan struct{} // the order of notifies (see Session.handle)
 }
 
 // reqContext is the context of one handler call: the session's context, and the Request for

@@ -26,11 +26,14 @@ const maxKeep = 64 << 10
 
 // A sender owns the outgoing side of a connection. Frames are appended to a buffer under a
 // short lock, which never blocks on the network, and written by whoever holds the writing
-// role: the connection's writer goroutine (run), woken for frames queued by anyone, or a
-// goroutine that may block and queues a frame with flush set (a handler sending its response),
-// which then writes itself when no write is in progress and saves waking the writer. Either
-// writes everything that piled up with one Write call, and goes on until the buffer is empty,
-// so that frames queued while a write is in progress go out together.
+// role: the connection's writer goroutine (run), woken for frames queued by anyone; a
+// goroutine that may block and queues a frame with sendNow (a handler sending its response),
+// which then writes itself when no write is in progress and saves waking the writer; or a
+// goroutine that calls flush (a client about to wait for the responses to the requests it
+// queued with sendSoon). Each writes everything that piled up with one Write call, and goes
+// on until the buffer is empty, so that frames queued while a write is in progress go out
+// together. Frames may also be left for a write that is known to follow (sendSoon, hold): a
+// timer then makes sure that the writer goroutine writes them if that write does not come.
 type sender struct {
 	conn         net.Conn
 	writeTimeout time.Duration       // per Write call; 0: none
@@ -40,15 +43,22 @@ type sender struct {
 	// shouldYield, if set, tells the writer goroutine whether to let the goroutines that are
 	// ready to run go first (see run); without it, it always does.
 	shouldYield func() bool
+	// hold, if set, tells a goroutine that queues a frame with sendNow to leave the write to
+	// whoever queues the next frame: it is true while frames are known to follow soon (the
+	// server's handlers of requests that were read together and have not started yet).
+	// Whoever makes it false must call flushSoon.
+	hold func() bool
 
 	mu        sync.Mutex
-	buf       []byte // frames waiting for the writer
-	spare     []byte // the buffer the writer handed back
-	responses int    // responses in buf
-	err       error  // non-nil once no more frames are accepted
-	writing   bool   // a goroutine holds the writing role
-	werr      error  // the error of a failed write
-	finishing bool   // the writer goroutine exits once buf is written
+	buf       []byte      // frames waiting for the writer
+	spare     []byte      // the buffer the writer handed back
+	responses int         // responses in buf
+	err       error       // non-nil once no more frames are accepted
+	writing   bool        // a goroutine holds the writing role
+	werr      error       // the error of a failed write
+	finishing bool        // the writer goroutine exits once buf is written
+	timer     *time.Timer // wakes the writer goroutine for frames left for later (flushSoon)
+	armed     bool        // timer is set
 
 	kick chan struct{} // capacity 1: the writer goroutine has something to do
 }
@@ -57,14 +67,30 @@ func newSender(conn net.Conn, writeTimeout time.Duration, limit int, release fun
 	return &sender{conn: conn, writeTimeout: writeTimeout, limit: limit, release: release, fail: fail, kick: make(chan struct{}, 1)}
 }
 
-// enqueue appends a frame. Unless flush is set it does not block: it wakes the writer
-// goroutine when no write is in progress. With flush set, the calling goroutine writes the
-// queue itself when no write is in progress, after letting the goroutines that are ready to
-// run go first if yield is set.
+// How enqueue sends a frame.
+const (
+	// sendWake wakes the writer goroutine, unless a write is in progress or due.
+	sendWake = iota
+	// sendNow writes on the calling goroutine, which may block, unless a write is in progress
+	// (which then takes the frame) or hold is true (the next frame's sender will write).
+	sendNow
+	// sendSoon leaves the write to whoever sends next or calls flush, and to the writer
+	// goroutine if nobody has within flushDelay.
+	sendSoon
+)
+
+// flushDelay is how long frames left for a later write (sendSoon, flushSoon) wait at most for
+// the goroutine expected to write them before the writer goroutine does. It is far longer
+// than that goroutine needs when it is running (microseconds), so that the timer seldom
+// fires, and short enough not to matter when it blocks.
+const flushDelay = 200 * time.Microsecond
+
+// enqueue appends a frame and sends it as mode says (sendWake, sendNow or sendSoon). Only
+// sendNow may block on the network.
 //
 // A full queue drops a discardable frame (ErrQueueFull) and refuses any other frame but a
 // response with ErrSlowConsumer, which the caller answers by closing the connection.
-func (s *sender) enqueue(frame []byte, kind int, flush, yield bool) error {
+func (s *sender) enqueue(frame []byte, kind, mode int) error {
 	s.mu.Lock()
 	if s.err != nil {
 		err := s.err
@@ -78,27 +104,64 @@ func (s *sender) enqueue(frame []byte, kind int, flush, yield bool) error {
 		}
 		return ErrSlowConsumer
 	}
-	wake := len(s.buf) == 0 && !s.writing
+	idle := !s.writing && (len(s.buf) == 0 || s.armed) // nobody is about to write
 	s.buf = append(s.buf, frame...)
 	if kind == kindResponse {
 		s.responses++
 	}
-	if flush && !s.writing {
+	switch {
+	case s.writing:
+		// The goroutine that is writing takes the frame.
+	case mode == sendNow && (s.hold == nil || !s.hold()):
 		s.writing = true
 		s.mu.Unlock()
-		if yield {
-			// As the writer goroutine does, let the others that are ready run first, so
-			// that what they queue meanwhile goes out in this write.
-			runtime.Gosched()
-		}
 		s.write()
+		return nil
+	case mode == sendSoon:
+		s.armLocked()
+	case mode == sendWake && idle:
+		s.mu.Unlock()
+		s.wake()
 		return nil
 	}
 	s.mu.Unlock()
-	if wake {
-		s.wake()
-	}
 	return nil
+}
+
+// armLocked makes the writer goroutine write within flushDelay what is queued now. s.mu is
+// held.
+func (s *sender) armLocked() {
+	if s.armed {
+		return
+	}
+	s.armed = true
+	if s.timer == nil {
+		s.timer = time.AfterFunc(flushDelay, s.wake)
+	} else {
+		s.timer.Reset(flushDelay)
+	}
+}
+
+// flushSoon makes sure that frames left unwritten because hold was true are written soon:
+// by whoever sends next, or by the writer goroutine within flushDelay.
+func (s *sender) flushSoon() {
+	s.mu.Lock()
+	if len(s.buf) > 0 && !s.writing {
+		s.armLocked()
+	}
+	s.mu.Unlock()
+}
+
+// flush writes the queue on the calling goroutine if no write is in progress.
+func (s *sender) flush() {
+	s.mu.Lock()
+	if len(s.buf) == 0 || s.writing || s.err != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.writing = true
+	s.mu.Unlock()
+	s.write()
 }
 
 func (s *sender) wake() {
@@ -174,6 +237,10 @@ func (s *sender) write() {
 			return
 		}
 		s.buf, s.spare, s.responses = s.spare[:0], nil, 0
+		if s.armed {
+			s.armed = false
+			s.timer.Stop()
+		}
 		s.mu.Unlock()
 		err := s.writeBuf(buf)
 		if err != nil {

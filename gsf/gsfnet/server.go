@@ -61,14 +61,20 @@ func (p UnknownPolicy) String() string {
 // them to its Handler and writes the responses.
 //
 // Every connection is a Session. Its reader goroutine reads frames, checks each length against
-// MaxFrameSize before allocating anything, and starts a goroutine per message. Requests of one
+// MaxFrameSize before allocating anything, and hands each message to a goroutine of its own
+// (one left idle by an earlier message of the session, or a new one). Requests of one
 // connection are thus handled concurrently, up to MaxInFlight at a time, and their responses
 // go out in the order they are ready (the client matches them by request id). Notifies from a
 // client are handled one after the other, in the order they came, since they have no request
-// id to tell their order by. A handler's goroutine writes its response itself when no write is
-// in progress on the connection; otherwise the response joins the queue that the writing
-// goroutine is writing, and every write takes whatever piled up. Notifies to the client are
-// queued without blocking and written by the session's writer goroutine.
+// id to tell their order by.
+//
+// A handler's goroutine writes its response itself when no write is in progress on the
+// connection; otherwise the response joins the queue that the writing goroutine is writing,
+// and every write takes whatever piled up. When requests arrive together (a client
+// pipelining them), a response whose batch-mates' handlers have yet to run is left for them
+// to write, so that the batch is answered with one write; if they block instead, the
+// response goes out within a fraction of a millisecond. Notifies to the client are queued
+// without blocking and written by the session's writer goroutine.
 //
 // When MaxInFlight messages are in flight the reader stops reading until one is answered and
 // its response written, so a client that sends requests and never reads the responses only
@@ -246,6 +252,8 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		readTimeout: limit(srv.ReadTimeout, DefaultReadTimeout),
 		done:        make(chan struct{}),
 		writerDone:  make(chan struct{}),
+		readDone:    make(chan struct{}),
+		work:        make(chan *request),
 	}
 	queue := limit(srv.MaxQueueBytes, DefaultMaxQueueBytes)
 	if queue == 0 {
@@ -253,6 +261,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots,
 		func(err error) { s.closeWith(fmt.Errorf("gsfnet: write: %w", err)) })
+	s.out.hold = func() bool { return s.unstarted.Load() > 0 }
 	s.fr = gsf.NewFrameReader((*connReader)(s))
 	s.fr.MaxFrameSize = limit(srv.MaxFrameSize, DefaultMaxFrameSize)
 	if s.fr.MaxFrameSize == 0 {
@@ -372,6 +381,7 @@ func (s *Session) serve() {
 	if err == nil {
 		err = s.readLoop()
 	}
+	close(s.readDone)
 	// Reading has ended. Whatever the reason (the client closed its side, a timeout, a
 	// protocol error, Shutdown), the messages already read are handled and answered before the
 	// connection closes, unless the session was closed (the handlers' contexts then end).
@@ -471,12 +481,38 @@ func (s *Session) readLoop() error {
 			continue
 		}
 		s.handlers.Add(1)
+		s.unstarted.Add(1)
 		if r.Header.IsNotify() {
 			prev, done := s.lastNotify, make(chan struct{})
 			s.lastNotify = done
-			go s.handle(r, prev, done)
-		} else {
-			go s.handle(r, nil, nil)
+			r.prev, r.done = prev, done
+		}
+		select {
+		case s.work <- r:
+		default:
+			go s.worker(r)
+		}
+	}
+}
+
+// maxIdleWorkers is how many handler goroutines a session keeps waiting for the next message.
+const maxIdleWorkers = 2
+
+// worker handles r, and then the messages the reader hands it, as long as it is one of the
+// session's maxIdleWorkers idle workers when it is done with one.
+func (s *Session) worker(r *request) {
+	for {
+		s.handle(r)
+		if s.idle.Add(1) > maxIdleWorkers {
+			s.idle.Add(-1)
+			return
+		}
+		select {
+		case r = <-s.work:
+			s.idle.Add(-1)
+		case <-s.readDone:
+			s.idle.Add(-1)
+			return
 		}
 	}
 }
@@ -500,10 +536,16 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 	return r, nil
 }
 
-// handle runs the handler of one message and queues its response. prev and done order the
+// handle runs the handler of one message and queues its response. r.prev and r.done order the
 // notifies: prev is closed when the previous notify is handled, done when this one is.
-func (s *Session) handle(r *request, prev, done chan struct{}) {
+func (s *Session) handle(r *request) {
+	prev, done := r.prev, r.done
 	defer s.handlers.Done()
+	if s.unstarted.Add(-1) == 0 {
+		// Responses may have been held for this handler (see sendResponse). It sends them
+		// with its own if it answers quickly; if it blocks, the writer goroutine does.
+		s.out.flushSoon()
+	}
 	if done != nil {
 		defer close(done)
 	}
@@ -594,9 +636,10 @@ func (s *Session) sendResponse(h *gsf.Header, body any) bool {
 		}
 	}
 	// The handler's goroutine writes the response itself if no write is in progress: it
-	// may block, and it saves waking the writer goroutine. When other messages of the
-	// session are in flight, it lets them go first, to write their responses with its own.
-	err = s.out.enqueue(*b, kindResponse, true, len(s.sem) > 1)
+	// may block, and it saves waking the writer goroutine. When handlers of requests that
+	// were read with this one have yet to run, it leaves the write to them (sender.hold), so
+	// that the responses to a pipelined batch go out together.
+	err = s.out.enqueue(*b, kindResponse, sendNow)
 	putBuf(b)
 	return err == nil
 }

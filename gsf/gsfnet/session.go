@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -24,6 +25,10 @@ type Session struct {
 	sem    chan struct{} // in-flight slots: one per message from read to handled (and answered)
 
 	handlers   sync.WaitGroup // running handlers
+	unstarted  atomic.Int32   // handlers started by the reader that have not begun running
+	work       chan *request  // to idle workers
+	idle       atomic.Int32   // idle workers
+	readDone   chan struct{}  // closed when the reader goroutine has stopped reading
 	lastNotify chan struct{}  // closed when the last notify's handler is done; reader goroutine only
 
 	// Read deadlines. frameStart is used by the reader goroutine only.
@@ -117,7 +122,7 @@ func frameKind(h *gsf.Header) int {
 
 // enqueue queues a frame and closes the session when its client is too slow.
 func (s *Session) enqueue(frame []byte, kind int) error {
-	err := s.out.enqueue(frame, kind, false, false)
+	err := s.out.enqueue(frame, kind, sendWake)
 	if err == ErrSlowConsumer {
 		s.srv.logger().Warn("gsfnet: closing a session whose client does not read", "session", s.id, "remote", s.conn.RemoteAddr().String())
 		s.closeWith(ErrSlowConsumer)

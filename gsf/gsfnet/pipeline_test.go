@@ -1,0 +1,280 @@
+package gsfnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/gsf"
+)
+
+// dialCounting connects a client whose Write calls are counted in n.
+func (e *testEnv) dialCounting(n *atomic.Int64) *Client {
+	e.t.Helper()
+	conn, err := net.DialTimeout("tcp", e.addr, 10*time.Second)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c := NewClient(&countingConn{conn, n})
+	e.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestGo(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, nil)
+	var clientWrites atomic.Int64
+	c := e.dialCounting(&clientWrites)
+	e.echo(c, "warm up")
+	clientWrites.Store(0)
+
+	// A batch of Go calls goes out in one write, and each gets its own response.
+	const n = 20
+	resps := make([]Echo, n)
+	calls := make([]*Pending, n)
+	for i := range calls {
+		calls[i] = c.Go(gsf.SvcUserServer, msgEcho, &Echo{Text: fmt.Sprint("call ", i)}, &resps[i])
+	}
+	ids := map[int32]bool{}
+	for i, p := range calls {
+		if err := p.Wait(ctxTimeout(t, 10*time.Second)); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if want := fmt.Sprint("call ", i); resps[i].Text != want {
+			t.Errorf("call %d: got %q, want %q", i, resps[i].Text, want)
+		}
+		if ids[p.RequestID()] || p.RequestID() == 0 {
+			t.Errorf("call %d: request id %d used twice or zero", i, p.RequestID())
+		}
+		ids[p.RequestID()] = true
+		if err := p.Wait(ctxTimeout(t, time.Second)); err != nil {
+			t.Errorf("call %d: a second Wait: %v", i, err)
+		}
+	}
+	// One write, unless the goroutine was descheduled for longer than flushDelay.
+	if w := clientWrites.Load(); w > n/4 {
+		t.Errorf("%d requests of Go went out in %d writes, want 1", n, w)
+	}
+
+	// Error responses, as Call gives them.
+	p := c.Go(gsf.SvcUserServer, msgFail, &Echo{Text: "no"}, nil)
+	var ge *Error
+	if err := p.Wait(ctxTimeout(t, 10*time.Second)); !errors.As(err, &ge) || ge.AppString != "no" {
+		t.Errorf("an error response: %v", err)
+	}
+
+	// A Go call that is never waited for is sent all the same.
+	p = c.Go(gsf.SvcUserServer, msgBlock, &Echo{Text: "unwaited"}, nil)
+	select {
+	case <-e.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request of a Go call that nobody waits for was not sent")
+	}
+	e.release <- struct{}{}
+	if err := p.Wait(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+
+	// A Go call followed by a Call goes out with the Call's request.
+	var r1, r2 Echo
+	p = c.Go(gsf.SvcUserServer, msgEcho, &Echo{Text: "go"}, &r1)
+	if err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgEcho, &Echo{Text: "call"}, &r2); err != nil || r2.Text != "call" {
+		t.Fatalf("Call after Go: %v, %q", err, r2.Text)
+	}
+	if err := p.Wait(ctxTimeout(t, 10*time.Second)); err != nil || r1.Text != "go" {
+		t.Fatalf("Go before Call: %v, %q", err, r1.Text)
+	}
+
+	// A context that ends abandons the call; its late response is dropped.
+	p = c.Go(gsf.SvcUserServer, msgBlock, nil, nil)
+	<-e.started
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := p.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want DeadlineExceeded", err)
+	}
+	if err := p.Wait(ctxTimeout(t, time.Second)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Wait after the deadline: got %v, want the same error", err)
+	}
+	e.release <- struct{}{}
+	e.echo(c, "after the late response")
+
+	// A response that is in wins over a context that has ended.
+	var r3 Echo
+	p = c.Go(gsf.SvcUserServer, msgEcho, &Echo{Text: "in"}, &r3)
+	p.c.out.flush()
+	waitFor(t, "the response", func() bool {
+		select {
+		case <-p.cl.done:
+			p.cl.done <- struct{}{}
+			return true
+		default:
+			return false
+		}
+	})
+	canceled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if err := p.Wait(canceled); err != nil || r3.Text != "in" {
+		t.Errorf("a response that is in, with a canceled context: %v, %q", err, r3.Text)
+	}
+
+	// A body that does not encode.
+	if err := c.Go(gsf.SvcUserServer, msgEcho, make(chan int), nil).Wait(ctxTimeout(t, time.Second)); err == nil {
+		t.Error("encoding a channel")
+	}
+	e.echo(c, "after the encoding error")
+
+	// Calls in flight when the client closes, and calls after.
+	p = c.Go(gsf.SvcUserServer, msgBlock, nil, nil)
+	<-e.started
+	c.Close()
+	if err := p.Wait(ctxTimeout(t, 10*time.Second)); !errors.Is(err, ErrClosed) {
+		t.Errorf("in flight at Close: %v, want ErrClosed", err)
+	}
+	e.release <- struct{}{} // the server answers what it read, to nobody
+	if err := c.Go(gsf.SvcUserServer, msgEcho, nil, nil).Wait(ctxTimeout(t, time.Second)); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestPipelinedBatch checks that a blocked handler in a batch of requests that arrive
+// together does not hold up the responses of the others, which the server may hold back to
+// write them together (sender.hold; TestSenderHold checks the writes).
+func TestPipelinedBatch(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, nil)
+
+	for _, blockAt := range []int{0, 3, 7} {
+		t.Run(fmt.Sprint("blocked ", blockAt), func(t *testing.T) {
+			raw := e.rawConn()
+			var b []byte
+			for i := range 8 {
+				typ := msgEcho
+				if i == blockAt {
+					typ = msgBlock
+				}
+				b = append(b, frame(t, gsf.NewRequest(gsf.SvcUserServer, typ, int32(100+i)), &Echo{Text: fmt.Sprint(i)})...)
+			}
+			if _, err := raw.Write(b); err != nil {
+				t.Fatal(err)
+			}
+			fr := gsf.NewFrameReader(raw)
+			raw.SetReadDeadline(time.Now().Add(10 * time.Second))
+			got := map[int32]bool{}
+			for range 7 {
+				m, err := gsf.ReadMessage(fr)
+				if err != nil {
+					t.Fatalf("after %d responses: %v", len(got), err)
+				}
+				got[m.Header.RequestID] = true
+			}
+			if got[int32(100+blockAt)] {
+				t.Fatalf("the blocked request was answered before it was released")
+			}
+			<-e.started
+			e.release <- struct{}{}
+			m, err := gsf.ReadMessage(fr)
+			if err != nil || m.Header.RequestID != int32(100+blockAt) {
+				t.Fatalf("last response: %v, %v; want id %d", &m.Header, err, 100+blockAt)
+			}
+		})
+	}
+}
+
+// recordingConn is a net.Conn that records what each Write call writes.
+type recordingConn struct {
+	net.Conn // nil: only Write and SetWriteDeadline are used
+	mu       sync.Mutex
+	writes   [][]byte
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, append([]byte(nil), p...))
+	return len(p), nil
+}
+
+func (c *recordingConn) SetWriteDeadline(time.Time) error { return nil }
+
+func (c *recordingConn) written() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, w := range c.writes {
+		out = append(out, string(w))
+	}
+	return out
+}
+
+func TestSenderModes(t *testing.T) {
+	checkLeaks(t)
+	conn := &recordingConn{}
+	s := newSender(conn, 0, 1<<20, nil, nil)
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() { s.run(done); close(exited) }()
+	defer func() { close(done); <-exited }()
+	var held atomic.Bool
+	s.hold = held.Load
+	want := func(what string, w ...string) {
+		t.Helper()
+		if got := conn.written(); !slices.Equal(got, w) {
+			t.Fatalf("%s: writes %q, want %q", what, got, w)
+		}
+	}
+
+	// sendNow writes at once, on the calling goroutine.
+	s.enqueue([]byte("a"), kindResponse, sendNow)
+	want("sendNow", "a")
+
+	// While hold is true, sendNow leaves the frame to the next sendNow, which writes both.
+	held.Store(true)
+	s.enqueue([]byte("b"), kindResponse, sendNow)
+	s.enqueue([]byte("c"), kindResponse, sendNow)
+	want("held", "a")
+	held.Store(false)
+	s.enqueue([]byte("d"), kindResponse, sendNow)
+	want("after the hold", "a", "bcd")
+
+	// Held frames whose next sender blocks: flushSoon has the writer goroutine write them.
+	held.Store(true)
+	s.enqueue([]byte("e"), kindResponse, sendNow)
+	held.Store(false)
+	start := time.Now()
+	s.flushSoon()
+	waitFor(t, "the writer goroutine", func() bool { return len(conn.written()) == 3 })
+	want("flushSoon", "a", "bcd", "e")
+	if d := time.Since(start); d < flushDelay {
+		t.Errorf("flushSoon wrote after %v, before flushDelay (%v)", d, flushDelay)
+	}
+
+	// sendSoon frames go out with the next flush, together.
+	s.enqueue([]byte("f"), kindMessage, sendSoon)
+	s.enqueue([]byte("g"), kindMessage, sendSoon)
+	s.flush()
+	want("flush", "a", "bcd", "e", "fg")
+	s.mu.Lock()
+	armed := s.armed
+	s.mu.Unlock()
+	if armed {
+		t.Error("the timer is still set after the write")
+	}
+
+	// ... or within flushDelay by the writer goroutine.
+	s.enqueue([]byte("h"), kindMessage, sendSoon)
+	waitFor(t, "the writer goroutine", func() bool { return len(conn.written()) == 5 })
+	want("sendSoon", "a", "bcd", "e", "fg", "h")
+
+	// sendWake wakes the writer goroutine, also for sendSoon frames before it.
+	s.enqueue([]byte("i"), kindMessage, sendSoon)
+	s.enqueue([]byte("j"), kindMessage, sendWake)
+	waitFor(t, "the writer goroutine", func() bool { return len(conn.written()) == 6 })
+	want("sendWake", "a", "bcd", "e", "fg", "h", "ij")
+}
