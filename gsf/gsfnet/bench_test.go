@@ -50,6 +50,7 @@ func BenchmarkGSFLoad100Conns(b *testing.B) {
 	b.Run("depth=2", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, depth: 2}) })
 	b.Run("depth=4", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, depth: 4}) })
 	b.Run("pipeline=2", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, pipeline: 2}) })
+	b.Run("pipeline=3", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, pipeline: 3}) })
 	b.Run("pipeline=4", func(b *testing.B) { benchLoad(b, loadShape{conns: 100, pipeline: 4}) })
 }
 

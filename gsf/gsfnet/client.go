@@ -74,8 +74,9 @@ func WithMaxFrameSize(n int) ClientOption {
 	return func(c *clientConfig) { c.maxFrameSize = n }
 }
 
-// WithWriteTimeout limits each write (default DefaultClientWriteTimeout; negative: none). A
-// server that does not read for that long gets the connection closed.
+// WithWriteTimeout limits each write (default DefaultClientWriteTimeout; negative: none; a
+// write may take up to a quarter longer). A server that does not read for that long gets the
+// connection closed.
 func WithWriteTimeout(d time.Duration) ClientOption {
 	return func(c *clientConfig) { c.writeTimeout = d }
 }

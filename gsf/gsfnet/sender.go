@@ -38,6 +38,7 @@ type sender struct {
 	conn         net.Conn
 	writeTimeout time.Duration       // per Write call; 0: none
 	limit        int                 // bytes of frames of kindMessage or kindDiscardable allowed waiting
+	deadline     time.Time           // the write deadline set last; by the goroutine that writes
 	release      func(responses int) // called once the frames holding so many responses are written
 	fail         func(err error)     // called when a write fails
 	// shouldYield, if set, tells the writer goroutine whether to let the goroutines that are
@@ -270,10 +271,17 @@ func (s *sender) write() {
 	}
 }
 
+// writeBuf writes buf with a deadline that leaves at least writeTimeout. Setting a deadline
+// costs about as much as writing a small frame, so the deadline is moved only when it leaves
+// less, and then to writeTimeout and a quarter: a write may take up to a quarter longer than
+// writeTimeout before it fails.
 func (s *sender) writeBuf(buf []byte) error {
 	if s.writeTimeout > 0 {
-		if err := s.conn.SetWriteDeadline(time.Now().Add(s.writeTimeout)); err != nil {
-			return err
+		if least := time.Now().Add(s.writeTimeout); s.deadline.Before(least) || s.deadline.Sub(least) > s.writeTimeout/4 {
+			s.deadline = least.Add(s.writeTimeout / 4)
+			if err := s.conn.SetWriteDeadline(s.deadline); err != nil {
+				return err
+			}
 		}
 	}
 	_, err := s.conn.Write(buf)

@@ -94,11 +94,14 @@ type Server struct {
 	// (default DefaultReadTimeout).
 	ReadTimeout time.Duration
 	// IdleTimeout limits the time the server waits for the next frame of a client: a client
-	// that sends nothing for that long is disconnected (default DefaultIdleTimeout; game
-	// clients send heartbeats).
+	// that sends nothing for that long (give or take a quarter more, which spares moving the
+	// deadline for every frame) is disconnected (default DefaultIdleTimeout; game clients
+	// send heartbeats).
 	IdleTimeout time.Duration
-	// WriteTimeout limits each write to a client (default DefaultWriteTimeout). A client that
-	// does not read for that long while the server has something to send is disconnected.
+	// WriteTimeout limits each write to a client (default DefaultWriteTimeout; a write may
+	// take up to a quarter longer, which spares moving the deadline for every write). A
+	// client that does not read for that long while the server has something to send is
+	// disconnected.
 	WriteTimeout time.Duration
 	// MaxFrameSize is the largest frame a client may send: the length prefix, which counts
 	// the payload and the terminator (default DefaultMaxFrameSize). A larger length closes the

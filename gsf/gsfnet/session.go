@@ -34,6 +34,7 @@ type Session struct {
 	// Read deadlines. frameStart is used by the reader goroutine only.
 	idleTimeout, readTimeout time.Duration
 	frameStart               time.Time
+	rdeadline                time.Time  // the read deadline set last; reader goroutine only
 	rmu                      sync.Mutex // draining and the deadline it sets
 	draining                 bool
 
@@ -177,25 +178,41 @@ var errDraining = fmt.Errorf("%w: shutting down", ErrServerClosed)
 
 // connReader is the io.Reader of a session's FrameReader: it sets the read deadline before
 // every read, IdleTimeout from the first byte of a frame on, ReadTimeout within a frame.
+//
+// Setting a deadline costs about as much as reading a small frame, so the idle deadline is
+// moved only when it leaves less than IdleTimeout, and then to IdleTimeout and a quarter:
+// a client may stay silent for up to a quarter longer than IdleTimeout.
 type connReader Session
 
 func (c *connReader) Read(p []byte) (int, error) {
 	s := (*Session)(c)
-	var deadline time.Time
 	now := time.Now()
-	if s.frameStart.IsZero() {
-		if s.idleTimeout > 0 {
-			deadline = now.Add(s.idleTimeout)
+	deadline, set := s.rdeadline, false
+	switch {
+	case !s.frameStart.IsZero():
+		deadline = time.Time{}
+		if s.readTimeout > 0 {
+			deadline = s.frameStart.Add(s.readTimeout)
 		}
-	} else if s.readTimeout > 0 {
-		deadline = s.frameStart.Add(s.readTimeout)
+		set = !deadline.Equal(s.rdeadline)
+	case s.idleTimeout > 0:
+		if least := now.Add(s.idleTimeout); s.rdeadline.IsZero() || s.rdeadline.Before(least) || s.rdeadline.Sub(least) > s.idleTimeout/4 {
+			deadline, set = now.Add(s.idleTimeout+s.idleTimeout/4), true
+		}
+	default:
+		deadline = time.Time{}
+		set = !s.rdeadline.IsZero()
 	}
 	s.rmu.Lock()
 	if s.draining {
 		s.rmu.Unlock()
 		return 0, errDraining
 	}
-	err := s.conn.SetReadDeadline(deadline)
+	var err error
+	if set {
+		err = s.conn.SetReadDeadline(deadline)
+		s.rdeadline = deadline
+	}
 	s.rmu.Unlock()
 	if err != nil {
 		return 0, err
