@@ -194,7 +194,7 @@ func (c *Client) roundTrip(ctx context.Context, h *gsf.Header, req, resp any, wa
 	if err != nil {
 		return nil, err
 	}
-	return c.wait(ctx, h, cl)
+	return c.wait(ctx, h.SvcClass, h.MsgType, h.RequestID, cl)
 }
 
 // start registers a call, gives h its request id and queues the request. On error the call is
@@ -230,17 +230,18 @@ func (c *Client) start(h *gsf.Header, req, resp any, wantMsg bool, mode int) (*c
 	return cl, nil
 }
 
-// wait waits for the response of a call that start registered under h.RequestID, or for ctx.
-func (c *Client) wait(ctx context.Context, h *gsf.Header, cl *call) (*gsf.Message, error) {
+// wait waits for the response of a call that start registered under id, or for ctx.
+func (c *Client) wait(ctx context.Context, class gsf.ServiceClass, msgType, id int32, cl *call) (*gsf.Message, error) {
 	select {
 	case <-cl.done:
 	default:
 		select {
 		case <-cl.done:
 		case <-ctx.Done():
-			if c.forget(h.RequestID, cl) {
+			if c.forget(id, cl) {
 				c.endCall(cl)
-				return nil, fmt.Errorf("gsfnet: %s/%s id=%d: %w", h.SvcClass, h.MessageTypeName(), h.RequestID, ctx.Err())
+				h := gsf.Header{SvcClass: class, MsgType: msgType}
+				return nil, fmt.Errorf("gsfnet: %s/%s id=%d: %w", class, h.MessageTypeName(), id, ctx.Err())
 			}
 			<-cl.done // the response is being decoded: take it
 		}
@@ -258,10 +259,12 @@ func (c *Client) endCall(cl *call) {
 
 // A Pending is a call started with Client.Go whose response has not been collected yet.
 type Pending struct {
-	c   *Client
-	h   gsf.Header // the request's class, type and id
-	cl  *call      // nil once the call is over
-	err error
+	c       *Client
+	class   gsf.ServiceClass
+	msgType int32
+	id      int32 // the request id
+	cl      *call // nil once the call is over
+	err     error
 }
 
 // Go sends a request as Call does but returns at once, without waiting for the response; the
@@ -279,8 +282,12 @@ type Pending struct {
 // An error sending the request (a body that does not encode, a closed connection) is
 // returned by Wait.
 func (c *Client) Go(class gsf.ServiceClass, msgType int32, req, resp any) *Pending {
-	p := &Pending{c: c, h: gsf.NewRequest(class, msgType, 0)}
-	p.cl, p.err = c.start(&p.h, req, resp, false, sendSoon)
+	h := gsf.NewRequest(class, msgType, 0)
+	p := &Pending{c: c, class: class, msgType: msgType}
+	p.cl, p.err = c.start(&h, req, resp, false, sendSoon)
+	if p.err == nil {
+		p.id = h.RequestID
+	}
 	return p
 }
 
@@ -295,14 +302,14 @@ func (p *Pending) Wait(ctx context.Context) error {
 		// Send what Go queued, if the writer goroutine has not yet: the requests of Go
 		// calls made in a row go out in one write, on this goroutine, before it waits.
 		p.c.out.flush()
-		_, p.err = p.c.wait(ctx, &p.h, p.cl)
+		_, p.err = p.c.wait(ctx, p.class, p.msgType, p.id, p.cl)
 		p.cl = nil
 	}
 	return p.err
 }
 
 // RequestID returns the request id the call was sent with (0 if it was never sent).
-func (p *Pending) RequestID() int32 { return p.h.RequestID }
+func (p *Pending) RequestID() int32 { return p.id }
 
 func (c *Client) putCall(cl *call) {
 	cl.resp, cl.msg, cl.err, cl.wantMsg = nil, nil, nil, false
