@@ -256,24 +256,26 @@ func unexpected(err error) error {
 }
 
 // fill makes at least n bytes available in buf[start:end], reading from the stream as needed.
-// The buffer grows to n at most (plus the read-ahead of its first 4 KiB).
+// The buffer grows only when it is full, and then to twice its size at most (4 KiB at least,
+// n+4 KiB at most): a length prefix alone never makes it allocate the frame, so memory follows
+// the bytes that arrived, not the bytes a peer announced.
 func (fr *FrameReader) fill(n int) error {
 	if fr.end-fr.start >= n {
 		return nil
 	}
-	if len(fr.buf)-fr.start < n {
-		if len(fr.buf) >= n && fr.start > 0 {
-			// Move the buffered bytes to the front.
-			fr.end = copy(fr.buf, fr.buf[fr.start:fr.end])
-			fr.start = 0
-		} else {
-			nb := make([]byte, max(n, 4096, min(2*len(fr.buf), n+4096)))
+	if fr.start > 0 && len(fr.buf)-fr.start < n {
+		// Move the buffered bytes to the front, to read the rest behind them.
+		fr.end = copy(fr.buf, fr.buf[fr.start:fr.end])
+		fr.start = 0
+	}
+	for empty := 0; fr.end-fr.start < n; {
+		if fr.end == len(fr.buf) {
+			// Full (fr.start is 0 here): every byte of it arrived.
+			nb := make([]byte, max(4096, min(2*len(fr.buf), n+4096)))
 			fr.end = copy(nb, fr.buf[fr.start:fr.end])
 			fr.start = 0
 			fr.buf = nb
 		}
-	}
-	for empty := 0; fr.end-fr.start < n; {
 		m, err := fr.r.Read(fr.buf[fr.end:])
 		fr.end += m
 		if fr.end-fr.start >= n {

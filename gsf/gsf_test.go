@@ -480,8 +480,38 @@ func TestFrameReader(t *testing.T) {
 	if allocs > 12 {
 		t.Errorf("%v allocations for a rejected frame", allocs)
 	}
+	// A frame within the limit is not allocated on its length prefix alone either: the buffer
+	// follows the bytes that arrive (a slowloris that announces 16 MiB and sends 10 bytes
+	// costs 4 KiB, not 16 MiB), and a frame that does arrive grows it in steps.
+	for _, claim := range []int{60 << 10, 16 << 20} {
+		stream, _ := AppendLength(nil, claim)
+		stream = append(stream, make([]byte, 10)...)
+		fr := NewFrameReader(bytes.NewReader(stream))
+		fr.MaxFrameSize = 16 << 20
+		if _, err := fr.ReadFrame(); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("a cut %d-byte frame: %v", claim, err)
+		}
+		if cap(fr.buf) > 4096 {
+			t.Errorf("a %d-byte claim with 10 bytes behind it: a %d-byte buffer", claim, cap(fr.buf))
+		}
+	}
+	payload := bytes.Repeat([]byte{0x40}, 1<<20)
+	stream, _ = AppendFrame(nil, payload)
+	stream = append(stream, one...)
+	fr := NewFrameReader(iotest.HalfReader(bytes.NewReader(stream)))
+	fr.MaxFrameSize = 2 << 20
+	if p, err := fr.ReadFrame(); err != nil || !bytes.Equal(p, payload) {
+		t.Fatalf("a 1 MiB frame: %d bytes, %v", len(p), err)
+	}
+	if cap(fr.buf) > 1<<20+4096+4 {
+		t.Errorf("a 1 MiB frame: a %d-byte buffer", cap(fr.buf))
+	}
+	if _, err := ReadMessage(fr); err != nil {
+		t.Fatalf("the frame after the 1 MiB one: %v", err)
+	}
+
 	// The offset of a later failing frame is its stream offset.
-	fr := NewFrameReader(bytes.NewReader(append(unhex(t, seedRequest), 0)))
+	fr = NewFrameReader(bytes.NewReader(append(unhex(t, seedRequest), 0)))
 	fr.ReadFrame()
 	_, err := fr.ReadFrame()
 	var fe *FrameError
