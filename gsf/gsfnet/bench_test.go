@@ -2,12 +2,14 @@ package gsfnet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -290,6 +292,31 @@ type countingConn struct {
 func (c *countingConn) Write(p []byte) (int, error) {
 	c.writes.Add(1)
 	return c.Conn.Write(p)
+}
+
+// SyscallConn gives the client's flush the connection's syscall.RawConn, as the client gets
+// it from an unwrapped *net.TCPConn, with its writes counted too.
+func (c *countingConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	return countingRawConn{rc, c.writes}, nil
+}
+
+// countingRawConn counts the Write calls on a syscall.RawConn.
+type countingRawConn struct {
+	syscall.RawConn
+	writes *atomic.Int64
+}
+
+func (r countingRawConn) Write(f func(fd uintptr) bool) error {
+	r.writes.Add(1)
+	return r.RawConn.Write(f)
 }
 
 // countingListener wraps the connections it accepts in countingConn.

@@ -140,6 +140,7 @@ func newClient(conn net.Conn, cfg *clientConfig) *Client {
 		func(err error) { c.closeWith(fmt.Errorf("write: %w", err)) })
 	// The writer waits for other callers only when there are some.
 	c.out.shouldYield = func() bool { return c.calls.Load() > 1 }
+	c.out.raw = rawConnOf(conn)
 	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
@@ -299,8 +300,8 @@ func (c *Client) Go(class gsf.ServiceClass, msgType int32, req, resp any) *Pendi
 // two goroutines at once.
 func (p *Pending) Wait(ctx context.Context) error {
 	if p.cl != nil {
-		// Send what Go queued, if the writer goroutine has not yet: the requests of Go
-		// calls made in a row go out in one write, on this goroutine, before it waits.
+		// Send what Go queued, if nobody has yet: the requests of Go calls made in a row go
+		// out in one write, on this goroutine as far as the socket takes them at once.
 		p.c.out.flush()
 		_, p.err = p.c.wait(ctx, p.class, p.msgType, p.id, p.cl)
 		p.cl = nil

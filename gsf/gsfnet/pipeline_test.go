@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -255,10 +256,12 @@ func TestSenderModes(t *testing.T) {
 		t.Errorf("flushSoon wrote after %v, before flushDelay (%v)", d, flushDelay)
 	}
 
-	// sendSoon frames go out with the next flush, together.
+	// sendSoon frames go out with the next flush, together (written by the writer goroutine,
+	// since recordingConn has no syscall.RawConn for flush to write with).
 	s.enqueue([]byte("f"), kindMessage, sendSoon)
 	s.enqueue([]byte("g"), kindMessage, sendSoon)
 	s.flush()
+	waitFor(t, "the writer goroutine", func() bool { return len(conn.written()) == 4 })
 	want("flush", "a", "bcd", "e", "fg")
 	s.mu.Lock()
 	armed := s.armed
@@ -277,4 +280,51 @@ func TestSenderModes(t *testing.T) {
 	s.enqueue([]byte("j"), kindMessage, sendWake)
 	waitFor(t, "the writer goroutine", func() bool { return len(conn.written()) == 6 })
 	want("sendWake", "a", "bcd", "e", "fg", "h", "ij")
+}
+
+// TestWaitDoesNotBlockOnWrites checks that Wait honours its context when the server does not
+// read: the requests it flushes go to the socket as far as it takes them, and the writer
+// goroutine writes the rest.
+func TestWaitDoesNotBlockOnWrites(t *testing.T) {
+	checkLeaks(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			accepted <- c // and never read from it
+		}
+	}()
+	conn, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(conn, WithWriteTimeout(time.Minute))
+	defer c.Close()
+	server := <-accepted
+	defer server.Close()
+
+	big := &Echo{Text: strings.Repeat("x", 64<<10)}
+	start := time.Now()
+	for i := range 300 { // 19 MiB: more than the socket buffers of both ends take
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		err := c.Go(gsf.SvcUserServer, msgEcho, big, nil).Wait(ctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("call %d: %v, want DeadlineExceeded", i, err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Fatalf("call %d: Wait blocked on a full socket (%v so far)", i, d)
+		}
+	}
+	c.out.mu.Lock()
+	queued, writing := len(c.out.buf), c.out.writing
+	c.out.mu.Unlock()
+	if queued == 0 && !writing {
+		t.Errorf("the socket took 19 MiB: the test did not fill it")
+	}
 }

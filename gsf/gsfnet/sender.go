@@ -4,6 +4,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -36,11 +37,14 @@ const maxKeep = 64 << 10
 // timer then makes sure that the writer goroutine writes them if that write does not come.
 type sender struct {
 	conn         net.Conn
-	writeTimeout time.Duration       // per Write call; 0: none
-	limit        int                 // bytes of frames of kindMessage or kindDiscardable allowed waiting
-	deadline     time.Time           // the write deadline set last; by the goroutine that writes
-	release      func(responses int) // called once the frames holding so many responses are written
-	fail         func(err error)     // called when a write fails
+	writeTimeout time.Duration // per Write call; 0: none
+	limit        int           // bytes of frames of kindMessage or kindDiscardable allowed waiting
+	deadline     time.Time     // the write deadline set last; by the goroutine that writes
+	// raw, if set, lets flush write without blocking (see rawWrite); without it, flush wakes
+	// the writer goroutine.
+	raw     syscall.RawConn
+	release func(responses int) // called once the frames holding so many responses are written
+	fail    func(err error)     // called when a write fails
 	// shouldYield, if set, tells the writer goroutine whether to let the goroutines that are
 	// ready to run go first (see run); without it, it always does.
 	shouldYield func() bool
@@ -58,6 +62,7 @@ type sender struct {
 	writing   bool        // a goroutine holds the writing role
 	werr      error       // the error of a failed write
 	finishing bool        // the writer goroutine exits once buf is written
+	urgent    bool        // the writer goroutine is to write without letting others go first
 	timer     *time.Timer // wakes the writer goroutine for frames left for later (flushSoon)
 	armed     bool        // timer is set
 
@@ -153,16 +158,26 @@ func (s *sender) flushSoon() {
 	s.mu.Unlock()
 }
 
-// flush writes the queue on the calling goroutine if no write is in progress.
+// flush sends the queue now, unless a write is in progress, without blocking: it writes on the
+// calling goroutine what the socket takes at once and leaves the rest to the writer goroutine,
+// which it wakes without letting others go first. (A client's Wait calls it before it waits
+// for its response: it must not block on the network, where it could not honour its
+// context.)
 func (s *sender) flush() {
 	s.mu.Lock()
 	if len(s.buf) == 0 || s.writing || s.err != nil {
 		s.mu.Unlock()
 		return
 	}
+	if s.raw == nil {
+		s.urgent = true
+		s.mu.Unlock()
+		s.wake()
+		return
+	}
 	s.writing = true
 	s.mu.Unlock()
-	s.write()
+	s.writeLoop(true)
 }
 
 func (s *sender) wake() {
@@ -204,7 +219,12 @@ func (s *sender) run(done <-chan struct{}) {
 		}
 		// Let the goroutines that are ready to run go first: under load they are handlers
 		// and callers about to queue more frames, which then go out in the same write.
-		if s.shouldYield == nil || s.shouldYield() {
+		// Not when flush woke us: its caller is waiting for the responses.
+		s.mu.Lock()
+		urgent := s.urgent
+		s.urgent = false
+		s.mu.Unlock()
+		if !urgent && (s.shouldYield == nil || s.shouldYield()) {
 			runtime.Gosched()
 		}
 		s.mu.Lock()
@@ -224,7 +244,11 @@ func (s *sender) run(done <-chan struct{}) {
 
 // write writes the queue until it is empty. The caller has taken the writing role, which write
 // gives back.
-func (s *sender) write() {
+func (s *sender) write() { s.writeLoop(false) }
+
+// writeLoop is write, or flush's part of it if nonBlocking is set: once the socket takes less
+// than it is given, the rest goes back to the front of the queue for the writer goroutine.
+func (s *sender) writeLoop(nonBlocking bool) {
 	s.mu.Lock()
 	for {
 		buf, responses := s.buf, s.responses
@@ -243,7 +267,21 @@ func (s *sender) write() {
 			s.timer.Stop()
 		}
 		s.mu.Unlock()
-		err := s.writeBuf(buf)
+		var err error
+		if nonBlocking {
+			var n int
+			if n, err = rawWrite(s.raw, buf); err == nil && n < len(buf) {
+				s.mu.Lock()
+				s.buf = append(buf[n:], s.buf...)
+				s.responses += responses
+				s.writing, s.urgent = false, true
+				s.mu.Unlock()
+				s.wake()
+				return
+			}
+		} else {
+			err = s.writeBuf(buf)
+		}
 		if err != nil {
 			s.mu.Lock()
 			s.writing = false
