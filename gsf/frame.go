@@ -164,6 +164,32 @@ func (fr *FrameReader) Reset(r io.Reader) {
 	*fr = FrameReader{MaxFrameSize: fr.MaxFrameSize, r: r, buf: fr.buf}
 }
 
+// FrameBuffered reports whether the next ReadFrame returns without reading from the stream:
+// a whole frame (or a length prefix that fails) is buffered. A server that has handled a
+// message uses it to tell whether another one follows at once.
+func (fr *FrameReader) FrameBuffered() bool {
+	if fr.err != nil {
+		return true
+	}
+	max := fr.MaxFrameSize
+	if max <= 0 {
+		max = DefaultMaxFrameSize
+	}
+	l := 0
+	for i := range 4 {
+		if fr.start+i >= fr.end {
+			return false
+		}
+		c := fr.buf[fr.start+i]
+		l = l<<7 | int(c&0x7f)
+		if c < 0x80 {
+			// A length of 0 or over the limit fails at once.
+			return l == 0 || l > max || fr.end-fr.start >= i+1+l
+		}
+	}
+	return true // a fifth length byte: an error
+}
+
 // Offset returns the number of bytes of the stream consumed by the frames read so far.
 func (fr *FrameReader) Offset() int64 { return fr.off }
 

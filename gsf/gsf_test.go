@@ -510,6 +510,33 @@ func TestFrameReader(t *testing.T) {
 		t.Fatalf("the frame after the 1 MiB one: %v", err)
 	}
 
+	// FrameBuffered: whether the next ReadFrame needs the stream.
+	two := append(append([]byte(nil), one...), one...)
+	fr = NewFrameReader(iotest.OneByteReader(bytes.NewReader(two)))
+	if fr.FrameBuffered() {
+		t.Error("FrameBuffered before anything was read")
+	}
+	fr = NewFrameReader(bytes.NewReader(two[:len(two)-1]))
+	if _, err := fr.ReadFrame(); err != nil {
+		t.Fatal(err)
+	}
+	if fr.FrameBuffered() {
+		t.Error("FrameBuffered with the second frame one byte short")
+	}
+	fr = NewFrameReader(bytes.NewReader(two))
+	if _, err := fr.ReadFrame(); err != nil || !fr.FrameBuffered() {
+		t.Errorf("FrameBuffered with the second frame whole: %v", err)
+	}
+	if _, err := fr.ReadFrame(); err != nil || fr.FrameBuffered() {
+		t.Errorf("FrameBuffered with nothing left: %v", err)
+	}
+	for _, bad := range []string{"00", "8080808080", "ffffff7f"} { // errors come without reading
+		fr = NewFrameReader(bytes.NewReader(append(append([]byte(nil), one...), unhex(t, bad)...)))
+		if _, err := fr.ReadFrame(); err != nil || !fr.FrameBuffered() {
+			t.Errorf("FrameBuffered before %s: %v", bad, err)
+		}
+	}
+
 	// The offset of a later failing frame is its stream offset.
 	fr = NewFrameReader(bytes.NewReader(append(unhex(t, seedRequest), 0)))
 	fr.ReadFrame()

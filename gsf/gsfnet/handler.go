@@ -67,6 +67,7 @@ type request struct {
 	buf *[]byte // the frame that Body aliases, returned to the pool after the handler
 
 	prev, done chan struct{} // the order of notifies (see Session.handle)
+	gen        uint64        // the generation of the reader goroutine that read it
 }
 
 // reqContext is the context of one handler call: the session's context, and the Request for

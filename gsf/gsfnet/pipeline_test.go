@@ -222,8 +222,6 @@ func TestSenderModes(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { s.run(done); close(exited) }()
 	defer func() { close(done); <-exited }()
-	var held atomic.Bool
-	s.hold = held.Load
 	want := func(what string, w ...string) {
 		t.Helper()
 		if got := conn.written(); !slices.Equal(got, w) {
@@ -235,26 +233,20 @@ func TestSenderModes(t *testing.T) {
 	s.enqueue([]byte("a"), kindResponse, sendNow)
 	want("sendNow", "a")
 
-	// While hold is true, sendNow leaves the frame to the next sendNow, which writes both.
-	held.Store(true)
-	s.enqueue([]byte("b"), kindResponse, sendNow)
-	s.enqueue([]byte("c"), kindResponse, sendNow)
+	// sendHeld leaves the frame to the next sendNow, which writes both.
+	s.enqueue([]byte("b"), kindResponse, sendHeld)
+	s.enqueue([]byte("c"), kindResponse, sendHeld)
 	want("held", "a")
-	held.Store(false)
 	s.enqueue([]byte("d"), kindResponse, sendNow)
 	want("after the hold", "a", "bcd")
 
-	// Held frames whose next sender blocks: flushSoon has the writer goroutine write them.
-	held.Store(true)
-	s.enqueue([]byte("e"), kindResponse, sendNow)
-	held.Store(false)
-	start := time.Now()
-	s.flushSoon()
+	// Held frames whose next sender does not come: flushHeld has the writer goroutine write
+	// them.
+	s.enqueue([]byte("e"), kindResponse, sendHeld)
+	want("held again", "a", "bcd")
+	s.flushHeld()
 	waitFor(t, "the writer goroutine", func() bool { return len(conn.written()) == 3 })
-	want("flushSoon", "a", "bcd", "e")
-	if d := time.Since(start); d < flushDelay {
-		t.Errorf("flushSoon wrote after %v, before flushDelay (%v)", d, flushDelay)
-	}
+	want("flushHeld", "a", "bcd", "e")
 
 	// sendSoon frames go out with the next flush, together (written by the writer goroutine,
 	// since recordingConn has no syscall.RawConn for flush to write with).
@@ -327,4 +319,45 @@ func TestWaitDoesNotBlockOnWrites(t *testing.T) {
 	if queued == 0 && !writing {
 		t.Errorf("the socket took 19 MiB: the test did not fill it")
 	}
+}
+
+// TestSlowHandlerHandsOver checks what a handler that blocks on the reader goroutine does to
+// the messages behind it: a request behind it is answered while it blocks (another goroutine
+// takes over reading), and a notify behind a blocked notify waits for it (notifies keep their
+// order).
+func TestSlowHandlerHandsOver(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, nil)
+	raw := e.rawConn()
+	var b []byte
+	b = append(b, frame(t, gsf.NewNotify(gsf.SvcUserServer, msgBlock), &Echo{Text: "n1"})...)
+	b = append(b, frame(t, gsf.NewNotify(gsf.SvcUserServer, msgRecord), &Echo{Text: "n2"})...)
+	b = append(b, frame(t, gsf.NewRequest(gsf.SvcUserServer, msgEcho, 9), &Echo{Text: "r"})...)
+	if _, err := raw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	<-e.started
+	fr := gsf.NewFrameReader(raw)
+	raw.SetReadDeadline(time.Now().Add(10 * time.Second))
+	m, err := gsf.ReadMessage(fr)
+	if err != nil || m.Header.RequestID != 9 {
+		t.Fatalf("while a notify handler blocks: %v, %v; want the response to id 9", &m.Header, err)
+	}
+	e.mu.Lock()
+	early := len(e.record)
+	e.mu.Unlock()
+	if early != 0 {
+		t.Fatalf("a notify was handled before the blocked notify before it")
+	}
+	e.release <- struct{}{}
+	// The blocked notify's reply (flags 3), then the second notify is recorded.
+	if m, err = gsf.ReadMessage(fr); err != nil || !m.Header.IsNotify() {
+		t.Fatalf("the reply to the blocked notify: %v, %v", &m.Header, err)
+	}
+	waitFor(t, "the second notify", func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.record) == 1 && e.record[0] == "n2"
+	})
+	e.checkServes()
 }

@@ -48,11 +48,6 @@ type sender struct {
 	// shouldYield, if set, tells the writer goroutine whether to let the goroutines that are
 	// ready to run go first (see run); without it, it always does.
 	shouldYield func() bool
-	// hold, if set, tells a goroutine that queues a frame with sendNow to leave the write to
-	// whoever queues the next frame: it is true while frames are known to follow soon (the
-	// server's handlers of requests that were read together and have not started yet).
-	// Whoever makes it false must call flushSoon.
-	hold func() bool
 
 	mu        sync.Mutex
 	buf       []byte      // frames waiting for the writer
@@ -78,14 +73,17 @@ const (
 	// sendWake wakes the writer goroutine, unless a write is in progress or due.
 	sendWake = iota
 	// sendNow writes on the calling goroutine, which may block, unless a write is in progress
-	// (which then takes the frame) or hold is true (the next frame's sender will write).
+	// (which then takes the frame).
 	sendNow
 	// sendSoon leaves the write to whoever sends next or calls flush, and to the writer
 	// goroutine if nobody has within flushDelay.
 	sendSoon
+	// sendHeld leaves the write to whoever sends next; the caller makes sure that somebody
+	// does, or calls flushHeld.
+	sendHeld
 )
 
-// flushDelay is how long frames left for a later write (sendSoon, flushSoon) wait at most for
+// flushDelay is how long frames left for a later write (sendSoon) wait at most for
 // the goroutine expected to write them before the writer goroutine does. It is far longer
 // than that goroutine needs when it is running (microseconds), so that the timer seldom
 // fires, and short enough not to matter when it blocks.
@@ -118,7 +116,7 @@ func (s *sender) enqueue(frame []byte, kind, mode int) error {
 	switch {
 	case s.writing:
 		// The goroutine that is writing takes the frame.
-	case mode == sendNow && (s.hold == nil || !s.hold()):
+	case mode == sendNow:
 		s.writing = true
 		s.mu.Unlock()
 		s.write()
@@ -148,14 +146,18 @@ func (s *sender) armLocked() {
 	}
 }
 
-// flushSoon makes sure that frames left unwritten because hold was true are written soon:
-// by whoever sends next, or by the writer goroutine within flushDelay.
-func (s *sender) flushSoon() {
+// flushHeld wakes the writer goroutine for frames left with sendHeld, unless a write is in
+// progress.
+func (s *sender) flushHeld() {
 	s.mu.Lock()
-	if len(s.buf) > 0 && !s.writing {
-		s.armLocked()
+	wake := len(s.buf) > 0 && !s.writing
+	if wake {
+		s.urgent = true
 	}
 	s.mu.Unlock()
+	if wake {
+		s.wake()
+	}
 }
 
 // flush sends the queue now, unless a write is in progress, without blocking: it writes on the

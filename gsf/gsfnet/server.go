@@ -61,20 +61,22 @@ func (p UnknownPolicy) String() string {
 // them to its Handler and writes the responses.
 //
 // Every connection is a Session. Its reader goroutine reads frames, checks each length against
-// MaxFrameSize before allocating anything, and hands each message to a goroutine of its own
-// (one left idle by an earlier message of the session, or a new one). Requests of one
-// connection are thus handled concurrently, up to MaxInFlight at a time, and their responses
-// go out in the order they are ready (the client matches them by request id). Notifies from a
-// client are handled one after the other, in the order they came, since they have no request
-// id to tell their order by.
+// MaxFrameSize before allocating anything, and runs the handler of each message itself, as
+// long as handlers return within 200 µs: handing every message to a goroutine of its own would
+// cost more than a typical handler. A handler that runs longer (it waits for a database, say)
+// keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
+// connection are handled concurrently as soon as one is slow, up to MaxInFlight at a time, a
+// slow handler holds up the messages behind it by 200 µs at most, and responses go out in the
+// order they are ready (the client matches them by request id). Notifies from a client are
+// handled one after the other, in the order they came, since they have no request id to tell
+// their order by.
 //
-// A handler's goroutine writes its response itself when no write is in progress on the
-// connection; otherwise the response joins the queue that the writing goroutine is writing,
-// and every write takes whatever piled up. When requests arrive together (a client
-// pipelining them), a response whose batch-mates' handlers have yet to run is left for them
-// to write, so that the batch is answered with one write; if they block instead, the
-// response goes out within a fraction of a millisecond. Notifies to the client are queued
-// without blocking and written by the session's writer goroutine.
+// A handler writes its response itself when no write is in progress on the connection;
+// otherwise the response joins the queue that the writing goroutine is writing, and every
+// write takes whatever piled up. When the next message is already buffered (a client
+// pipelining its requests), a response waits for that message's, so that the batch is
+// answered with one write. Notifies to the client are queued without blocking and written by
+// the session's writer goroutine.
 //
 // When MaxInFlight messages are in flight the reader stops reading until one is answered and
 // its response written, so a client that sends requests and never reads the responses only
@@ -255,8 +257,6 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		readTimeout: limit(srv.ReadTimeout, DefaultReadTimeout),
 		done:        make(chan struct{}),
 		writerDone:  make(chan struct{}),
-		readDone:    make(chan struct{}),
-		work:        make(chan *request),
 	}
 	queue := limit(srv.MaxQueueBytes, DefaultMaxQueueBytes)
 	if queue == 0 {
@@ -264,7 +264,8 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots,
 		func(err error) { s.closeWith(fmt.Errorf("gsfnet: write: %w", err)) })
-	s.out.hold = func() bool { return s.unstarted.Load() > 0 }
+	s.takeover = time.AfterFunc(time.Hour, s.takeOver)
+	s.takeover.Stop()
 	s.fr = gsf.NewFrameReader((*connReader)(s))
 	s.fr.MaxFrameSize = limit(srv.MaxFrameSize, DefaultMaxFrameSize)
 	if s.fr.MaxFrameSize == 0 {
@@ -377,17 +378,30 @@ func (s *Session) serve() {
 	}()
 	log.Debug("gsfnet: connection", "session", s.id, "remote", s.conn.RemoteAddr().String())
 
-	var err error
 	if srv.OnConnect != nil {
-		err = s.callHook(func() { srv.OnConnect(s) })
+		if err := s.callHook(func() { srv.OnConnect(s) }); err != nil {
+			s.end(err)
+			return
+		}
 	}
-	if err == nil {
-		err = s.readLoop()
+	s.read(0)
+}
+
+// read runs the reader loop as the reader of generation gen. The goroutine whose reading
+// ends (rather than being handed over) ends the session.
+func (s *Session) read(gen uint64) {
+	if handedOver, err := s.readLoop(gen); !handedOver {
+		s.end(err)
 	}
-	close(s.readDone)
-	// Reading has ended. Whatever the reason (the client closed its side, a timeout, a
-	// protocol error, Shutdown), the messages already read are handled and answered before the
-	// connection closes, unless the session was closed (the handlers' contexts then end).
+}
+
+// end ends the session once reading has ended with err.
+func (s *Session) end(err error) {
+	srv := s.srv
+	log := srv.logger()
+	// Whatever the reason (the client closed its side, a timeout, a protocol error,
+	// Shutdown), the messages already read are handled and answered before the connection
+	// closes, unless the session was closed (the handlers' contexts then end).
 	draining := errors.Is(err, errDraining) || (errors.Is(err, os.ErrDeadlineExceeded) && s.isDraining())
 	switch {
 	case draining:
@@ -451,29 +465,37 @@ type messageError struct{ err error }
 func (e *messageError) Error() string { return "gsfnet: bad message: " + e.err.Error() }
 func (e *messageError) Unwrap() error { return e.err }
 
-// readLoop reads frames and starts their handlers until the connection fails or the session
-// drains.
-func (s *Session) readLoop() error {
+// readLoop reads frames and handles them until the connection fails, the session drains, or
+// a handler that runs long hands reading over to another goroutine (handedOver).
+//
+// Messages are handled on the reader goroutine, one after the other, as long as their handlers
+// return within inlineBudget: that saves handing each message to a goroutine of its own,
+// which costs more than a typical handler. A handler that runs longer (it blocks on a database,
+// say) keeps its goroutine, and a new goroutine takes over reading (takeOver), so that it holds
+// up the messages behind it by inlineBudget at most. The requests of a connection are thus
+// handled concurrently as soon as one of them is slow, as MaxInFlight allows.
+func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 	for {
 		payload, err := s.fr.ReadFrame()
 		s.frameStart = time.Time{}
 		if err != nil {
-			return err
+			return false, err
 		}
 		// An in-flight slot; while there is none, stop reading.
 		select {
 		case s.sem <- struct{}{}:
 		default:
+			s.out.flushHeld() // held responses hold slots
 			select {
 			case s.sem <- struct{}{}:
 			case <-s.done:
-				return s.Err()
+				return false, s.Err()
 			}
 		}
 		r, err := s.newRequest(payload)
 		if err != nil {
 			<-s.sem
-			return err
+			return false, err
 		}
 		if r.Header.IsResponse() {
 			// Clients send requests and notifies; the reference has no use for a response
@@ -484,40 +506,63 @@ func (s *Session) readLoop() error {
 			continue
 		}
 		s.handlers.Add(1)
-		s.unstarted.Add(1)
 		if r.Header.IsNotify() {
 			prev, done := s.lastNotify, make(chan struct{})
 			s.lastNotify = done
 			r.prev, r.done = prev, done
 		}
-		select {
-		case s.work <- r:
-		default:
-			go s.worker(r)
+		r.gen = gen
+		s.tmu.Lock()
+		s.inHandler = true
+		s.takeover.Reset(inlineBudget)
+		s.tmu.Unlock()
+		s.handle(r)
+		s.tmu.Lock()
+		if s.reader != gen {
+			s.tmu.Unlock()
+			return true, nil
+		}
+		s.inHandler = false
+		s.takeover.Stop()
+		s.tmu.Unlock()
+		if !s.fr.FrameBuffered() {
+			// About to wait for the network: nothing may stay held (see sendResponse).
+			s.out.flushHeld()
 		}
 	}
 }
 
-// maxIdleWorkers is how many handler goroutines a session keeps waiting for the next message.
-const maxIdleWorkers = 2
+// inlineBudget is how long a handler runs on the reader goroutine before another goroutine
+// takes over reading.
+const inlineBudget = 200 * time.Microsecond
 
-// worker handles r, and then the messages the reader hands it, as long as it is one of the
-// session's maxIdleWorkers idle workers when it is done with one.
-func (s *Session) worker(r *request) {
-	for {
-		s.handle(r)
-		if s.idle.Add(1) > maxIdleWorkers {
-			s.idle.Add(-1)
-			return
-		}
-		select {
-		case r = <-s.work:
-			s.idle.Add(-1)
-		case <-s.readDone:
-			s.idle.Add(-1)
-			return
-		}
+// takeOver runs when a handler has run on the reader goroutine for inlineBudget: a new
+// goroutine becomes the reader, and the responses held for that handler are sent.
+func (s *Session) takeOver() {
+	s.tmu.Lock()
+	if !s.inHandler {
+		s.tmu.Unlock()
+		return
 	}
+	s.inHandler = false
+	s.reader++
+	gen := s.reader
+	s.tmu.Unlock()
+	s.out.flushHeld()
+	go s.read(gen)
+}
+
+// holdResponse reports whether the response to r may wait for the one to the next message,
+// which is then written with it: r was handled on the reader goroutine, which still reads, the
+// next message is buffered whole, and there is an in-flight slot for it. It queues the frame if so, under the lock that a
+// takeover takes, so that takeOver's flushHeld sees what was held.
+func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) {
+	s.tmu.Lock()
+	defer s.tmu.Unlock()
+	if s.reader != r.gen || !s.inHandler || len(s.sem) == cap(s.sem) || !s.fr.FrameBuffered() {
+		return false, nil
+	}
+	return true, s.out.enqueue(frame, kindResponse, sendHeld)
 }
 
 // newRequest copies a received frame into a buffer of its own and decodes its header.
@@ -544,11 +589,6 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 func (s *Session) handle(r *request) {
 	prev, done := r.prev, r.done
 	defer s.handlers.Done()
-	if s.unstarted.Add(-1) == 0 {
-		// Responses may have been held for this handler (see sendResponse). It sends them
-		// with its own if it answers quickly; if it blocks, the writer goroutine does.
-		s.out.flushSoon()
-	}
 	if done != nil {
 		defer close(done)
 	}
@@ -585,7 +625,7 @@ func (s *Session) respond(r *request) bool {
 			return false
 		}
 		resp := gsf.NewResponse(h) // flags 3: the reference's reply to a notify
-		return s.sendResponse(&resp, body)
+		return s.sendResponse(r, &resp, body)
 	}
 	resp := gsf.NewResponse(h)
 	if err != nil {
@@ -613,7 +653,7 @@ func (s *Session) respond(r *request) bool {
 		}
 		body = nil
 	}
-	return s.sendResponse(&resp, body)
+	return s.sendResponse(r, &resp, body)
 }
 
 func (s *Session) closeUnknown(h *gsf.Header) {
@@ -629,7 +669,7 @@ func setInternal(h *gsf.Header) {
 
 // sendResponse encodes and queues a response. A body that does not encode is logged and
 // answered with an internal error.
-func (s *Session) sendResponse(h *gsf.Header, body any) bool {
+func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
 	b, err := s.encodeSafely(h, body)
 	if err != nil {
 		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
@@ -639,10 +679,13 @@ func (s *Session) sendResponse(h *gsf.Header, body any) bool {
 		}
 	}
 	// The handler's goroutine writes the response itself if no write is in progress: it
-	// may block, and it saves waking the writer goroutine. When handlers of requests that
-	// were read with this one have yet to run, it leaves the write to them (sender.hold), so
-	// that the responses to a pipelined batch go out together.
-	err = s.out.enqueue(*b, kindResponse, sendNow)
+	// may block, and it saves waking the writer goroutine. When the next message is already
+	// buffered, the response waits for that message's, so that the responses to a pipelined
+	// batch go out together.
+	held, err := s.holdResponse(r, *b)
+	if !held {
+		err = s.out.enqueue(*b, kindResponse, sendNow)
+	}
 	putBuf(b)
 	return err == nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -24,12 +23,13 @@ type Session struct {
 	fr     *gsf.FrameReader
 	sem    chan struct{} // in-flight slots: one per message from read to handled (and answered)
 
-	handlers   sync.WaitGroup // running handlers
-	unstarted  atomic.Int32   // handlers started by the reader that have not begun running
-	work       chan *request  // to idle workers
-	idle       atomic.Int32   // idle workers
-	readDone   chan struct{}  // closed when the reader goroutine has stopped reading
-	lastNotify chan struct{}  // closed when the last notify's handler is done; reader goroutine only
+	handlers sync.WaitGroup // running handlers
+	// Handing reading over from a reader goroutine that runs a slow handler (see readLoop).
+	tmu        sync.Mutex
+	reader     uint64        // the generation of the reader goroutine
+	inHandler  bool          // the reader goroutine runs a handler
+	takeover   *time.Timer   // runs takeOver
+	lastNotify chan struct{} // closed when the last notify's handler is done; reader goroutine only
 
 	// Read deadlines. frameStart is used by the reader goroutine only.
 	idleTimeout, readTimeout time.Duration
