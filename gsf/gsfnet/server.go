@@ -554,8 +554,8 @@ func (s *Session) takeOver() {
 
 // holdResponse reports whether the response to r may wait for the one to the next message,
 // which is then written with it: r was handled on the reader goroutine, which still reads, the
-// next message is buffered whole, and there is an in-flight slot for it. It queues the frame if so, under the lock that a
-// takeover takes, so that takeOver's flushHeld sees what was held.
+// next message is buffered whole, and there is an in-flight slot for it. If so it queues the
+// frame, under the lock that takeOver takes, so that takeOver's flushHeld sees it.
 func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) {
 	s.tmu.Lock()
 	defer s.tmu.Unlock()
