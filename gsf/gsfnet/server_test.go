@@ -687,6 +687,7 @@ func TestClientErrors(t *testing.T) {
 	if err := c.Call(ctx, gsf.SvcUserServer, msgBlock, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want DeadlineExceeded", err)
 	}
+	<-e.started // that call's handler, so that the next cancel waits for the next one's
 	ctx, cancel = context.WithCancel(context.Background())
 	go func() { <-e.started; cancel() }()
 	if err := c.Call(ctx, gsf.SvcUserServer, msgBlock, nil, nil); !errors.Is(err, context.Canceled) {
@@ -707,6 +708,7 @@ func TestClientErrors(t *testing.T) {
 	if err := <-res; !errors.Is(err, ErrClosed) {
 		t.Errorf("got %v, want ErrClosed", err)
 	}
+	e.release <- struct{}{} // the server answers what it read, to nobody
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
