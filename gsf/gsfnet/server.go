@@ -66,7 +66,8 @@ func (p UnknownPolicy) String() string {
 // cost more than a typical handler. A handler that runs longer (it waits for a database, say)
 // keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
 // connection are handled concurrently as soon as one is slow, up to MaxInFlight at a time, a
-// slow handler holds up the messages behind it by 200 µs at most, and responses go out in the
+// handler that blocks holds up the messages behind it by about 200 µs (one that computes for
+// long, until the Go scheduler preempts it: about 10 ms), and responses go out in the
 // order they are ready (the client matches them by request id). Notifies from a client are
 // handled one after the other, in the order they came, since they have no request id to tell
 // their order by.
@@ -472,8 +473,10 @@ func (e *messageError) Unwrap() error { return e.err }
 // return within inlineBudget: that saves handing each message to a goroutine of its own,
 // which costs more than a typical handler. A handler that runs longer (it blocks on a database,
 // say) keeps its goroutine, and a new goroutine takes over reading (takeOver), so that it holds
-// up the messages behind it by inlineBudget at most. The requests of a connection are thus
-// handled concurrently as soon as one of them is slow, as MaxInFlight allows.
+// up the messages behind it by about inlineBudget (the timer runs when a P is free to run it:
+// at once if the handler blocks, at the latest when the scheduler preempts a handler that
+// computes). The requests of a connection are thus handled concurrently as soon as one of
+// them is slow, as MaxInFlight allows.
 func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 	for {
 		payload, err := s.fr.ReadFrame()
