@@ -58,7 +58,7 @@ type sender struct {
 	werr      error       // the error of a failed write
 	finishing bool        // the writer goroutine exits once buf is written
 	urgent    bool        // the writer goroutine is to write without letting others go first
-	timer     *time.Timer // wakes the writer goroutine for frames left for later (flushSoon)
+	timer     *time.Timer // wakes the writer goroutine for frames left for later (sendSoon)
 	armed     bool        // timer is set
 
 	kick chan struct{} // capacity 1: the writer goroutine has something to do
