@@ -372,12 +372,31 @@ func g4RoundTrip(t *testing.T, what string, r g4Record) (engineIdempotent bool) 
 	if at < 0 || (r.rt != nil && g4Diff(r.rt, ours) < 0) {
 		return
 	}
+	if r.rt != nil && g4SameButObjectIDs(r.rt, ours) {
+		// The engine changes the value on its own round trip (it folds Dictionary keys that
+		// decode equal, such as two Callables, which travel without payload) and also rewrites
+		// object ids; we fold the keys as it does and keep the ids we read.
+		return
+	}
 	msg := g4Report(what, r.hex, ours, at, "engine var_to_str: "+r.text)
 	if r.rt != nil && !engineIdempotent {
 		msg += "\n  engine's own round trip: " + g4Hex(r.rt, at)
 	}
 	t.Error(msg)
 	return
+}
+
+// g4SameButObjectIDs reports whether two encodings have the same length and decode to the same
+// value except for the ids of EncodedObjectAsID objects, which the engine rewrites on its own
+// round trip.
+func g4SameButObjectIDs(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	va, na, erra := g4Dec.Decode(a)
+	vb, nb, errb := g4Dec.Decode(b)
+	return erra == nil && errb == nil && na == len(a) && nb == len(b) &&
+		g4SameValue(reflect.ValueOf(va), reflect.ValueOf(vb), true)
 }
 
 // TestEngine4Corpus: our decoder and encoder reproduce the engine's hand corpus byte for byte;
@@ -524,10 +543,12 @@ func TestEngine4CorpusValues(t *testing.T) {
 // g4Same is reflect.DeepEqual with floats compared by their bits (so NaN equals the same NaN
 // and -0 differs from 0).
 func g4Same(a, b any) bool {
-	return g4SameValue(reflect.ValueOf(a), reflect.ValueOf(b))
+	return g4SameValue(reflect.ValueOf(a), reflect.ValueOf(b), false)
 }
 
-func g4SameValue(a, b reflect.Value) bool {
+// g4SameValue is g4Same on reflect values; with anyObjectID, any two ObjectID values held in
+// interfaces (the EncodedObjectAsID variants, not a Signal's object) count as the same.
+func g4SameValue(a, b reflect.Value, anyObjectID bool) bool {
 	if !a.IsValid() || !b.IsValid() {
 		return a.IsValid() == b.IsValid()
 	}
@@ -544,7 +565,14 @@ func g4SameValue(a, b reflect.Value) bool {
 		if a.IsNil() || b.IsNil() {
 			return a.IsNil() == b.IsNil()
 		}
-		return g4SameValue(a.Elem(), b.Elem())
+		if anyObjectID && a.Kind() == reflect.Interface {
+			_, ida := a.Interface().(godot.ObjectID)
+			_, idb := b.Interface().(godot.ObjectID)
+			if ida && idb {
+				return true
+			}
+		}
+		return g4SameValue(a.Elem(), b.Elem(), anyObjectID)
 	case reflect.Slice, reflect.Array:
 		if a.Kind() == reflect.Slice && (a.IsNil() != b.IsNil() && a.Len()+b.Len() > 0) {
 			return false
@@ -553,14 +581,14 @@ func g4SameValue(a, b reflect.Value) bool {
 			return false
 		}
 		for i := range a.Len() {
-			if !g4SameValue(a.Index(i), b.Index(i)) {
+			if !g4SameValue(a.Index(i), b.Index(i), anyObjectID) {
 				return false
 			}
 		}
 		return true
 	case reflect.Struct:
 		for i := range a.NumField() {
-			if !g4SameValue(a.Field(i), b.Field(i)) {
+			if !g4SameValue(a.Field(i), b.Field(i), anyObjectID) {
 				return false
 			}
 		}
@@ -585,7 +613,7 @@ func TestEngine4Random(t *testing.T) {
 			t.Fatalf("stopping after 20 failures")
 		}
 	}
-	t.Logf("%d engine-generated values; the engine itself re-encodes %d of them differently (object ids: it writes the id of the EncodedObjectAsID it decoded)", len(out.random), notIdempotent)
+	t.Logf("%d engine-generated values; the engine itself re-encodes %d of them differently (it writes the id of the EncodedObjectAsID it decoded, and folds Dictionary keys that decode equal)", len(out.random), notIdempotent)
 }
 
 // TestEngine4OurValues: values generated and encoded by us, decoded and re-encoded by the engine,
@@ -1330,4 +1358,39 @@ func g4ConversionCases() []g4Input {
 		in = append(in, g4Input{name: c.name, objects: c.objs, data: data})
 	}
 	return in
+}
+
+// TestG4SameButObjectIDs: the allowance for the engine's own round trip covers object ids and
+// nothing else (no engine needed).
+func TestG4SameButObjectIDs(t *testing.T) {
+	enc := func(v any) []byte {
+		t.Helper()
+		b, err := g4Enc.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	dict := func(id godot.ObjectID, n int64, sig godot.ObjectID) []byte {
+		return enc(godot.Dictionary{Entries: []godot.Entry{
+			{Key: godot.Callable{}, Value: id},
+			{Key: n, Value: godot.Signal{Name: "s", Object: sig}},
+		}})
+	}
+	base := dict(1<<63|5, 7, 9)
+	for _, c := range []struct {
+		what string
+		b    []byte
+		want bool
+	}{
+		{"the same bytes", dict(1<<63|5, 7, 9), true},
+		{"another object id", dict(1<<63|6, 7, 9), true},
+		{"another int", dict(1<<63|5, 8, 9), false},
+		{"another Signal object", dict(1<<63|5, 7, 10), false},
+		{"cut short", base[:len(base)-4], false},
+	} {
+		if got := g4SameButObjectIDs(base, c.b); got != c.want {
+			t.Errorf("%s: g4SameButObjectIDs = %v, want %v", c.what, got, c.want)
+		}
+	}
 }
