@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -52,6 +53,8 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	maxConns := fs.Int("max-conns", 0, "the most connections at once (0: the default, 10000)")
 	idle := fs.Duration("idle-timeout", 0, "disconnect clients silent for this long (0: the default, 5m)")
 	level := fs.String("log", "info", "log `level`: debug, info, warn or error")
+	clusterURL := fs.String("cluster", "", "join a cluster of demo servers over the NATS server at this `url` (nats://host:port): rooms and user keys span every node")
+	node := fs.String("node", "", "this node's `id` in the cluster (letters, digits, - and _; default: the host name and the port)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -68,6 +71,17 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
+	}
+	if *clusterURL != "" {
+		leave, err := joinCluster(srv, *clusterURL, *node, l.Addr(), logger)
+		if err != nil {
+			l.Close()
+			return err
+		}
+		defer leave()
+	} else if *node != "" {
+		l.Close()
+		return errors.New("--node needs --cluster")
 	}
 	logger.Info("gamewire serve: listening", "addr", l.Addr().String())
 	served := make(chan error, 1)
@@ -121,6 +135,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	logCorrelator := fs.String("log-correlator", "", "the request header's log correlator")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long")
 	asJSON := fs.Bool("json", false, "print the response as JSON (the explanation of gsf decode --json)")
+	wait := fs.Duration("wait", 0, "after the response, stay connected this long and print the notifies that arrive (Ctrl-C ends it)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -173,12 +188,22 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	notifies := make(chan []byte, 64)
+	var late chan []byte // notifies after the response, with --wait
+	var lateMu sync.Mutex
 	c, err := gsfnet.Dial(ctx, *addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
-		if b, err := m.Append(nil); err == nil {
-			select {
-			case notifies <- b:
-			default:
-			}
+		b, err := m.Append(nil)
+		if err != nil {
+			return
+		}
+		lateMu.Lock()
+		defer lateMu.Unlock()
+		to := notifies
+		if late != nil {
+			to = late
+		}
+		select {
+		case to <- b:
+		default:
 		}
 	}))
 	if err != nil {
@@ -193,8 +218,14 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c.Close()
+	lateMu.Lock()
+	if *wait > 0 {
+		late = make(chan []byte, 1024)
+	} else {
+		c.Close()
+	}
 	close(notifies)
+	lateMu.Unlock()
 
 	// The request as it went out: the client chose the request id.
 	h.RequestID = m.Header.RequestID
@@ -234,5 +265,48 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := gsfnet.ResponseError(&m.Header); err != nil {
 		return err
 	}
+	if *wait > 0 {
+		return printNotifies(c, late, *wait, *asJSON, stdout)
+	}
 	return nil
+}
+
+// printNotifies prints the notifies that arrive for d, or until Ctrl-C, decoding the bodies of
+// the demo server's notifies.
+func printNotifies(c *gsfnet.Client, notifies <-chan []byte, d time.Duration, asJSON bool, stdout io.Writer) error {
+	ctx, stop := serveContext()
+	defer stop()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+			return nil
+		case <-c.Done():
+			return fmt.Errorf("the server closed the connection: %w", c.Err())
+		case frame := <-notifies:
+			var opts gsf.ExplainOptions
+			if m, _, err := gsf.ConsumeMessage(frame); err == nil {
+				if known, ok := demoserver.LookupNotify(m.Header.SvcClass, m.Header.MsgType); ok {
+					opts.Body, _ = bitproto.ParseFields(known.Request)
+				}
+			}
+			ex, xerr := gsf.Explain(frame, opts)
+			if asJSON {
+				if err := writeJSON(stdout, ex); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(stdout, "← notify (%d bytes)\n% x\n", len(frame), frame)
+				if err := ex.WriteSummary(stdout); err != nil {
+					return err
+				}
+			}
+			if xerr != nil {
+				return xerr
+			}
+		}
+	}
 }

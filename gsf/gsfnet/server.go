@@ -138,10 +138,16 @@ type Server struct {
 	// returned, with the reason (see Session.Err).
 	OnDisconnect func(s *Session, err error)
 
+	// Cluster, if set, spans the server's named groups (Server.Group) and user keys
+	// (Session.SetUser, Server.SendUser) over several servers; see package
+	// gsf/gsfnet/natscluster. Without one, both stay within the server.
+	Cluster Cluster
+
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
 	sessions  map[*Session]struct{}
 	shutdown  bool
+	cluster   clusterState
 
 	rejected      atomic.Int64 // connections refused since the last log
 	lastRejectLog atomic.Int64
@@ -199,6 +205,13 @@ func (srv *Server) Serve(l net.Listener) error {
 	}
 	srv.listeners[l] = struct{}{}
 	srv.mu.Unlock()
+	if err := srv.startCluster(); err != nil {
+		srv.mu.Lock()
+		delete(srv.listeners, l)
+		srv.mu.Unlock()
+		_ = l.Close()
+		return err
+	}
 	defer func() {
 		srv.mu.Lock()
 		delete(srv.listeners, l)
@@ -421,6 +434,7 @@ func (s *Session) end(err error) {
 	<-s.writerDone
 	s.closeWith(err)
 	s.leaveGroups()
+	s.leaveCluster()
 	if srv.OnDisconnect != nil {
 		_ = s.callHook(func() { srv.OnDisconnect(s, s.Err()) })
 	}

@@ -41,6 +41,7 @@ type Session struct {
 	mu     sync.Mutex
 	values map[any]any
 	groups map[*Group]struct{}
+	user   string // Session.SetUser
 	closed bool
 	cause  error
 
@@ -226,10 +227,24 @@ func (c *connReader) Read(p []byte) (int, error) {
 
 // A Group is a set of sessions that notifies go to together: the players in a room, a chat
 // channel, everyone. Sessions leave their groups when they close. The zero Group is ready to
-// use; its methods are safe for concurrent use.
+// use; its methods are safe for concurrent use. Server.Group returns a named group, which
+// spans the cluster when the server has a Cluster.
 type Group struct {
 	mu      sync.RWMutex
 	members map[*Session]struct{}
+	name    string  // named groups only (Server.Group)
+	srv     *Server // named groups only
+}
+
+// Name returns the name of a group made by Server.Group, and "" for any other.
+func (g *Group) Name() string { return g.name }
+
+// cluster returns the Cluster a named group spans, or nil.
+func (g *Group) cluster() Cluster {
+	if g.srv == nil {
+		return nil
+	}
+	return g.srv.Cluster
 }
 
 // Add adds a session to the group. It reports false for a session that is closed.
@@ -248,14 +263,22 @@ func (g *Group) Add(s *Session) bool {
 	if g.members == nil {
 		g.members = make(map[*Session]struct{})
 	}
+	_, was := g.members[s]
 	g.members[s] = struct{}{}
+	if c := g.cluster(); c != nil && !was && s.srv == g.srv {
+		c.GroupJoined(g.name, s)
+	}
 	return true
 }
 
 // Remove removes a session from the group.
 func (g *Group) Remove(s *Session) {
 	g.mu.Lock()
+	_, was := g.members[s]
 	delete(g.members, s)
+	if c := g.cluster(); c != nil && was && s.srv == g.srv {
+		c.GroupLeft(g.name, s)
+	}
 	g.mu.Unlock()
 	s.mu.Lock()
 	delete(s.groups, g)
@@ -295,6 +318,10 @@ func (g *Group) Send(h gsf.Header, body any) (int, error) {
 // Session.Send it never blocks: a session whose queue is full drops a discardable message, or
 // is closed as a slow consumer, and the others get the message all the same. The error is
 // that of encoding the message.
+//
+// For a named group of a server with a Cluster, the message is also published to the group's
+// members on the other nodes; the count is that of this node's sessions, and the error may
+// also be that of publishing.
 func (g *Group) SendExcept(except *Session, h gsf.Header, body any) (int, error) {
 	b, err := encodeFrame(&h, body)
 	if err != nil {
@@ -304,10 +331,15 @@ func (g *Group) SendExcept(except *Session, h gsf.Header, body any) (int, error)
 	kind := frameKind(&h)
 	n := 0
 	g.mu.RLock()
-	defer g.mu.RUnlock()
 	for s := range g.members {
 		if s != except && s.enqueue(*b, kind) == nil {
 			n++
+		}
+	}
+	g.mu.RUnlock()
+	if c := g.cluster(); c != nil {
+		if err := c.PublishGroup(g.name, except, *b, kind == kindDiscardable); err != nil {
+			return n, fmt.Errorf("gsfnet: cluster: %w", err)
 		}
 	}
 	return n, nil
@@ -321,7 +353,11 @@ func (s *Session) leaveGroups() {
 	s.mu.Unlock()
 	for g := range gs {
 		g.mu.Lock()
+		_, was := g.members[s]
 		delete(g.members, s)
+		if c := g.cluster(); c != nil && was && s.srv == g.srv {
+			c.GroupLeft(g.name, s)
+		}
 		g.mu.Unlock()
 	}
 }

@@ -22,6 +22,9 @@ const (
 	GetClientVersionInfo int32 = 566 // USER_SERVER/GET_CLIENT_VERSION_INFO
 	CheckUsername        int32 = 17  // USER_SERVER/CHECK_USERNAME
 	Echo                 int32 = 23  // SYNC_SERVER/ECHO
+	BindUser             int32 = 13  // SYNC_SERVER/BIND_USER_NOTIFY (the demo's own body)
+	Chat                 int32 = 9   // SYNC_SERVER/CHAT (the demo's own body)
+	ChatNotify           int32 = 8   // CLIENT/CHAT, the notify Chat sends (the demo's own body)
 )
 
 // GetClientVersionInfoRequest is the body of USER_SERVER/GET_CLIENT_VERSION_INFO; the game
@@ -51,6 +54,36 @@ type EchoBody struct {
 	Text string
 }
 
+// BindUserRequest is the demo's body of SYNC_SERVER/BIND_USER_NOTIFY: the session takes a user
+// key (Session.SetUser) and joins a room (a named group, Server.Group), so that chat lines
+// reach it. With "gamewire serve --cluster" both span every node.
+type BindUserRequest struct {
+	User string
+	Room string
+}
+
+// BindUserResponse is empty.
+type BindUserResponse struct{}
+
+// ChatRequest is the demo's body of SYNC_SERVER/CHAT: a line for every member of a room.
+type ChatRequest struct {
+	Room string
+	Text string
+}
+
+// ChatResponse says how many sessions of this node the line was queued for.
+type ChatResponse struct {
+	Delivered int32
+}
+
+// ChatNotifyBody is the demo's body of the CLIENT/CHAT notify that ChatRequest sends: the
+// sender's user key, the room and the line.
+type ChatNotifyBody struct {
+	From string
+	Room string
+	Text string
+}
+
 // A Message describes one message the demo server answers, with the field lists (see
 // bitproto.ParseFields) of its bodies, for tools such as "gamewire call".
 type Message struct {
@@ -68,6 +101,25 @@ var Messages = []Message{
 	{gsf.SvcUserServer, CheckUsername, "username:string,password:string", "",
 		`answers an empty body, or for a taken name (admin, root, gm) result ERR with app code DUPLICATE_NICKNAME`},
 	{gsf.SvcSyncServer, Echo, "text:string", "text:string", "echoes the text"},
+	{gsf.SvcSyncServer, BindUser, "user:string,room:string", "",
+		"binds the connection to a user key and joins a chat room (on every node with --cluster)"},
+	{gsf.SvcSyncServer, Chat, "room:string,text:string", "delivered:int32",
+		"sends CLIENT/CHAT {from, room, text} to every member of the room (on every node with --cluster)"},
+}
+
+// Notifies lists the notifies the demo server sends, with their body's field list in Request.
+var Notifies = []Message{
+	{gsf.SvcClient, ChatNotify, "from:string,room:string,text:string", "", "a chat line of a room (SYNC_SERVER/CHAT)"},
+}
+
+// LookupNotify returns the description of a notify the demo server sends.
+func LookupNotify(class gsf.ServiceClass, msgType int32) (Message, bool) {
+	for _, m := range Notifies {
+		if m.Class == class && m.Type == msgType {
+			return m, true
+		}
+	}
+	return Message{}, false
 }
 
 // Lookup returns the description of a message the demo server answers.
@@ -99,6 +151,21 @@ func NewMux(o Options) *gsfnet.Mux {
 		taken = []string{"admin", "root", "gm"}
 	}
 	mux := gsfnet.NewMux()
+	gsfnet.Handle(mux, gsf.SvcSyncServer, BindUser,
+		func(ctx context.Context, s *gsfnet.Session, req *BindUserRequest) (*BindUserResponse, error) {
+			if req.User == "" || req.Room == "" {
+				return nil, gsfnet.Errorf(gsf.AppInput, "user and room must not be empty")
+			}
+			s.SetUser(req.User)
+			s.Server().Group(req.Room).Add(s)
+			return &BindUserResponse{}, nil
+		})
+	gsfnet.Handle(mux, gsf.SvcSyncServer, Chat,
+		func(ctx context.Context, s *gsfnet.Session, req *ChatRequest) (*ChatResponse, error) {
+			n, err := s.Server().Group(req.Room).Notify(gsf.SvcClient, ChatNotify,
+				&ChatNotifyBody{From: s.User(), Room: req.Room, Text: req.Text})
+			return &ChatResponse{Delivered: int32(n)}, err
+		})
 	gsfnet.Handle(mux, gsf.SvcUserServer, GetClientVersionInfo,
 		func(ctx context.Context, s *gsfnet.Session, req *GetClientVersionInfoRequest) (*GetClientVersionInfoResponse, error) {
 			return &GetClientVersionInfoResponse{ClientVersionInfo: version}, nil
