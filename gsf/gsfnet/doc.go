@@ -25,13 +25,13 @@
 // notifies (Session.Notify); a Group sends a notify to many sessions, encoding it once.
 //
 // # Named groups, user keys and clusters
-
-Server.Group returns a named group, and Session.SetUser binds a session to the key the game
-knows a player by, so that Server.NotifyUser reaches the player's sessions. On one server both
-stay in the process; with a Cluster (package gsf/gsfnet/natscluster, on NATS) the same calls
-reach the group's members and the player on every node.
-
-# Limits
+//
+// Server.Group returns a named group, and Session.SetUser binds a session to the key the game
+// knows a player by, so that Server.NotifyUser reaches the player's sessions. On one server both
+// stay in the process; with a Cluster (package gsf/gsfnet/natscluster, on NATS) the same calls
+// reach the group's members and the player on every node.
+//
+// # Limits
 //
 // Every limit has a default that is safe to face the Internet with: frames are checked against
 // MaxFrameSize before anything is allocated for them, frames must arrive within ReadTimeout,
