@@ -93,7 +93,6 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 		want      atomic.Int64
 	)
 	ctx := context.Background()
-	var clients []*gsfnet.Client
 	for i := range nSessions {
 		n := nodes[i%len(nodes)]
 		c, err := gsfnet.Dial(ctx, n.addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
@@ -116,7 +115,6 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 		if err := c.Call(ctx, gsf.SvcUserServer, msgJoin, &Room{Name: "all"}, nil); err != nil {
 			b.Fatal(err)
 		}
-		clients = append(clients, c)
 	}
 	if nodes[0].node != nil {
 		for _, n := range nodes {
