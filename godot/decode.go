@@ -99,7 +99,9 @@ type decoder struct {
 	elems          int // remaining element budget
 	// tr, when set, receives every field decoded (Explain).
 	tr *tracer
-	a  allocator
+	// keys hashes Dictionary keys, for all the Dictionaries of the value (see Dictionary.add).
+	keys *keyHasher
+	a    allocator
 }
 
 func (dec *decoder) fail(off int, t Type, hasType bool, err error) error {
@@ -776,7 +778,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 				continue
 			}
 		}
-		idx = d.add(dec.d, k, v, idx)
+		d.add(dec.d, k, v, &idx, &dec.keys)
 	}
 	return d, p, nil
 }
