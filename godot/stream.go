@@ -72,7 +72,8 @@ const (
 )
 
 // ErrMessageTooLarge: a message's length prefix (or a datagram, or a message being encoded)
-// exceeds the limit. The Decoder checks the prefix before allocating anything for the message.
+// exceeds the limit. The Decoder checks the prefix before reading the message; below the limit,
+// its buffer grows with the bytes that arrive, not with the length the prefix announces.
 var ErrMessageTooLarge = errors.New("message too large")
 
 // StreamOptions configures a [Decoder] or an [Encoder]. The zero value reads and writes Godot 4
@@ -189,6 +190,9 @@ func (d *Decoder) ReadMessage() ([]byte, error) {
 	return msg, nil
 }
 
+// firstBuffer is the size of a Decoder's first buffer.
+const firstBuffer = 4096
+
 // fill makes at least n unread bytes available in d.buf[d.pos:].
 func (d *Decoder) fill(n int) error {
 	for len(d.buf)-d.pos < n {
@@ -202,12 +206,20 @@ func (d *Decoder) fill(n int) error {
 			}
 			return err
 		}
-		if d.pos+n > cap(d.buf) || len(d.buf) == cap(d.buf) {
-			// Move the unread bytes to the front, into a buffer large enough for the message
-			// (n was checked against the limit, so this is bounded by it).
-			nb := d.buf[:0]
-			if n > cap(d.buf) {
-				nb = make([]byte, 0, max(n, 2*cap(d.buf), 4096))
+		if len(d.buf) == cap(d.buf) {
+			// The buffer is full. Move the unread bytes to the front if that frees at least half
+			// of it; otherwise grow it, at most doubling it and never beyond the n bytes needed
+			// (or the first 4 KiB). The buffer thus grows with the bytes that arrive, not with the
+			// length a prefix announces: it never holds more than twice the unread bytes, or 4 KiB.
+			unread := len(d.buf) - d.pos
+			var nb []byte
+			switch {
+			case cap(d.buf) == 0:
+				nb = make([]byte, 0, firstBuffer)
+			case 2*unread <= cap(d.buf):
+				nb = d.buf[:0]
+			default:
+				nb = make([]byte, 0, min(2*cap(d.buf), max(n, firstBuffer)))
 			}
 			d.buf = append(nb, d.buf[d.pos:]...)
 			d.pos = 0
