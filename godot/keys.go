@@ -309,7 +309,7 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 	x := *idx
 	if x == nil {
 		x = &keyIndex{h: *kh}
-		x.rebuild(d, max(cap(d.Entries), 2*linearKeys))
+		x.rebuild(d, 2*cap(d.Entries))
 		*idx = x
 	}
 	h, ok := x.h.hash(k)
@@ -336,9 +336,9 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 // input can make many keys collide.
 type keyIndex struct {
 	h *keyHasher
-	// slots holds, for each used slot, the key hash's top 32 bits above the entry's index + 1;
-	// 0 is a free slot. Its length is a power of two, at least twice the number of keys indexed.
-	slots []uint64
+	// slots holds, for each used slot, the entry's index + 1; 0 is a free slot. Its length is a
+	// power of two, at least twice the number of keys indexed.
+	slots []uint32
 	n     int // keys indexed
 }
 
@@ -349,7 +349,7 @@ func (x *keyIndex) rebuild(d *Dictionary, size int) {
 	for n < size {
 		n *= 2
 	}
-	x.slots, x.n = make([]uint64, n), 0
+	x.slots, x.n = make([]uint32, n), 0
 	for i := range d.Entries {
 		if h, ok := x.h.hash(d.Entries[i].Key); ok {
 			x.insert(h, i)
@@ -361,7 +361,7 @@ func (x *keyIndex) insert(h uint64, i int) {
 	mask := uint64(len(x.slots) - 1)
 	for s := h & mask; ; s = (s + 1) & mask {
 		if x.slots[s] == 0 {
-			x.slots[s] = h>>32<<32 | uint64(i+1)
+			x.slots[s] = uint32(i + 1)
 			x.n++
 			return
 		}
@@ -372,11 +372,8 @@ func (x *keyIndex) insert(h uint64, i int) {
 func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode) int {
 	mask := uint64(len(x.slots) - 1)
 	for s := h & mask; x.slots[s] != 0; s = (s + 1) & mask {
-		e := x.slots[s]
-		if e>>32 == h>>32 {
-			if i := int(uint32(e)) - 1; keyEqual(d.Entries[i].Key, k, m, 0) {
-				return i
-			}
+		if i := int(x.slots[s]) - 1; keyEqual(d.Entries[i].Key, k, m, 0) {
+			return i
 		}
 	}
 	return -1
@@ -682,10 +679,14 @@ func (kh *keyHasher) dict(h *maphash.Hash, d *Dictionary, depth int) bool {
 			}
 			r.h += mix(kHash, vHash)
 		}
-		if kh.memo == nil {
-			kh.memo = make(map[*Dictionary]keyHash)
+		// Only Dictionaries large enough to have an index of their own are remembered: the work
+		// multiplies only through those.
+		if len(d.Entries) >= linearKeys {
+			if kh.memo == nil {
+				kh.memo = make(map[*Dictionary]keyHash)
+			}
+			kh.memo[d] = r
 		}
-		kh.memo[d] = r
 	}
 	maphash.WriteComparable(h, r.h)
 	return r.ok
