@@ -45,13 +45,13 @@ type DecOptions struct {
 	MaxElements int
 	// MaxBytes bounds the memory that decoding one value allocates, in bytes: a value that would
 	// need more fails with ErrAllocLimit. Every allocation is charged before it is made (rounded up
-	// to the Go runtime's size classes); besides it, a decode allocates only a few chunks of at
-	// most a few KiB, in which it packs small values. 0 means DefaultMaxBytesFactor (24) bytes per
-	// byte of input plus DefaultMaxBytesSlack (64 KiB), which every value that this package's
-	// Decode returns fits (the most a byte of input can need is 17 bytes: a PackedByteArray
-	// converted to an Array[int]), but which a Go destination of Unmarshal with large elements may
-	// not ([]T of a 1 KiB struct T from an Array of nulls needs 256 bytes per byte of input): set
-	// MaxBytes for those.
+	// to the Go runtime's size classes); beyond MaxBytes, a decode allocates only the unused tails
+	// of the chunks in which it packs small values, less than 128 KiB in all. 0 means
+	// DefaultMaxBytesFactor (24) bytes per byte of input plus DefaultMaxBytesSlack (64 KiB), which
+	// every value that Decode returns fits (the most a byte of input can need is 17 bytes, for a
+	// PackedByteArray converted to an Array of ints), but which a Go destination of Unmarshal with
+	// large elements may not ([]T of a 1 KiB struct T from an Array of empty Dictionaries needs 128
+	// bytes per byte of input): set MaxBytes for those.
 	MaxBytes int
 	// LegacyNodePath accepts the obsolete NodePath format, a single String ("a/b:c") without
 	// bit 31 in its first word, which the seeds document but engines since 3.0 reject
