@@ -205,7 +205,6 @@ type encPlan struct {
 	ptrTyp  unsafe.Pointer // the runtime type word of *T, for calling Marshaler methods
 	size    uintptr
 	direct  bool // stored directly in interface values (pointer-shaped)
-	signed  bool
 	marshal marshalKind
 	// elemIndirect is 1 for a pointer to a pointer or to an interface, whose dereference counts as
 	// a level of nesting so that cycles without containers end with ErrTooDeep.

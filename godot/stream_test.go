@@ -142,13 +142,12 @@ func TestStreamLimits(t *testing.T) {
 		{StreamOptions{Framing: FramingStreamPeerBigEndian}, "ffffffff"}, // negative as int32
 	} {
 		in := unhex(t, c.prefix+"00000000")
-		dec := c.o.NewDecoder(bytes.NewReader(in))
 		var v any
 		// Count bytes, not allocations: the error path may allocate a few small values (how
 		// many depends on the runtime's state), but nothing in proportion to the claimed size.
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		dec = c.o.NewDecoder(bytes.NewReader(in))
+		dec := c.o.NewDecoder(bytes.NewReader(in))
 		err := dec.Decode(&v)
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, ErrMessageTooLarge) {
