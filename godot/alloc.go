@@ -247,5 +247,5 @@ func aliases(sub, b []byte) bool {
 }
 
 // keyIndexCost is what a Dictionary's keyIndex may allocate per entry it can hold: up to four
-// 4-byte slots, and room for the Dictionary's hash if it is nested in a key.
-const keyIndexCost = 24
+// 8-byte slots, and room for the Dictionary's hash if it is nested in a key.
+const keyIndexCost = 40
