@@ -27,12 +27,13 @@ type Player struct {
 
 func Example() {
 	p := Player{
-		OID:     OID{Class: 1, Number: 42},
-		Name:    "Ann",
-		Seq:     7,
-		Initial: 'A',
-		Friends: []string{"Bob"},
-		Created: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		OID:      OID{Class: 1, Number: 42},
+		Name:     "Ann",
+		Seq:      7,
+		Initial:  'A',
+		Friends:  []string{"Bob"},
+		Created:  time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		internal: 99, // not encoded
 	}
 	b, err := bitproto.Marshal(&p)
 	if err != nil {

@@ -405,8 +405,7 @@ func TestReuseDecodedValue(t *testing.T) {
 		Extras: []extra{{N: 1, S: "a"}, {N: 2, S: "b"}},
 	}
 	second := msg{Rows: []row{{ID: 21, Name: "x"}, {}, {ID: 23}}, Extras: []extra{{N: 3}, {}}}
-	data, err := Marshal(&second)
-	if err != nil {
+	if _, err := Marshal(&second); err != nil {
 		t.Fatal(err)
 	}
 	// Make the middle rows null objects.
@@ -426,7 +425,7 @@ func TestReuseDecodedValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.WriteNull(true)
-	data = w.Bytes()
+	data := w.Bytes()
 
 	var fresh msg
 	if err := Unmarshal(data, &fresh); err != nil {

@@ -152,3 +152,100 @@ var hostLittle = func() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }()
+
+// The allocation budget. A decoder charges every allocation it makes to dec.bytes before making
+// it (the small boxes of scalars, whose slabs are bounded chunks, when the value is decoded), so
+// that decoding one value never allocates more than DecOptions.MaxBytes, plus the bounded chunks
+// of the slabs and the arena. The charges round up to Go's size classes, so that what the budget
+// counts is not less than what the runtime hands out.
+
+// Defaults of DecOptions.MaxBytes.
+const (
+	// DefaultMaxBytesFactor and DefaultMaxBytesSlack make the default allocation budget of a
+	// decode: DefaultMaxBytesFactor bytes per byte of input, plus DefaultMaxBytesSlack.
+	DefaultMaxBytesFactor = 24
+	DefaultMaxBytesSlack  = 64 << 10
+)
+
+// maxBytes returns the allocation budget for decoding data with o.
+func (o DecOptions) maxBytes(data []byte) int {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxBytesFactor*len(data) + DefaultMaxBytesSlack
+}
+
+// charge reserves n bytes of the allocation budget, and reports false (charging nothing) if
+// fewer remain.
+func (dec *decoder) charge(n int) bool {
+	if n > dec.bytes || n < 0 {
+		return false
+	}
+	dec.bytes -= n
+	return true
+}
+
+// chargeN reserves n elements of size bytes each.
+func (dec *decoder) chargeN(n, size int) bool {
+	if n < 0 || size > 0 && n > dec.bytes/size {
+		return false
+	}
+	return dec.charge(n * size)
+}
+
+// allocErr is the error of a charge that fails.
+func (dec *decoder) allocErr(what string, n int) error {
+	return detail(ErrAllocLimit, "%s needs %d bytes, %d of the budget left (DecOptions.MaxBytes)", what, n, dec.bytes)
+}
+
+// sizeClass rounds an allocation of n bytes up to what the runtime allocates for it: Go's size
+// classes are multiples of 16 up to 256 bytes, and waste at most 1/8 beyond.
+func sizeClass(n int) int {
+	if n <= 8 {
+		return 8 * min(n, 1)
+	}
+	if n <= 256 {
+		return (n + 15) &^ 15
+	}
+	return n + n/8
+}
+
+// fixedCost is what decoding a value of each type allocates besides its strings, elements and
+// packed data: the box of a scalar or math value, the slot of a container.
+var fixedCost = func() (c [numTypes]uint16) {
+	for t := range numTypes {
+		switch {
+		case realCount[t] > 0:
+			c[t] = uint16(sizeClass(4 * int(realCount[t])))
+		case intCount[t] > 0:
+			c[t] = uint16(sizeClass(4 * int(intCount[t])))
+		}
+	}
+	c[TypeInt], c[TypeFloat], c[TypeRID] = 8, 8, 8
+	c[TypeString], c[TypeStringName] = 16, 16
+	c[TypeNodePath] = uint16(sizeClass(int(unsafe.Sizeof(NodePath{}))))
+	c[TypeSignal] = uint16(sizeClass(int(unsafe.Sizeof(Signal{}))))
+	c[TypeObject] = uint16(sizeClass(int(unsafe.Sizeof(Object{}))))
+	c[TypeArray] = uint16(sizeClass(int(unsafe.Sizeof(TypedArray{}))))
+	c[TypeDictionary] = uint16(sizeClass(int(unsafe.Sizeof(Dictionary{}))))
+	for t := TypePackedByteArray; t <= TypePackedVector4Array; t++ {
+		c[t] = 24 // the slice header, boxed
+	}
+	return c
+}()
+
+// aliases reports whether sub lies within b (or is empty).
+func aliases(sub, b []byte) bool {
+	if len(sub) == 0 {
+		return true
+	}
+	if len(b) == 0 {
+		return false
+	}
+	s, start := uintptr(unsafe.Pointer(unsafe.SliceData(sub))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return s >= start && s < start+uintptr(len(b))
+}
+
+// keyIndexCost is what a Dictionary's keyIndex may allocate per entry it can hold: up to four
+// 8-byte slots, and room for the Dictionary's hash if it is nested in a key.
+const keyIndexCost = 40

@@ -1,8 +1,10 @@
 package godot
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Godot 4 checks every element it adds to a typed Array, and every key it adds to a typed
@@ -683,4 +685,140 @@ func mapSlice[T any](s []any, f func(any) T) []T {
 		out[i] = f(x)
 	}
 	return out
+}
+
+// admit is admit with what the conversion creates charged to the decoder's budgets: the elements
+// of an Array made of a packed array and of a packed array made of an Array, and the names of a
+// NodePath made of a String, count against MaxElements, and the memory of every converted value
+// against MaxBytes. It fails with ErrTooManyElements or ErrAllocLimit.
+func (dec *decoder) admit(ct *ContainerType, v any) (any, bool, error) {
+	target := TypeObject
+	if ct.Kind == ContainerBuiltin {
+		target = ct.Builtin
+	}
+	if vt, known := variantType(v); known && vt != target {
+		elems, bytes := convCost(target, v)
+		if !dec.take(elems) {
+			return nil, false, detail(ErrTooManyElements, "converting %s to %s makes %d elements", dec.d.TypeName(vt), dec.d.TypeName(target), elems)
+		}
+		if !dec.charge(bytes) {
+			return nil, false, dec.allocErr("converting "+dec.d.TypeName(vt)+" to "+dec.d.TypeName(target), bytes)
+		}
+	}
+	v, ok := admit(ct, v)
+	return v, ok, nil
+}
+
+// parseNodePath is ParseNodePath with the names charged to the decoder's budgets.
+func (dec *decoder) parseNodePath(s string) (NodePath, error) {
+	names := nodePathNames(s)
+	if !dec.take(names) {
+		return NodePath{}, detail(ErrTooManyElements, "a NodePath of %d names", names)
+	}
+	if !dec.chargeN(names, 16) {
+		return NodePath{}, dec.allocErr(fmt.Sprintf("a NodePath of %d names", names), names*16)
+	}
+	return ParseNodePath(s), nil
+}
+
+// nodePathNames is the most names and subnames that ParseNodePath can find in s.
+func nodePathNames(s string) int {
+	return strings.Count(s, "/") + strings.Count(s, ":") + 1
+}
+
+// convCost returns the elements and bytes that converting v, which is not of type t, to type t
+// creates: nothing if the engine does not convert it.
+func convCost(t Type, v any) (elems, bytes int) {
+	box := int(fixedCost[t])
+	switch t {
+	case TypeArray:
+		var n, size int
+		switch v := v.(type) {
+		case []byte:
+			n, size = len(v), 0 // ints below 256 are boxed without allocating
+		case []int32:
+			n, size = len(v), 8
+		case []int64:
+			n, size = len(v), 8
+		case []float32:
+			n, size = len(v), 8
+		case []float64:
+			n, size = len(v), 8
+		case []string:
+			n, size = len(v), 16
+		case []Vector2:
+			n, size = len(v), 8
+		case []Vector3, []Vector4, []Color, []Vector2d:
+			n, size = reflectLen(v), 16
+		case []Vector3d, []Vector4d:
+			n, size = reflectLen(v), 32
+		default:
+			return 0, 0
+		}
+		return n, box + sizeClass(16*n) + n*size
+	case TypeNodePath:
+		if s, ok := v.(string); ok {
+			n := nodePathNames(s)
+			return n, box + sizeClass(16*n)
+		}
+		return 0, 0
+	case TypeString:
+		if p, ok := v.(NodePath); ok {
+			n := 1
+			for _, s := range p.Names {
+				n += len(s) + 1
+			}
+			for _, s := range p.SubNames {
+				n += len(s) + 1
+			}
+			return 0, box + 2*sizeClass(n)
+		}
+	case TypePackedByteArray, TypePackedInt32Array, TypePackedInt64Array, TypePackedFloat32Array,
+		TypePackedFloat64Array, TypePackedStringArray, TypePackedVector2Array, TypePackedVector3Array,
+		TypePackedColorArray, TypePackedVector4Array:
+		vals, ok := arrayValues(v)
+		if !ok {
+			return 0, 0
+		}
+		size := packedElemSize[t]
+		bytes = box + sizeClass(len(vals)*size)
+		if t == TypePackedStringArray {
+			for _, e := range vals {
+				switch e := e.(type) {
+				case int64:
+					bytes += 24 // strconv.FormatInt
+				case NodePath:
+					_, b := convCost(TypeString, e)
+					bytes += b
+				}
+			}
+		}
+		return len(vals), bytes
+	}
+	return 0, box
+}
+
+// packedElemSize is the size of a Go element of each packed array type (single precision).
+var packedElemSize = [numTypes]int{TypePackedByteArray: 1, TypePackedInt32Array: 4, TypePackedInt64Array: 8,
+	TypePackedFloat32Array: 4, TypePackedFloat64Array: 8, TypePackedStringArray: 16,
+	TypePackedVector2Array: 8, TypePackedVector3Array: 12, TypePackedColorArray: 16,
+	TypePackedVector4Array: 16}
+
+// reflectLen returns the length of a slice of math values.
+func reflectLen(v any) int {
+	switch v := v.(type) {
+	case []Vector3:
+		return len(v)
+	case []Vector4:
+		return len(v)
+	case []Color:
+		return len(v)
+	case []Vector2d:
+		return len(v)
+	case []Vector3d:
+		return len(v)
+	case []Vector4d:
+		return len(v)
+	}
+	return 0
 }

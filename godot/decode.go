@@ -39,9 +39,20 @@ type DecOptions struct {
 	// MaxDepth bounds nesting: values nested deeper than MaxDepth levels below the top fail with
 	// ErrTooDeep. 0 means DefaultMaxDepth.
 	MaxDepth int
-	// MaxElements bounds the total number of elements (see DefaultMaxElements). 0 means
-	// DefaultMaxElements.
+	// MaxElements bounds the total number of elements (see DefaultMaxElements), counting the
+	// elements that converting a value for a typed container creates (an Array made of a packed
+	// array) and the names parsed from a String made a NodePath. 0 means DefaultMaxElements.
 	MaxElements int
+	// MaxBytes bounds the memory that decoding one value allocates, in bytes: a value that would
+	// need more fails with ErrAllocLimit. Every allocation is charged before it is made (rounded up
+	// to the Go runtime's size classes); beyond MaxBytes, a decode allocates only the unused tails
+	// of the chunks in which it packs small values, less than 128 KiB in all. 0 means
+	// DefaultMaxBytesFactor (24) bytes per byte of input plus DefaultMaxBytesSlack (64 KiB), which
+	// every value that Decode returns fits (the most a byte of input can need is 17 bytes, for a
+	// PackedByteArray converted to an Array of ints), but which a Go destination of Unmarshal with
+	// large elements may not ([]T of a 1 KiB struct T from an Array of empty Dictionaries needs 128
+	// bytes per byte of input): set MaxBytes for those.
+	MaxBytes int
 	// LegacyNodePath accepts the obsolete NodePath format, a single String ("a/b:c") without
 	// bit 31 in its first word, which the seeds document but engines since 3.0 reject
 	// (ErrOldNodePath). The string is split as NodePath(String) does.
@@ -68,19 +79,19 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // be of the container's class (for the classes this package knows) or script.
 //
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
-// and allocates no more than a small multiple of len(data).
+// and allocates no more than MaxBytes (by default 24 times len(data), plus 64 KiB).
 func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
 	dec := o.decoder(data)
 	v, end, err := dec.value(0, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, finishPath(err)
 	}
 	return v, min(end, len(data)), nil
 }
 
 func (o DecOptions) decoder(data []byte) decoder {
 	dec := decoder{buf: data, d: o.Dialect, allowObjects: o.AllowObjects, legacyNodePath: o.LegacyNodePath,
-		maxDepth: o.MaxDepth, elems: o.MaxElements}
+		maxDepth: o.MaxDepth, elems: o.MaxElements, bytes: o.maxBytes(data)}
 	if dec.maxDepth <= 0 {
 		dec.maxDepth = DefaultMaxDepth
 	}
@@ -97,9 +108,12 @@ type decoder struct {
 	legacyNodePath bool
 	maxDepth       int
 	elems          int // remaining element budget
+	bytes          int // remaining allocation budget (alloc.go)
 	// tr, when set, receives every field decoded (Explain).
 	tr *tracer
-	a  allocator
+	// keys hashes Dictionary keys, for all the Dictionaries of the value (see Dictionary.add).
+	keys *keyHasher
+	a    allocator
 }
 
 func (dec *decoder) fail(off int, t Type, hasType bool, err error) error {
@@ -191,6 +205,13 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		return fail(p, detail(ErrTruncated, "%s needs %d bytes, have %d", dec.d.TypeName(t), need, max(len(dec.buf)-p, 0)))
 	}
 	flag64 := h&wire.Flag64 != 0
+	cost := int(fixedCost[t])
+	if flag64 && dec.d == Godot4 && realCount[t] > 0 && t != TypeColor {
+		cost = sizeClass(8 * int(realCount[t]))
+	}
+	if !dec.charge(cost) {
+		return fail(start, dec.allocErr(dec.d.TypeName(t), cost))
+	}
 
 	switch t {
 	case TypeNil:
@@ -365,6 +386,9 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			dec.tr.add(p, 4, depth, "u32", "count %d", len(b))
 			dec.tr.bytes(p+4, b, depth)
 		}
+		if !dec.charge(sizeClass(len(b))) {
+			return fail(p, dec.allocErr("PackedByteArray", sizeClass(len(b))))
+		}
 		out := make([]byte, len(b))
 		copy(out, b)
 		// The engine counts the padding even where it is missing (it is never checked), which
@@ -409,6 +433,14 @@ func (dec *decoder) str(p, depth int, what string) (string, int, error) {
 	if err != nil {
 		return "", 0, &offsetError{p + 4, detail(err, "%s%q", what, b)}
 	}
+	// The copy, and the bytes that Godot 3's rules may have rewritten (no more than the input's).
+	cost := sizeClass(len(sb))
+	if !aliases(sb, b) {
+		cost += sizeClass(len(b))
+	}
+	if !dec.charge(cost) {
+		return "", 0, dec.allocErr(what+"string", cost)
+	}
 	var s string
 	if depth > 0 {
 		s = dec.a.str(sb)
@@ -438,7 +470,11 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 		if err != nil {
 			return fail(p, err)
 		}
-		return ParseNodePath(s), next, nil
+		np, err := dec.parseNodePath(s)
+		if err != nil {
+			return fail(p+4, err)
+		}
+		return np, next, nil
 	}
 	if len(dec.buf)-p < 12 {
 		return fail(p, detail(ErrTruncated, "NodePath needs 12 bytes, have %d", len(dec.buf)-p))
@@ -468,6 +504,9 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 	}
 	if !dec.take(int(total)) {
 		return fail(p, detail(ErrTooManyElements, "%d names", total))
+	}
+	if !dec.chargeN(int(total), 16) {
+		return fail(p, dec.allocErr(fmt.Sprintf("%d names", total), int(total)*16))
 	}
 	var np NodePath
 	if total > 0 {
@@ -545,6 +584,9 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 	}
 	if !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d properties", n))
+	}
+	if size := int(unsafe.Sizeof(Property{})); !dec.chargeN(n, size) {
+		return fail(p, dec.allocErr(fmt.Sprintf("%d properties", n), n*size))
 	}
 	obj := &Object{Class: class, Properties: make([]Property, n)}
 	for i := range obj.Properties {
@@ -658,7 +700,11 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 	// The engine makes the Array typed only when the element's builtin type is not Nil, and then
 	// checks every element it adds (admit).
 	typed := elem.Kind != ContainerNone && !(elem.Kind == ContainerBuiltin && elem.Builtin == TypeNil)
-	vals := dec.a.anys(min(n, max(len(dec.buf)-p, 0)/4))
+	capacity := min(n, max(len(dec.buf)-p, 0)/4)
+	if !dec.chargeN(capacity, 16) {
+		return fail(p, dec.allocErr(fmt.Sprintf("%d elements", capacity), capacity*16))
+	}
+	vals := dec.a.anys(capacity)
 	k := 0
 	for i := range n {
 		if !fits && !dec.take(1) {
@@ -676,7 +722,9 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 		}
 		p = next
 		if typed {
-			if v, ok = admit(&elem, v); !ok {
+			if v, ok, err = dec.admit(&elem, v); err != nil {
+				return nil, 0, prependPath(dec.fail(p, TypeArray, true, err), fmt.Sprintf("[%d]", i))
+			} else if !ok {
 				continue
 			}
 		}
@@ -746,7 +794,16 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 	}
 	// A typed Dictionary checks each key as it is added (admit), not the values.
 	typedKey := d.Key.Kind != ContainerNone
-	d.Entries = dec.a.entryList(min(n, max(len(dec.buf)-p, 0)/8))
+	capacity := min(n, max(len(dec.buf)-p, 0)/8)
+	// The entries, and the index of their keys if there are enough to need one.
+	size := int(unsafe.Sizeof(Entry{}))
+	if capacity >= linearKeys {
+		size += keyIndexCost
+	}
+	if !dec.chargeN(capacity, size) {
+		return fail(p, dec.allocErr(fmt.Sprintf("%d entries", capacity), capacity*size))
+	}
+	d.Entries = dec.a.entryList(capacity)
 	var idx *keyIndex
 	for i := 0; i < n; i++ {
 		if !fits && !dec.take(1) {
@@ -772,11 +829,13 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		}
 		p = next
 		if typedKey {
-			if k, ok = admit(&d.Key, k); !ok {
+			if k, ok, err = dec.admit(&d.Key, k); err != nil {
+				return nil, 0, prependPath(dec.fail(p, TypeDictionary, true, err), fmt.Sprintf(".key(%d)", i))
+			} else if !ok {
 				continue
 			}
 		}
-		idx = d.add(dec.d, k, v, idx)
+		d.add(dec.d, k, v, &idx, &dec.keys)
 	}
 	return d, p, nil
 }
@@ -817,6 +876,9 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 	n, _, err := wire.ConsumeCount(dec.rest(p), elem)
 	if err != nil {
 		return nil, 0, dec.fail(p, t, true, dec.countErr(err, p, elem))
+	}
+	if !dec.charge(sizeClass(n * elem)) {
+		return nil, 0, dec.fail(p, t, true, dec.allocErr(dec.d.TypeName(t), sizeClass(n*elem)))
 	}
 	if dec.tr != nil {
 		dec.tr.add(p, 4, depth, "u32", "count %d", n)
@@ -909,9 +971,12 @@ func (dec *decoder) packedStrings(p, depth int) (any, int, error) {
 	if !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d strings", n))
 	}
+	if !dec.chargeN(n, 16) {
+		return fail(p, dec.allocErr(fmt.Sprintf("%d strings", n), n*16))
+	}
 	out := make([]string, n)
 	for i := range out {
-		s, next, err := dec.str(p, depth, fmt.Sprintf("[%d] ", i))
+		s, next, err := dec.str(p, depth, "")
 		if err != nil {
 			return nil, 0, prependPath(dec.fail(p, TypePackedStringArray, true, err), fmt.Sprintf("[%d]", i))
 		}

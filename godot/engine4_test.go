@@ -1186,9 +1186,7 @@ func g4Hostile() []g4Input {
 	for _, c := range cases {
 		in = append(in, g4Input{name: c.name, objects: c.objects, data: g4hx(c.hex), why: c.why})
 	}
-	for _, c := range g4ConversionCases() {
-		in = append(in, c)
-	}
+	in = append(in, g4ConversionCases()...)
 	// Nesting: the engine allows 1024 levels below the top-level value.
 	for _, n := range []int{1024, 1025} {
 		in = append(in,

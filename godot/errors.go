@@ -25,6 +25,9 @@ var (
 	ErrTooDeep = errors.New("nesting too deep")
 	// ErrTooManyElements: the value holds more container elements than the decoder allows.
 	ErrTooManyElements = errors.New("too many elements")
+	// ErrAllocLimit: decoding the value would allocate more than the decoder allows
+	// (DecOptions.MaxBytes).
+	ErrAllocLimit = errors.New("allocation limit exceeded")
 	// ErrObjectsNotAllowed: a full Object in input decoded without AllowObjects (the engine's
 	// ERR_UNAUTHORIZED).
 	ErrObjectsNotAllowed = errors.New("full objects are not allowed")
@@ -56,6 +59,31 @@ type DecodeError struct {
 	// index, then the value under a Dictionary key, then an index); empty at the top level.
 	Path string
 	Err  error
+	// segs holds the segments of the path collected while the error propagates out of nested
+	// containers, innermost first; finishPath joins them into Path. (Prepending each to Path
+	// would copy the path once per level, which is quadratic in the depth.)
+	segs []string
+}
+
+// path returns the full path: the collected segments, outermost first, then Path.
+func (e *DecodeError) path() string {
+	if len(e.segs) == 0 {
+		return e.Path
+	}
+	var sb strings.Builder
+	for i := len(e.segs) - 1; i >= 0; i-- {
+		sb.WriteString(e.segs[i])
+	}
+	sb.WriteString(e.Path)
+	return sb.String()
+}
+
+// finishPath completes the Path of a *DecodeError before it is returned to the caller.
+func finishPath(err error) error {
+	if e, ok := err.(*DecodeError); ok && len(e.segs) > 0 {
+		e.Path, e.segs = e.path(), nil
+	}
+	return err
 }
 
 func (e *DecodeError) Error() string {
@@ -67,9 +95,9 @@ func (e *DecodeError) Error() string {
 		sb.WriteString("Variant header")
 	}
 	fmt.Fprintf(&sb, " at byte %d", e.Offset)
-	if e.Path != "" {
+	if path := e.path(); path != "" {
 		sb.WriteString(" (at ")
-		sb.WriteString(e.Path)
+		sb.WriteString(path)
 		sb.WriteString(")")
 	}
 	sb.WriteString(": ")
@@ -126,7 +154,7 @@ func detail(err error, format string, args ...any) error {
 func prependPath(err error, seg string) error {
 	switch e := err.(type) {
 	case *DecodeError:
-		e.Path = seg + e.Path
+		e.segs = append(e.segs, seg)
 	case *EncodeError:
 		e.Path = seg + e.Path
 	}

@@ -41,7 +41,7 @@ func (o DecOptions) Explain(data []byte) ([]Field, error) {
 	if err == nil && end < len(data) {
 		dec.tr.add(end, len(data)-end, 0, "bytes", "%d trailing bytes, ignored (as the engine ignores them)", len(data)-end)
 	}
-	return dec.tr.fields, err
+	return dec.tr.fields, finishPath(err)
 }
 
 // WriteFields prints fields as a table with a heading, one field a line, indented by depth.

@@ -49,6 +49,7 @@ func seedDecode(f *testing.F) {
 		f.Add(unhex(f, h), true)
 		f.Add(unhex(f, h), false)
 	}
+	addFuzzSeeds(f)
 }
 
 // FuzzDecode feeds arbitrary bytes to the decoder. Whatever decodes must re-encode, and the

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // KeyEqual reports whether Godot 4 treats a and b as the same Dictionary key; it is
@@ -259,19 +260,16 @@ func dictEqual(a, b *Dictionary, m keyMode, depth int) bool {
 	return true
 }
 
-// keyIndex speeds up duplicate-key detection while decoding large Dictionaries.
-type keyIndex struct {
-	seed    maphash.Seed
-	buckets map[uint64][]int32
-}
-
-// linearKeys is the size up to which a decoded Dictionary looks for duplicate keys by scanning.
+// linearKeys is the size up to which a decoded Dictionary looks for duplicate keys by scanning;
+// a larger one builds a keyIndex.
 const linearKeys = 8
 
 // add stores a decoded pair the way the engine's `d[key] = value` does: the value of an existing
 // equal key is replaced in place (the key keeps its first form, a String or a StringName),
-// otherwise the pair is appended.
-func (d *Dictionary) add(dl Dialect, k, v any, idx *keyIndex) *keyIndex {
+// otherwise the pair is appended. Once the Dictionary holds linearKeys entries, add keeps an index
+// of them in *idx, whose hashes come from *kh (both made when first needed; kh may be shared by
+// all the Dictionaries of one decoded value, so that a Dictionary nested in keys is hashed once).
+func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 	m := keyFresh | keyStringLike
 	if dl == Godot3 {
 		m |= keyGodot3
@@ -283,98 +281,430 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx *keyIndex) *keyIndex {
 			case string:
 				if ek == ks {
 					d.Entries[i].Value = v
-					return idx
+					return
 				}
 			case StringName:
 				if string(ek) == ks {
 					d.Entries[i].Value = v
-					return idx
+					return
 				}
 			}
 		}
 		d.Entries = append(d.Entries, Entry{k, v})
-		return idx
+		return
 	}
 	if len(d.Entries) < linearKeys {
 		for i := range d.Entries {
 			if keyEqual(d.Entries[i].Key, k, m, 0) {
 				d.Entries[i].Value = v
-				return idx
+				return
 			}
 		}
 		d.Entries = append(d.Entries, Entry{k, v})
-		return idx
+		return
 	}
-	if idx == nil {
-		idx = &keyIndex{seed: maphash.MakeSeed(), buckets: make(map[uint64][]int32, cap(d.Entries))}
-		for i, e := range d.Entries {
-			h := idx.hash(e.Key)
-			idx.buckets[h] = append(idx.buckets[h], int32(i))
-		}
+	if *kh == nil {
+		*kh = newKeyHasher(dl)
 	}
-	h := idx.hash(k)
-	for _, i := range idx.buckets[h] {
-		if keyEqual(d.Entries[i].Key, k, m, 0) {
-			d.Entries[i].Value = v
-			return idx
-		}
+	x := *idx
+	if x == nil {
+		x = &keyIndex{h: *kh}
+		x.rebuild(d, 2*cap(d.Entries))
+		*idx = x
 	}
-	idx.buckets[h] = append(idx.buckets[h], int32(len(d.Entries)))
+	h, ok := x.h.hash(k)
+	if !ok {
+		// k equals no key at all (it holds a fresh object, or a NaN that Godot 3 finds unequal to
+		// itself): nothing to look up, nothing to index.
+		d.Entries = append(d.Entries, Entry{k, v})
+		return
+	}
+	if i := x.find(d, k, h, m); i >= 0 {
+		d.Entries[i].Value = v
+		return
+	}
+	if 2*(x.n+1) > len(x.slots) {
+		x.rebuild(d, 2*len(x.slots))
+	}
 	d.Entries = append(d.Entries, Entry{k, v})
-	return idx
+	x.insert(h, len(d.Entries)-1)
 }
 
-// hash returns a hash of a key that is equal for keys that keyEqual calls equal. It hashes the
-// type and the scalar content; containers hash their length only (equality decides the rest).
-func (x *keyIndex) hash(k any) uint64 {
+// keyIndex is an open-addressing hash table of a Dictionary's entries, for finding an equal key
+// in O(1) expected time whatever the keys' type: every key is hashed by its whole content,
+// consistently with keyEqual, with a seed chosen at random for each decoded value, so that no
+// input can make many keys collide.
+type keyIndex struct {
+	h *keyHasher
+	// slots holds, for each used slot, the top 32 bits of the key's hash above the entry's
+	// index + 1; 0 is a free slot. Its length is a power of two, at least twice the number of keys
+	// indexed. The hash bits spare most probes a look at the entry's key, which for a large
+	// Dictionary is a cache miss or two.
+	slots []uint64
+	n     int // keys indexed
+}
+
+// rebuild makes the table size slots long (rounded up to a power of two) and indexes every entry
+// of d that can equal a key.
+func (x *keyIndex) rebuild(d *Dictionary, size int) {
+	n := 16
+	for n < size {
+		n *= 2
+	}
+	x.slots, x.n = make([]uint64, n), 0
+	for i := range d.Entries {
+		if h, ok := x.h.hash(d.Entries[i].Key); ok {
+			x.insert(h, i)
+		}
+	}
+}
+
+func (x *keyIndex) insert(h uint64, i int) {
+	mask := uint64(len(x.slots) - 1)
+	for s := h & mask; ; s = (s + 1) & mask {
+		if x.slots[s] == 0 {
+			x.slots[s] = h>>32<<32 | uint64(i+1)
+			x.n++
+			return
+		}
+	}
+}
+
+// find returns the index of the entry whose key equals k (of hash h), or -1.
+func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode) int {
+	mask := uint64(len(x.slots) - 1)
+	for s := h & mask; x.slots[s] != 0; s = (s + 1) & mask {
+		e := x.slots[s]
+		if e>>32 != h>>32 {
+			continue
+		}
+		if i := int(uint32(e)) - 1; keyEqual(d.Entries[i].Key, k, m, 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+// keyHasher hashes Dictionary keys by their content, consistently with keyEqual under the rules
+// of decoding (keyFresh, keyStringLike, and keyGodot3 for Godot 3): keys that keyEqual calls
+// equal hash alike. It remembers the hash of every Godot 4 Dictionary it meets inside a key, so
+// that Dictionaries nested in the keys of Dictionaries nested in keys are hashed once, not once
+// per level.
+type keyHasher struct {
+	seed  maphash.Seed
+	g3    bool
+	memo  map[*Dictionary]keyHash
+	comps [16]float64 // scratch for math values
+}
+
+type keyHash struct {
+	h  uint64
+	ok bool
+}
+
+func newKeyHasher(dl Dialect) *keyHasher {
+	return &keyHasher{seed: maphash.MakeSeed(), g3: dl == Godot3}
+}
+
+// Tags written before a value of each kind, so that values of types that are never equal hash
+// apart. The Variant type ids are below 64.
+const (
+	tagNil byte = 64 + iota
+	tagBool
+	tagInt
+	tagFloat
+	tagString // String and StringName
+	tagArray  // untyped and typed Arrays
+	tagDict
+	tagObject // null *Object
+	tagReal64 // added to the type of a double-precision math value
+	tagOther  = 255
+)
+
+// hash returns the hash of key k, and false if k equals no key at all, not even itself: a key that
+// holds an object decoded from the input (every one is a new object, which the engine compares by
+// identity), a Godot 3 Dictionary (also compared by identity), a Godot 3 PoolRealArray holding a
+// NaN, or values nested deeper than keyEqual looks.
+func (kh *keyHasher) hash(k any) (uint64, bool) {
+	switch k := k.(type) {
+	case int64:
+		return maphash.Comparable(kh.seed, k), true
+	case string:
+		return maphash.String(kh.seed, k), true
+	case StringName:
+		return maphash.String(kh.seed, string(k)), true
+	}
 	var h maphash.Hash
-	h.SetSeed(x.seed)
+	h.SetSeed(kh.seed)
+	ok := kh.write(&h, k, 0)
+	return h.Sum64(), ok
+}
+
+// nested returns the hash of a value found depth levels below the top of a key.
+func (kh *keyHasher) nested(k any, depth int) (uint64, bool) {
+	var h maphash.Hash
+	h.SetSeed(kh.seed)
+	ok := kh.write(&h, k, depth)
+	return h.Sum64(), ok
+}
+
+func writeLen(h *maphash.Hash, n int) { maphash.WriteComparable(h, uint64(n)) }
+
+func writeFloat(h *maphash.Hash, f float64) {
+	maphash.WriteComparable(h, math.Float64bits(normFloat(f)))
+}
+
+// writeWords writes the memory of a slice of pointer-free words.
+func writeWords[T int32 | int64](h *maphash.Hash, s []T) {
+	writeLen(h, len(s))
+	if len(s) > 0 {
+		h.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0]))))
+	}
+}
+
+// write writes k, found depth levels below the top of a key, to h; it reports false if k can
+// equal nothing (see hash).
+func (kh *keyHasher) write(h *maphash.Hash, k any, depth int) bool {
+	if depth > DefaultMaxDepth {
+		return false // keyEqual does not look this deep: unequal to everything
+	}
 	switch k := k.(type) {
 	case nil:
-		h.WriteByte(0)
+		h.WriteByte(tagNil)
 	case bool:
-		h.WriteByte(1)
+		h.WriteByte(tagBool)
 		if k {
 			h.WriteByte(1)
+		} else {
+			h.WriteByte(0)
 		}
 	case int64:
-		h.WriteByte(2)
-		maphash.WriteComparable(&h, k)
+		h.WriteByte(tagInt)
+		maphash.WriteComparable(h, k)
 	case float64:
-		h.WriteByte(3)
-		maphash.WriteComparable(&h, math.Float64bits(normFloat(k)))
+		h.WriteByte(tagFloat)
+		writeFloat(h, k)
 	case string:
-		h.WriteByte(4)
+		h.WriteByte(tagString)
+		writeLen(h, len(k))
 		h.WriteString(k)
 	case StringName:
-		h.WriteByte(4) // equal to the String of the same text
+		h.WriteByte(tagString) // equal to the String of the same text
+		writeLen(h, len(k))
 		h.WriteString(string(k))
-	case []any:
-		h.WriteByte(28)
-		maphash.WriteComparable(&h, len(k))
-	case *TypedArray:
-		h.WriteByte(28) // equal to the untyped Array of the same elements
+	case ObjectID:
+		return false // a decoded object: equal to no other (keyFresh)
+	case *Object:
 		if k != nil {
-			maphash.WriteComparable(&h, len(k.Values))
+			return false // compared by identity, and every decoded one is new
+		}
+		h.WriteByte(tagObject)
+	case *Dictionary:
+		if k != nil && kh.g3 {
+			return false // compared by identity, and every decoded one is new
+		}
+		return kh.dict(h, k, depth)
+	case Dictionary:
+		if kh.g3 {
+			return false // Godot 3 compares by identity: a copy is no key
+		}
+		return kh.dict(h, &k, depth)
+	case []any:
+		return kh.array(h, k, depth)
+	case *TypedArray:
+		if k == nil {
+			return kh.array(h, nil, depth)
+		}
+		return kh.array(h, k.Values, depth)
+	case TypedArray:
+		return kh.array(h, k.Values, depth)
+	case NodePath:
+		h.WriteByte(byte(TypeNodePath))
+		if k.Absolute {
+			h.WriteByte(1)
+		} else {
+			h.WriteByte(0)
+		}
+		for _, names := range [2][]string{k.Names, k.SubNames} {
+			writeLen(h, len(names))
+			for _, s := range names {
+				writeLen(h, len(s))
+				h.WriteString(s)
+			}
 		}
 	case []byte:
-		h.WriteByte(29)
+		h.WriteByte(byte(TypePackedByteArray))
+		writeLen(h, len(k))
 		h.Write(k)
+	case []int32:
+		h.WriteByte(byte(TypePackedInt32Array))
+		writeWords(h, k)
+	case []int64:
+		h.WriteByte(byte(TypePackedInt64Array))
+		writeWords(h, k)
 	case []string:
-		h.WriteByte(34)
-		maphash.WriteComparable(&h, len(k))
+		h.WriteByte(byte(TypePackedStringArray))
+		writeLen(h, len(k))
+		for _, s := range k {
+			writeLen(h, len(s))
+			h.WriteString(s)
+		}
+	case []float32:
+		h.WriteByte(byte(TypePackedFloat32Array))
+		writeLen(h, len(k))
+		for _, f := range k {
+			if kh.g3 {
+				// Godot 3.2.3 compares the elements' bits, and a NaN with nothing.
+				if f != f {
+					return false
+				}
+				maphash.WriteComparable(h, math.Float32bits(f))
+			} else {
+				writeFloat(h, float64(f))
+			}
+		}
+	case []float64:
+		h.WriteByte(byte(TypePackedFloat64Array))
+		writeLen(h, len(k))
+		for _, f := range k {
+			writeFloat(h, f)
+		}
+	case []Vector2:
+		writeFloats(h, byte(TypePackedVector2Array), len(k), floats32(k, 2))
+	case []Vector3:
+		writeFloats(h, byte(TypePackedVector3Array), len(k), floats32(k, 3))
+	case []Vector4:
+		writeFloats(h, byte(TypePackedVector4Array), len(k), floats32(k, 4))
+	case []Color:
+		writeFloats(h, byte(TypePackedColorArray), len(k), floats32(k, 4))
+	case []Vector2d:
+		writeFloats(h, tagReal64+byte(TypePackedVector2Array), len(k), floats64(k, 2))
+	case []Vector3d:
+		writeFloats(h, tagReal64+byte(TypePackedVector3Array), len(k), floats64(k, 3))
+	case []Vector4d:
+		writeFloats(h, tagReal64+byte(TypePackedVector4Array), len(k), floats64(k, 4))
+	case Vector2i:
+		h.WriteByte(byte(TypeVector2i))
+		maphash.WriteComparable(h, k)
+	case Rect2i:
+		h.WriteByte(byte(TypeRect2i))
+		maphash.WriteComparable(h, k)
+	case Vector3i:
+		h.WriteByte(byte(TypeVector3i))
+		maphash.WriteComparable(h, k)
+	case Vector4i:
+		h.WriteByte(byte(TypeVector4i))
+		maphash.WriteComparable(h, k)
+	case RID:
+		h.WriteByte(byte(TypeRID))
+		maphash.WriteComparable(h, k)
+	case Callable:
+		h.WriteByte(byte(TypeCallable))
+	case Signal:
+		h.WriteByte(byte(TypeSignal))
+		maphash.WriteComparable(h, k)
 	default:
 		var c32 [16]float32
 		if t, ok := real32Comps(k, &c32); ok {
 			h.WriteByte(byte(t))
-			for i := range int(realCount[t]) {
-				maphash.WriteComparable(&h, math.Float64bits(normFloat(float64(c32[i]))))
+			for _, f := range c32[:realCount[t]] {
+				writeFloat(h, float64(f))
+			}
+		} else if t, ok := real64Comps(k, &kh.comps); ok {
+			h.WriteByte(tagReal64 + byte(t))
+			for _, f := range kh.comps[:realCount[t]] {
+				writeFloat(h, f)
 			}
 		} else {
-			h.WriteByte(255) // other types: equality alone tells them apart
+			h.WriteByte(tagOther) // not a decoded value: equality alone tells them apart
 		}
 	}
-	return h.Sum64()
+	return true
+}
+
+// floats32 views a slice of math values made of n float32 components each as their components.
+func floats32[V any](s []V, n int) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*n)
+}
+
+// floats64 is floats32 for float64 components.
+func floats64[V any](s []V, n int) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*n)
+}
+
+// writeFloats writes a packed array of n math values, given as their components.
+func writeFloats[F float32 | float64](h *maphash.Hash, tag byte, n int, comps []F) {
+	h.WriteByte(tag)
+	writeLen(h, n)
+	for _, f := range comps {
+		writeFloat(h, float64(f))
+	}
+}
+
+// array writes an Array's elements in order, as keyEqual compares them.
+func (kh *keyHasher) array(h *maphash.Hash, vals []any, depth int) bool {
+	h.WriteByte(tagArray)
+	writeLen(h, len(vals))
+	for _, e := range vals {
+		if !kh.write(h, e, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// dict writes a Godot 4 Dictionary: its size and the sum of its entries' hashes, which does not
+// depend on their order, as dictEqual does not.
+func (kh *keyHasher) dict(h *maphash.Hash, d *Dictionary, depth int) bool {
+	h.WriteByte(tagDict)
+	if d == nil {
+		h.WriteByte(0)
+		return true
+	}
+	h.WriteByte(1)
+	writeLen(h, len(d.Entries))
+	if len(d.Entries) == 0 {
+		return true
+	}
+	// A Dictionary is first hashed by the innermost Dictionary whose key holds it, where it is
+	// least deep; found deeper later, the remembered hash may call it equal to some key where
+	// keyEqual would give up for depth, which costs a comparison, never a wrong answer.
+	r, seen := kh.memo[d]
+	if !seen {
+		r = keyHash{ok: true}
+		for _, e := range d.Entries {
+			kHash, ok := kh.nested(e.Key, depth+1)
+			if !ok {
+				r.ok = false
+				break
+			}
+			vHash, ok := kh.nested(e.Value, depth+1)
+			if !ok {
+				r.ok = false
+				break
+			}
+			r.h += mix(kHash, vHash)
+		}
+		// Only Dictionaries large enough to have an index of their own are remembered: the work
+		// multiplies only through those.
+		if len(d.Entries) >= linearKeys {
+			if kh.memo == nil {
+				kh.memo = make(map[*Dictionary]keyHash)
+			}
+			kh.memo[d] = r
+		}
+	}
+	maphash.WriteComparable(h, r.h)
+	return r.ok
+}
+
+// mix combines the hashes of a key and its value into the hash of the entry.
+func mix(k, v uint64) uint64 {
+	k ^= v + 0x9E3779B97F4A7C15 + k<<6 + k>>2
+	k ^= k >> 33
+	k *= 0xFF51AFD7ED558CCD
+	k ^= k >> 33
+	return k
 }
 
 // normFloat maps -0 to 0 and every NaN to one NaN, as equality treats them.

@@ -205,7 +205,6 @@ type encPlan struct {
 	ptrTyp  unsafe.Pointer // the runtime type word of *T, for calling Marshaler methods
 	size    uintptr
 	direct  bool // stored directly in interface values (pointer-shaped)
-	signed  bool
 	marshal marshalKind
 	// elemIndirect is 1 for a pointer to a pointer or to an interface, whose dereference counts as
 	// a level of nesting so that cycles without containers end with ErrTooDeep.
@@ -585,6 +584,7 @@ func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) (
 func (e *encoder) mergedKeys(n int, key func(int) []byte) (i, j int, ok bool) {
 	var d Dictionary
 	var idx *keyIndex
+	var kh *keyHasher
 	first := make(map[int]int, n) // entry index → key index
 	for k := range n {
 		v, _, err := DecOptions{Dialect: e.d, AllowObjects: true}.Decode(key(k))
@@ -592,7 +592,7 @@ func (e *encoder) mergedKeys(n int, key func(int) []byte) (i, j int, ok bool) {
 			continue // not a key the engine would decode; encoding reports it elsewhere
 		}
 		before := len(d.Entries)
-		idx = d.add(e.d, v, nil, idx)
+		d.add(e.d, v, nil, &idx, &kh)
 		if len(d.Entries) == before {
 			for ei, en := range d.Entries {
 				if e.d.KeyEqual(en.Key, v) {

@@ -72,7 +72,8 @@ const (
 )
 
 // ErrMessageTooLarge: a message's length prefix (or a datagram, or a message being encoded)
-// exceeds the limit. The Decoder checks the prefix before allocating anything for the message.
+// exceeds the limit. The Decoder checks the prefix before reading the message; below the limit,
+// its buffer grows with the bytes that arrive, not with the length the prefix announces.
 var ErrMessageTooLarge = errors.New("message too large")
 
 // StreamOptions configures a [Decoder] or an [Encoder]. The zero value reads and writes Godot 4
@@ -85,11 +86,12 @@ type StreamOptions struct {
 	// MaxMessageSize bounds a message's Variant in bytes, not counting a length prefix. 0 means
 	// the framing's default: DefaultMaxMessageSize, PacketPeerStreamMaxPacket or MaxDatagram.
 	MaxMessageSize int
-	// AllowObjects, MaxDepth, MaxElements and LegacyNodePath are the decoding options of
-	// [DecOptions]; DoublePrecision and MaxDepth the encoding options of [EncOptions].
+	// AllowObjects, MaxDepth, MaxElements, MaxBytes and LegacyNodePath are the decoding options
+	// of [DecOptions]; DoublePrecision and MaxDepth the encoding options of [EncOptions].
 	AllowObjects    bool
 	MaxDepth        int
 	MaxElements     int
+	MaxBytes        int
 	LegacyNodePath  bool
 	DoublePrecision bool
 }
@@ -97,7 +99,7 @@ type StreamOptions struct {
 // DecOptions returns the options with which a Decoder decodes each message.
 func (o StreamOptions) DecOptions() DecOptions {
 	return DecOptions{Dialect: o.Dialect, AllowObjects: o.AllowObjects, MaxDepth: o.MaxDepth,
-		MaxElements: o.MaxElements, LegacyNodePath: o.LegacyNodePath}
+		MaxElements: o.MaxElements, MaxBytes: o.MaxBytes, LegacyNodePath: o.LegacyNodePath}
 }
 
 // EncOptions returns the options with which an Encoder encodes each message.
@@ -189,6 +191,9 @@ func (d *Decoder) ReadMessage() ([]byte, error) {
 	return msg, nil
 }
 
+// firstBuffer is the size of a Decoder's first buffer.
+const firstBuffer = 4096
+
 // fill makes at least n unread bytes available in d.buf[d.pos:].
 func (d *Decoder) fill(n int) error {
 	for len(d.buf)-d.pos < n {
@@ -202,12 +207,20 @@ func (d *Decoder) fill(n int) error {
 			}
 			return err
 		}
-		if d.pos+n > cap(d.buf) || len(d.buf) == cap(d.buf) {
-			// Move the unread bytes to the front, into a buffer large enough for the message
-			// (n was checked against the limit, so this is bounded by it).
-			nb := d.buf[:0]
-			if n > cap(d.buf) {
-				nb = make([]byte, 0, max(n, 2*cap(d.buf), 4096))
+		if len(d.buf) == cap(d.buf) {
+			// The buffer is full. Move the unread bytes to the front if that frees at least half
+			// of it; otherwise grow it, at most doubling it and never beyond the n bytes needed
+			// (or the first 4 KiB). The buffer thus grows with the bytes that arrive, not with the
+			// length a prefix announces: it never holds more than twice the unread bytes, or 4 KiB.
+			unread := len(d.buf) - d.pos
+			var nb []byte
+			switch {
+			case cap(d.buf) == 0:
+				nb = make([]byte, 0, firstBuffer)
+			case 2*unread <= cap(d.buf):
+				nb = d.buf[:0]
+			default:
+				nb = make([]byte, 0, min(2*cap(d.buf), max(n, firstBuffer)))
 			}
 			d.buf = append(nb, d.buf[d.pos:]...)
 			d.pos = 0

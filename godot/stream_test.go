@@ -142,13 +142,12 @@ func TestStreamLimits(t *testing.T) {
 		{StreamOptions{Framing: FramingStreamPeerBigEndian}, "ffffffff"}, // negative as int32
 	} {
 		in := unhex(t, c.prefix+"00000000")
-		dec := c.o.NewDecoder(bytes.NewReader(in))
 		var v any
 		// Count bytes, not allocations: the error path may allocate a few small values (how
 		// many depends on the runtime's state), but nothing in proportion to the claimed size.
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		dec = c.o.NewDecoder(bytes.NewReader(in))
+		dec := c.o.NewDecoder(bytes.NewReader(in))
 		err := dec.Decode(&v)
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, ErrMessageTooLarge) {
@@ -266,4 +265,51 @@ func (r *repeat) Read(p []byte) (int, error) {
 		r.off = (r.off + c) % len(r.b)
 	}
 	return n, nil
+}
+
+// A length prefix alone allocates nothing for the message it announces: the buffer grows with the
+// bytes that arrive. A peer that sends "ff ff 7f 00" (8 MiB announced) and stops costs 4 KiB.
+func TestStreamBufferFollowsBytesNotPrefix(t *testing.T) {
+	for _, f := range []Framing{FramingStreamPeer, FramingPacketPeerStream} {
+		prefix := []byte{0xff, 0xff, 0x7f, 0x00}
+		if f == FramingPacketPeerStream {
+			prefix = []byte{0xf0, 0xff, 0x00, 0x00}
+		}
+		var err error
+		n := allocated(func() {
+			_, err = StreamOptions{Framing: f}.NewDecoder(bytes.NewReader(prefix)).ReadMessage()
+		})
+		if err != io.ErrUnexpectedEOF {
+			t.Errorf("%s: %v, want io.ErrUnexpectedEOF", f, err)
+		}
+		if n > 16<<10 {
+			t.Errorf("%s: a bare length prefix allocated %d bytes", f, n)
+		}
+	}
+
+	// A large message that arrives a byte at a time, then another one: the buffer stays within
+	// a small multiple of the bytes received.
+	msg, err := Marshal(make([]byte, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stream bytes.Buffer
+	enc := NewEncoder(&stream)
+	for range 2 {
+		if err := enc.WriteMessage(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dec := NewDecoder(iotest.HalfReader(iotest.OneByteReader(bytes.NewReader(stream.Bytes()))))
+	n := allocated(func() {
+		for range 2 {
+			got, err := dec.ReadMessage()
+			if err != nil || !bytes.Equal(got, msg) {
+				t.Fatalf("message of %d bytes: %v", len(got), err)
+			}
+		}
+	})
+	if limit := uint64(4*len(msg) + 16<<10); n > limit {
+		t.Errorf("two messages of %d bytes read a byte at a time allocated %d bytes, more than %d", len(msg), n, limit)
+	}
 }

@@ -168,6 +168,12 @@ func ParseNodePath(s string) NodePath {
 	if i := strings.IndexByte(s, ':'); i >= 0 {
 		path = s[:i]
 		subs := s[i+1:]
+		if strings.HasPrefix(subs, ":") || strings.Contains(subs, "::") {
+			return NodePath{} // an empty subname
+		}
+		if subs != "" {
+			p.SubNames = make([]string, 0, strings.Count(subs, ":")+1)
+		}
 		for subs != "" {
 			sub, rest, more := strings.Cut(subs, ":")
 			if sub == "" {
@@ -187,6 +193,9 @@ func ParseNodePath(s string) NodePath {
 	for i := start; i <= len(path); i++ {
 		if i == len(path) || path[i] == '/' {
 			if i > start {
+				if p.Names == nil {
+					p.Names = make([]string, 0, strings.Count(path[start:], "/")+1)
+				}
 				p.Names = append(p.Names, path[start:i])
 			}
 			start = i + 1

@@ -63,7 +63,7 @@ func (o DecOptions) Unmarshal(data []byte, v any) error {
 	dec := o.decoder(data)
 	end, err := dec.into(pl, rv.UnsafePointer(), 0, 0)
 	if err != nil {
-		return err
+		return finishPath(err)
 	}
 	if end < len(data) {
 		return &DecodeError{Offset: end, Dialect: dec.d, Err: detail(ErrTrailingData, "%d bytes after the Variant's %d", len(data)-end, end)}
@@ -483,7 +483,11 @@ func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, er
 			return 0, err
 		}
 		r := (*RawVariant)(p)
-		*r = append((*r)[:0], dec.buf[off:min(next, len(dec.buf))]...)
+		raw := dec.buf[off:min(next, len(dec.buf))]
+		if cap(*r) < len(raw) && !dec.charge(sizeClass(len(raw))) {
+			return 0, dec.fail(off, t, true, dec.allocErr("RawVariant", sizeClass(len(raw))))
+		}
+		*r = append((*r)[:0], raw...)
 		return next, nil
 
 	case dkIface:
@@ -496,6 +500,9 @@ func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, er
 		}
 		q := *(*unsafe.Pointer)(p)
 		if q == nil {
+			if size := sizeClass(int(pl.elem.size)); !dec.charge(size) {
+				return 0, dec.fail(off, t, true, dec.allocErr(pl.rtype.String(), size))
+			}
 			q = reflect.New(pl.rtype.Elem()).UnsafePointer()
 			*(*unsafe.Pointer)(p) = q
 		}
@@ -798,7 +805,10 @@ func (dec *decoder) arrayInto(pl *decPlan, p unsafe.Pointer, off, depth int, h u
 	if !dec.take(n) {
 		return 0, dec.fail(q, TypeArray, true, detail(ErrTooManyElements, "%d elements", n))
 	}
-	data, keep := dec.seqStorage(pl, p, n, true)
+	data, keep, err := dec.seqStorage(pl, p, n, true)
+	if err != nil {
+		return 0, dec.fail(q, TypeArray, true, err)
+	}
 	for i := range n {
 		var err error
 		if i < keep {
@@ -848,15 +858,22 @@ func (dec *decoder) shortSeq(q, n, depth int, t Type, pairs bool) error {
 }
 
 // seqStorage returns where the n decoded elements go and how many of them are kept: all of them
-// in a slice; for an array, the first len ones (the rest of the array is zeroed).
-func (dec *decoder) seqStorage(pl *decPlan, p unsafe.Pointer, n int, zero bool) (unsafe.Pointer, int) {
+// in a slice; for an array, the first len ones (the rest of the array is zeroed). A new slice is
+// charged to the allocation budget.
+func (dec *decoder) seqStorage(pl *decPlan, p unsafe.Pointer, n int, zero bool) (unsafe.Pointer, int, error) {
 	if pl.kind == dkSlice {
-		return sliceFor(pl, p, n, zero), n
+		if h := (*sliceHeader)(p); h.data == nil || h.cap < n {
+			size := int(pl.elem.size)
+			if !dec.chargeN(n, size) || !dec.charge(sizeClass(n*size)-n*size) {
+				return nil, 0, dec.allocErr(fmt.Sprintf("%d elements of %s", n, pl.elem.rtype), n*size)
+			}
+		}
+		return sliceFor(pl, p, n, zero), n, nil
 	}
 	if zero || n < pl.n {
 		typedmemclr(pl.rtype, p)
 	}
-	return p, min(n, pl.n)
+	return p, min(n, pl.n), nil
 }
 
 // packedInto copies a packed array whose elements have the destination's memory layout.
@@ -880,7 +897,10 @@ func (dec *decoder) packedInto(pl *decPlan, p unsafe.Pointer, off int, t Type) (
 		src = dec.buf[q+4 : q+4+n*elemBytes]
 		end = q + 4 + n*elemBytes
 	}
-	data, keep := dec.seqStorage(pl, p, n, false)
+	data, keep, err := dec.seqStorage(pl, p, n, false)
+	if err != nil {
+		return 0, dec.fail(q, t, true, err)
+	}
 	if keep > 0 {
 		dst := unsafe.Slice((*byte)(data), keep*elemBytes)
 		switch pl.packedWord {
@@ -914,7 +934,10 @@ func (dec *decoder) stringsInto(pl *decPlan, p unsafe.Pointer, off int) (int, er
 	if !dec.take(n) {
 		return 0, dec.fail(q, t, true, detail(ErrTooManyElements, "%d strings", n))
 	}
-	data, keep := dec.seqStorage(pl, p, n, false)
+	data, keep, err := dec.seqStorage(pl, p, n, false)
+	if err != nil {
+		return 0, dec.fail(q, t, true, err)
+	}
 	for i := range n {
 		s, next, err := dec.str(q, 0, "")
 		if err != nil {
@@ -937,7 +960,16 @@ func (dec *decoder) packedElements(pl *decPlan, p unsafe.Pointer, off, depth int
 	}
 	rv := reflect.ValueOf(v)
 	n := rv.Len()
-	data, keep := dec.seqStorage(pl, p, n, true)
+	data, keep, err := dec.seqStorage(pl, p, n, true)
+	if err != nil {
+		return 0, dec.fail(off, t, true, err)
+	}
+	if pl.elem.kind == dkPtr {
+		// assignValue allocates what each element points to.
+		if size := sizeClass(int(pl.elem.elem.size)); !dec.chargeN(keep, size) {
+			return 0, dec.fail(off, t, true, dec.allocErr(fmt.Sprintf("%d elements of %s", keep, pl.elem.rtype), keep*size))
+		}
+	}
 	at := func(i int) unsafe.Pointer { return unsafe.Add(data, uintptr(i)*pl.elem.size) }
 	for i := range keep {
 		var err error
@@ -1010,6 +1042,9 @@ func (dec *decoder) structValue(pl *decPlan, p unsafe.Pointer, off, depth int, h
 		for _, s := range f.steps {
 			ptr := (*unsafe.Pointer)(unsafe.Add(fp, s.off))
 			if *ptr == nil {
+				if size := sizeClass(int(s.elem.Size())); !dec.charge(size) {
+					return 0, prependPath(dec.fail(vq, kt, true, dec.allocErr(s.elem.String(), size)), "."+f.goName)
+				}
 				*ptr = reflect.New(s.elem).UnsafePointer()
 			}
 			fp = *ptr
@@ -1094,6 +1129,13 @@ func (dec *decoder) mapValue(pl *decPlan, p unsafe.Pointer, off, depth int, h ui
 	q, n, err := dec.dictHeader(off, depth, h)
 	if err != nil {
 		return 0, err
+	}
+	// The map's slots (a key, a value and a control byte each, in groups of 8, at least half
+	// full), its directory, and the key and value being decoded.
+	ks, es := int(pl.key.size), int(pl.elem.size)
+	slot := 2*(ks+es+1) + 8
+	if !dec.chargeN(n, slot) || !dec.charge(sizeClass(ks)+sizeClass(es)) {
+		return 0, dec.fail(off, TypeDictionary, true, dec.allocErr(fmt.Sprintf("a map of %d entries", n), n*slot))
 	}
 	mv := reflect.NewAt(pl.rtype, p).Elem()
 	if mv.IsNil() {

@@ -88,7 +88,7 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add(unhex(f, "1b000000 02000000 04000000 01000000 61000000 1d000000 01000000 01"), true)
 	sentinels := []error{ErrTruncated, ErrNegativeLength, ErrUnknownType, ErrInvalidUTF8, ErrTooDeep,
 		ErrTooManyElements, ErrObjectsNotAllowed, ErrOldNodePath, ErrContainerType, ErrScriptProperty, ErrUnsupported,
-		ErrTypeMismatch, ErrOverflow, ErrTrailingData}
+		ErrTypeMismatch, ErrOverflow, ErrTrailingData, ErrAllocLimit}
 	typed := func(t *testing.T, err error, data []byte) {
 		t.Helper()
 		// The offset may pass the end by up to 3 bytes: after a PackedByteArray whose padding

@@ -5,19 +5,13 @@ import (
 	"unicode/utf8"
 )
 
-// decodeString turns the bytes of a String primitive into a Go string the way the dialect's engine
-// parses them: one leading byte-order mark is dropped, the string ends at the first NUL byte, and
-// the UTF-8 check is the engine's. Godot 4 accepts exactly valid UTF-8. Godot 3 is laxer: it
-// accepts encoded surrogates, code points above U+10FFFF, 5- and 6-byte sequences and most 3-byte
-// overlong forms, and re-encodes what it decoded in canonical form; decodeString returns that
-// canonical form, so that re-encoding gives the bytes the engine would write.
-func decodeString(d Dialect, b []byte) (string, error) {
-	s, err := stringBytes(d, b)
-	return string(s), err
-}
-
-// stringBytes is decodeString without the copy: it returns a sub-slice of b, or new bytes when
-// Godot 3 rules canonicalise the string.
+// stringBytes returns the text of a String primitive's bytes b the way the dialect's engine parses
+// them: one leading byte-order mark is dropped, the string ends at the first NUL byte, and the
+// UTF-8 check is the engine's. Godot 4 accepts exactly valid UTF-8. Godot 3 is laxer: it accepts
+// encoded surrogates, code points above U+10FFFF, 5- and 6-byte sequences and most 3-byte overlong
+// forms, and re-encodes what it decoded in canonical form; stringBytes returns that canonical
+// form, so that re-encoding gives the bytes the engine would write. The result is a sub-slice of
+// b, or new bytes when Godot 3's rules canonicalise the string.
 func stringBytes(d Dialect, b []byte) ([]byte, error) {
 	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
 		b = b[3:]

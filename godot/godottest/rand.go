@@ -257,11 +257,9 @@ func (g *gen) typed(t godot.Type, depth int, inKey bool) any {
 		return godot.Plane{Normal: g.v3(), D: g.float32()}
 	case godot.TypeQuaternion:
 		if g.o.DoublePrecision {
-			v := g.v4d()
-			return godot.Quaterniond{X: v.X, Y: v.Y, Z: v.Z, W: v.W}
+			return godot.Quaterniond(g.v4d())
 		}
-		v := g.v4()
-		return godot.Quaternion{X: v.X, Y: v.Y, Z: v.Z, W: v.W}
+		return godot.Quaternion(g.v4())
 	case godot.TypeAABB:
 		if g.o.DoublePrecision {
 			return godot.AABBd{Position: g.v3d(), Size: g.v3d()}

@@ -1,0 +1,109 @@
+package godot_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/godot/godottest"
+)
+
+// equalForm returns a value that the engine takes as the same key as v but that differs from it:
+// a String for a StringName and back (at the top only, where Godot 4 merges them), -0 for 0, and
+// another NaN for a NaN, at every depth.
+func equalForm(v any, top bool, r *rand.Rand) any {
+	nan64 := func() float64 { return math.Float64frombits(0x7FF0000000000001 | r.Uint64()&0x000FFFFFFFFFFFFF) }
+	switch v := v.(type) {
+	case string:
+		if top {
+			return godot.StringName(v)
+		}
+	case godot.StringName:
+		if top {
+			return string(v)
+		}
+	case float64:
+		if v == 0 {
+			return math.Copysign(0, -math.Copysign(1, v))
+		}
+		if v != v {
+			return nan64()
+		}
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = equalForm(e, false, r)
+		}
+		return out
+	case *godot.TypedArray:
+		out := *v
+		out.Values = equalForm(v.Values, false, r).([]any)
+		return &out
+	case *godot.Dictionary:
+		out := *v
+		out.Entries = make([]godot.Entry, len(v.Entries))
+		for i, e := range v.Entries {
+			// Reversed: a Dictionary's order does not matter to its equality.
+			out.Entries[len(v.Entries)-1-i] = godot.Entry{Key: equalForm(e.Key, true, r), Value: equalForm(e.Value, false, r)}
+		}
+		return &out
+	case []float64:
+		out := make([]float64, len(v))
+		for i, f := range v {
+			out[i] = equalForm(f, false, r).(float64)
+		}
+		return out
+	}
+	return v
+}
+
+// Keys that the dialect's KeyEqual calls equal hash alike: random keys of every type, decoded
+// twice from the same bytes, and changed into equal forms.
+func TestKeyHashAgreesWithKeyEqual(t *testing.T) {
+	for _, d := range []godot.Dialect{godot.Godot3, godot.Godot4} {
+		r := rand.New(rand.NewPCG(1, uint64(d)))
+		hash := godot.NewKeyHashForTest(d)
+		var pool []any
+		for i := range 3000 {
+			v := godottest.Rand(r, godottest.Options{Dialect: d, MaxDepth: 3, MaxLen: 4})
+			data, err := godot.EncOptions{Dialect: d}.Append(nil, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _, err1 := godot.DecOptions{Dialect: d}.Decode(data)
+			b, _, err2 := godot.DecOptions{Dialect: d}.Decode(data)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: %v %v", d, err1, err2)
+			}
+			forms := []any{b}
+			if d == godot.Godot4 {
+				forms = append(forms, equalForm(a, true, r))
+			}
+			for _, f := range forms {
+				if !d.KeyEqual(a, f) {
+					continue // Godot 3 Dictionaries compare by identity
+				}
+				ha, oka := hash(a)
+				hf, okf := hash(f)
+				if !oka || !okf || ha != hf {
+					t.Fatalf("%s value %d: equal keys %#v and %#v hash to %x %v and %x %v", d, i, a, f, ha, oka, hf, okf)
+				}
+			}
+			if i%10 == 0 {
+				pool = append(pool, a)
+			}
+		}
+		for i, a := range pool {
+			for _, b := range pool[i+1:] {
+				if d.KeyEqual(a, b) {
+					ha, oka := hash(a)
+					hb, okb := hash(b)
+					if !oka || !okb || ha != hb {
+						t.Fatalf("%s: equal keys %#v and %#v hash to %x %v and %x %v", d, a, b, ha, oka, hb, okb)
+					}
+				}
+			}
+		}
+	}
+}
