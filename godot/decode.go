@@ -70,12 +70,63 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
 // and allocates no more than a small multiple of len(data).
 func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
+	if v, n, ok := o.decodeScalar(data); ok {
+		return v, n, nil
+	}
 	dec := o.decoder(data)
 	v, end, err := dec.value(0, 0)
 	if err != nil {
 		return nil, 0, err
 	}
 	return v, min(end, len(data)), nil
+}
+
+// decodeScalar decodes a top-level bool, int, float, Vector2, Vector3 or Color (32-bit
+// components) without setting up a decoder, exactly as value does at depth 0. It reports false,
+// having decoded nothing, for any other type and for input too short, which value then decodes
+// or reports.
+func (o DecOptions) decodeScalar(data []byte) (any, int, bool) {
+	if len(data) < 8 {
+		return nil, 0, false
+	}
+	h := binary.LittleEndian.Uint32(data)
+	t, ok := o.Dialect.TypeOf(h & wire.TypeMask)
+	if !ok {
+		return nil, 0, false
+	}
+	flag64 := h&wire.Flag64 != 0
+	f32 := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:])) }
+	switch t {
+	case TypeBool:
+		return binary.LittleEndian.Uint32(data[4:]) != 0, 8, true
+	case TypeInt:
+		if !flag64 {
+			return int64(int32(binary.LittleEndian.Uint32(data[4:]))), 8, true
+		}
+		if len(data) >= 12 {
+			return int64(binary.LittleEndian.Uint64(data[4:])), 12, true
+		}
+	case TypeFloat:
+		if !flag64 {
+			return float64(f32(0)), 8, true
+		}
+		if len(data) >= 12 {
+			return math.Float64frombits(binary.LittleEndian.Uint64(data[4:])), 12, true
+		}
+	case TypeVector2, TypeVector3, TypeColor:
+		if flag64 && o.Dialect == Godot4 && t != TypeColor {
+			break // double-precision components
+		}
+		switch {
+		case t == TypeVector2 && len(data) >= 12:
+			return Vector2{f32(0), f32(1)}, 12, true
+		case t == TypeVector3 && len(data) >= 16:
+			return Vector3{f32(0), f32(1), f32(2)}, 16, true
+		case t == TypeColor && len(data) >= 20:
+			return Color{f32(0), f32(1), f32(2), f32(3)}, 20, true
+		}
+	}
+	return nil, 0, false
 }
 
 func (o DecOptions) decoder(data []byte) decoder {

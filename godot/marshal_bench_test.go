@@ -153,6 +153,16 @@ func BenchmarkGodot3SmallValueUnmarshal(b *testing.B) {
 		var v string
 		benchUnmarshal(b, dec, data, &v)
 	})
+	b.Run("IntIntoInt32", func(b *testing.B) {
+		data, _ := EncOptions{Dialect: Godot3}.Marshal(int64(123456))
+		var v int32
+		benchUnmarshal(b, dec, data, &v)
+	})
+	b.Run("FloatIntoFloat32", func(b *testing.B) {
+		data, _ := EncOptions{Dialect: Godot3}.Marshal(1.5)
+		var v float32
+		benchUnmarshal(b, dec, data, &v)
+	})
 }
 
 func benchUnmarshal(b *testing.B, dec DecOptions, data []byte, v any) {
