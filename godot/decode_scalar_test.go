@@ -121,3 +121,19 @@ func TestUnmarshalScalarFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// Decode boxes the ints -256..255 without allocating, and gives them back as int64.
+func TestDecodeSmallIntsDoNotAllocate(t *testing.T) {
+	for _, x := range []int64{-256, -1, 0, 255} {
+		data, err := Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _, err := Decode(data); err != nil || v != any(x) {
+			t.Fatalf("Decode(%d) = %#v, %v", x, v, err)
+		}
+		if a := testing.AllocsPerRun(100, func() { _, _, _ = Decode(data) }); a != 0 {
+			t.Errorf("Decode(%d): %v allocations", x, a)
+		}
+	}
+}
