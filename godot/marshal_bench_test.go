@@ -134,6 +134,7 @@ func BenchmarkGodot3PoolVector3ArrayUnmarshalReuse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCopyRatio(b, len(data), false)
 }
 
 func BenchmarkGodot3SmallValueUnmarshal(b *testing.B) {
