@@ -119,7 +119,11 @@ func (o DecOptions) decodeScalar(data []byte) (any, int, bool) {
 	f32 := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:])) }
 	switch {
 	case t == TypeVector3 && len(data) >= 16:
-		return Vector3{f32(0), f32(1), f32(2)}, 16, true
+		// new and box, rather than a conversion, which would copy the value through
+		// runtime.convT.
+		p := new(Vector3)
+		*p = Vector3{f32(0), f32(1), f32(2)}
+		return box(vector3Type, unsafe.Pointer(p)), 16, true
 	case t == TypeVector2 && len(data) >= 12:
 		return Vector2{f32(0), f32(1)}, 12, true
 	case t == TypeColor && len(data) >= 20:
