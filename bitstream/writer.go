@@ -220,7 +220,7 @@ func compressedCode(v int64, width uint) (uint64, uint) {
 }
 
 // The forms of the compressed integers of width 2, 4 and 8, by the bit length of the value
-// without its sign bit (see codeForm).
+// without its sign bit (see codeForms).
 var codeForms2, codeForms4, codeForms8 = codeForms(2), codeForms(4), codeForms(8)
 
 // codeForms returns the form the writer chooses at width for each bit length l of a value
