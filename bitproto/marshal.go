@@ -347,6 +347,11 @@ func (h *heap) string(b []byte, left uint) string {
 	if len(b) == 0 {
 		return ""
 	}
+	if !h.keep && len(b) > len(h.strs)-h.nstrs && left < 64 {
+		// The last string of the input, and the chunk has no room for it: a chunk would hold
+		// only this string (see room). A plain copy skips zeroing that chunk.
+		return string(b)
+	}
 	dst := h.room(len(b), left)
 	copy(dst[:len(b)], b)
 	h.nstrs += len(b)

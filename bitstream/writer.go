@@ -200,17 +200,46 @@ func (w *Writer) writeCompressed(v int64, width uint) {
 
 // compressedCode returns the bits of the compressed form of v at width (2, 4 or 8) and their
 // number. The full form of width 8 (65 bits) does not fit; WriteInt64 handles it.
+//
+// The form is looked up by the bit length of v as a signed integer, without a branch: a writer
+// of integers whose widths come in random order would mispredict a branch on the form about
+// every other integer.
 func compressedCode(v int64, width uint) (uint64, uint) {
-	if uint64(v+8) < 16 {
-		return 0b10_0000 | uint64(v)&0xf, 6 // 1, 0, then the nibble
+	l := uint(bits.Len64(uint64(v^(v>>63)))) & 63 // the sign bit is not counted: l ≤ 63
+	var f uint32
+	switch width { // a constant where this is inlined
+	case 2:
+		f = codeForms2[l]
+	case 4:
+		f = codeForms4[l]
+	default:
+		f = codeForms8[l]
 	}
-	k := uint(bits.Len64(uint64(v^(v>>63)))+8) >> 3 // bytes of v as a signed integer
-	if k >= width || k == 7 {
-		return uint64(v) & (1<<(8*width) - 1), 1 + 8*width // 0, then every bit of the width
+	keep := uint(f>>8) & 63 // 64 - value bits, 0 for the 64 bits of width 8's full form
+	return uint64(f>>24)<<(uint(f>>16)&63) | uint64(v)<<keep>>keep, uint(f & 0xff)
+}
+
+// The forms of the compressed integers of width 2, 4 and 8, by the bit length of the value
+// without its sign bit (see codeForms).
+var codeForms2, codeForms4, codeForms8 = codeForms(2), codeForms(4), codeForms(8)
+
+// codeForms returns the form the writer chooses at width for each bit length l of a value
+// (without its sign bit), packed as the number of bits, 64 minus the value bits, the value bits
+// modulo 64, and the prefix bits, one byte each from the lowest.
+func codeForms(width uint) (t [64]uint32) {
+	for l := range uint(64) {
+		var n, vb, prefix uint
+		switch k := (l + 8) >> 3; { // bytes of the value as a signed integer
+		case l <= 3: // -8..7: 1, 0, then the nibble
+			n, vb, prefix = 6, 4, 0b10
+		case k >= width || k == 7: // 0, then every bit of the width
+			n, vb, prefix = 1+8*width, 8*width, 0
+		default: // k+1 one-bits (the flag and the count), a 0, then 8k value bits
+			n, vb, prefix = k+2+8*k, 8*k, 1<<(k+2)-2
+		}
+		t[l] = uint32(n | (64-vb)<<8 | (vb&63)<<16 | prefix<<24)
 	}
-	// k+1 one-bits (the flag and the count), a 0, then 8k value bits: at most 56 bits.
-	vb := 8 * k
-	return (1<<(k+2)-2)<<vb | uint64(v)&(1<<vb-1), k + 2 + vb
+	return t
 }
 
 // WriteChar writes a rune as a compressed int16, as the reference does: the form is chosen from

@@ -3,6 +3,7 @@ package godot
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // The benchmark workloads of issue 2, the same ones bench/godot3 times in the real engine:
@@ -40,7 +41,7 @@ func benchDicts(n int) []any {
 	return out
 }
 
-func benchEncode(b *testing.B, d Dialect, v any) {
+func benchEncode(b *testing.B, d Dialect, v any) (int, func()) {
 	b.Helper()
 	enc := EncOptions{Dialect: d}
 	buf, err := enc.Append(nil, v)
@@ -56,9 +57,10 @@ func benchEncode(b *testing.B, d Dialect, v any) {
 			b.Fatal(err)
 		}
 	}
+	return len(buf), func() { buf, _ = enc.Append(buf[:0], v) }
 }
 
-func benchDecode(b *testing.B, d Dialect, v any) {
+func benchDecode(b *testing.B, d Dialect, v any) (int, func()) {
 	b.Helper()
 	data, err := EncOptions{Dialect: d}.Marshal(v)
 	if err != nil {
@@ -73,12 +75,61 @@ func benchDecode(b *testing.B, d Dialect, v any) {
 			b.Fatal(err)
 		}
 	}
+	return len(data), func() { _, _, _ = dec.Decode(data) }
 }
 
-func BenchmarkGodot3PoolVector3ArrayEncode(b *testing.B) { benchEncode(b, Godot3, benchVectors()) }
-func BenchmarkGodot3PoolVector3ArrayDecode(b *testing.B) { benchDecode(b, Godot3, benchVectors()) }
-func BenchmarkGodot3PoolByteArrayEncode(b *testing.B)    { benchEncode(b, Godot3, benchBytes()) }
-func BenchmarkGodot3PoolByteArrayDecode(b *testing.B)    { benchDecode(b, Godot3, benchBytes()) }
+// copySink keeps the yardstick's copies alive.
+var copySink []byte
+
+// copyRounds is the number of times reportCopyRatio runs the operation and the copy.
+const copyRounds = 8
+
+// reportCopyRatio reports, as the metric "copy-ratio", how long op takes compared with copying
+// n bytes: 1.00 is the speed of copy on this machine at this moment, 1.25 a quarter slower. The
+// two run alternately, copyRounds times each, right after the benchmark, and are timed in CPU
+// time where the system has it (see cpuTime), so that time spent waiting for a shared machine's
+// processors counts for neither. A packed array's encode and decode are bounded by memory
+// bandwidth, which such a machine changes from one run to the next; the ratio is what carries
+// over. fresh copies into newly allocated memory each time (with its page faults), as decoding
+// into a new slice must; otherwise into one reused buffer.
+func reportCopyRatio(b *testing.B, n int, fresh bool, op func()) {
+	src, dst := make([]byte, n), make([]byte, n)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	copy(dst, src) // touch both before timing
+	var tOp, tCopy time.Duration
+	for range copyRounds {
+		t0 := cpuTime()
+		op()
+		t1 := cpuTime()
+		if fresh {
+			dst = append([]byte(nil), src...) // as bytes.Clone: new memory, not zeroed first
+		} else {
+			copy(dst, src)
+		}
+		copySink = dst
+		tOp, tCopy = tOp+t1-t0, tCopy+cpuTime()-t1
+	}
+	b.ReportMetric(float64(tOp)/float64(tCopy), "copy-ratio")
+}
+
+func BenchmarkGodot3PoolVector3ArrayEncode(b *testing.B) {
+	n, op := benchEncode(b, Godot3, benchVectors())
+	reportCopyRatio(b, n, false, op)
+}
+func BenchmarkGodot3PoolVector3ArrayDecode(b *testing.B) {
+	n, op := benchDecode(b, Godot3, benchVectors())
+	reportCopyRatio(b, n, true, op)
+}
+func BenchmarkGodot3PoolByteArrayEncode(b *testing.B) {
+	n, op := benchEncode(b, Godot3, benchBytes())
+	reportCopyRatio(b, n, false, op)
+}
+func BenchmarkGodot3PoolByteArrayDecode(b *testing.B) {
+	n, op := benchDecode(b, Godot3, benchBytes())
+	reportCopyRatio(b, n, true, op)
+}
 
 func BenchmarkGodot3DictArrayEncode(b *testing.B) {
 	benchEncode(b, Godot3, benchDicts(100_000))
@@ -113,10 +164,22 @@ func BenchmarkGodot3SmallValueDecode(b *testing.B) {
 
 // The same workloads in the Godot 4 dialect, plus PackedFloat64Array and a typed Array[Vector3].
 
-func BenchmarkGodot4PackedVector3ArrayEncode(b *testing.B) { benchEncode(b, Godot4, benchVectors()) }
-func BenchmarkGodot4PackedVector3ArrayDecode(b *testing.B) { benchDecode(b, Godot4, benchVectors()) }
-func BenchmarkGodot4PackedByteArrayEncode(b *testing.B)    { benchEncode(b, Godot4, benchBytes()) }
-func BenchmarkGodot4PackedByteArrayDecode(b *testing.B)    { benchDecode(b, Godot4, benchBytes()) }
+func BenchmarkGodot4PackedVector3ArrayEncode(b *testing.B) {
+	n, op := benchEncode(b, Godot4, benchVectors())
+	reportCopyRatio(b, n, false, op)
+}
+func BenchmarkGodot4PackedVector3ArrayDecode(b *testing.B) {
+	n, op := benchDecode(b, Godot4, benchVectors())
+	reportCopyRatio(b, n, true, op)
+}
+func BenchmarkGodot4PackedByteArrayEncode(b *testing.B) {
+	n, op := benchEncode(b, Godot4, benchBytes())
+	reportCopyRatio(b, n, false, op)
+}
+func BenchmarkGodot4PackedByteArrayDecode(b *testing.B) {
+	n, op := benchDecode(b, Godot4, benchBytes())
+	reportCopyRatio(b, n, true, op)
+}
 
 func benchFloats() []float64 {
 	fs := make([]float64, 1_000_000)
@@ -126,8 +189,14 @@ func benchFloats() []float64 {
 	return fs
 }
 
-func BenchmarkGodot4PackedFloat64ArrayEncode(b *testing.B) { benchEncode(b, Godot4, benchFloats()) }
-func BenchmarkGodot4PackedFloat64ArrayDecode(b *testing.B) { benchDecode(b, Godot4, benchFloats()) }
+func BenchmarkGodot4PackedFloat64ArrayEncode(b *testing.B) {
+	n, op := benchEncode(b, Godot4, benchFloats())
+	reportCopyRatio(b, n, false, op)
+}
+func BenchmarkGodot4PackedFloat64ArrayDecode(b *testing.B) {
+	n, op := benchDecode(b, Godot4, benchFloats())
+	reportCopyRatio(b, n, true, op)
+}
 
 func benchTypedVectors() *TypedArray {
 	vs := benchVectors()[:100_000]

@@ -81,12 +81,83 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
 // and allocates no more than MaxBytes (by default 24 times len(data), plus 64 KiB).
 func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
+	if v, n, ok := o.decodeScalar(data); ok {
+		return v, n, nil
+	}
 	dec := o.decoder(data)
 	v, end, err := dec.value(0, 0)
 	if err != nil {
 		return nil, 0, finishPath(err)
 	}
 	return v, min(end, len(data)), nil
+}
+
+// decodeScalar decodes a top-level bool, int, float, Vector2, Vector3 or Color (32-bit
+// components) without setting up a decoder, exactly as value does at depth 0. It reports false,
+// having decoded nothing, for any other type and for input too short, which value then decodes
+// or reports.
+func (o DecOptions) decodeScalar(data []byte) (any, int, bool) {
+	if len(data) < 8 {
+		return nil, 0, false
+	}
+	h := binary.LittleEndian.Uint32(data)
+	x := binary.LittleEndian.Uint32(data[4:])
+	flag64 := h&wire.Flag64 != 0
+	switch h & wire.TypeMask { // bool, int and float have the same ids in both dialects
+	case 1:
+		return x != 0, 8, true
+	case 2:
+		if !flag64 {
+			return boxInt64(int64(int32(x))), 8, true
+		}
+		if len(data) >= 12 {
+			return boxInt64(int64(binary.LittleEndian.Uint64(data[4:]))), 12, true
+		}
+		return nil, 0, false
+	case 3:
+		if !flag64 {
+			return float64(math.Float32frombits(x)), 8, true
+		}
+		if len(data) >= 12 {
+			return math.Float64frombits(binary.LittleEndian.Uint64(data[4:])), 12, true
+		}
+		return nil, 0, false
+	}
+	t, ok := o.Dialect.TypeOf(h & wire.TypeMask)
+	if !ok || flag64 && o.Dialect == Godot4 && t != TypeColor { // double-precision components
+		return nil, 0, false
+	}
+	f32 := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:])) }
+	switch {
+	case t == TypeVector3 && len(data) >= 16:
+		// new and box, rather than a conversion, which would copy the value through
+		// runtime.convT.
+		p := new(Vector3)
+		*p = Vector3{f32(0), f32(1), f32(2)}
+		return box(vector3Type, unsafe.Pointer(p)), 16, true
+	case t == TypeVector2 && len(data) >= 12:
+		return Vector2{f32(0), f32(1)}, 12, true
+	case t == TypeColor && len(data) >= 20:
+		return Color{f32(0), f32(1), f32(2), f32(3)}, 20, true
+	}
+	return nil, 0, false
+}
+
+// smallNegInts holds -256..-1 for boxInt64; it is never written.
+var smallNegInts = func() (t [256]int64) {
+	for i := range t {
+		t[i] = int64(i) - 256
+	}
+	return t
+}()
+
+// boxInt64 returns v in an interface. Like Go's own conversion it does not allocate for 0..255,
+// and it does not allocate for -256..-1 either: those point into a table that is never written.
+func boxInt64(v int64) any {
+	if uint64(v+256) < 256 {
+		return box(int64Type, unsafe.Pointer(&smallNegInts[v+256]))
+	}
+	return v
 }
 
 func (o DecOptions) decoder(data []byte) decoder {
@@ -140,7 +211,7 @@ func (dec *decoder) boxInt(v int64, depth int) any {
 	if depth > 0 {
 		return dec.a.boxInt(v)
 	}
-	return v
+	return boxInt64(v)
 }
 
 func (dec *decoder) boxFloat(v float64, depth int) any {

@@ -134,6 +134,7 @@ func BenchmarkGodot3PoolVector3ArrayUnmarshalReuse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCopyRatio(b, len(data), false, func() { _ = dec.Unmarshal(data, &out) })
 }
 
 func BenchmarkGodot3SmallValueUnmarshal(b *testing.B) {
@@ -151,6 +152,16 @@ func BenchmarkGodot3SmallValueUnmarshal(b *testing.B) {
 	b.Run("String", func(b *testing.B) {
 		data, _ := EncOptions{Dialect: Godot3}.Marshal("hello")
 		var v string
+		benchUnmarshal(b, dec, data, &v)
+	})
+	b.Run("IntIntoInt32", func(b *testing.B) {
+		data, _ := EncOptions{Dialect: Godot3}.Marshal(int64(123456))
+		var v int32
+		benchUnmarshal(b, dec, data, &v)
+	})
+	b.Run("FloatIntoFloat32", func(b *testing.B) {
+		data, _ := EncOptions{Dialect: Godot3}.Marshal(1.5)
+		var v float32
 		benchUnmarshal(b, dec, data, &v)
 	})
 }

@@ -103,6 +103,61 @@ func unmarshalFast(d Dialect, data []byte, v any) bool {
 			*v = math.Float64frombits(binary.LittleEndian.Uint64(data[4:]))
 			return true
 		}
+	case *int32:
+		if x, ok := fastInt(data, h, id); ok && x == int64(int32(x)) {
+			*v = int32(x)
+			return true
+		}
+	case *int16:
+		if x, ok := fastInt(data, h, id); ok && x == int64(int16(x)) {
+			*v = int16(x)
+			return true
+		}
+	case *int8:
+		if x, ok := fastInt(data, h, id); ok && x == int64(int8(x)) {
+			*v = int8(x)
+			return true
+		}
+	case *uint64:
+		if x, ok := fastInt(data, h, id); ok && x >= 0 {
+			*v = uint64(x)
+			return true
+		}
+	case *uint:
+		if x, ok := fastInt(data, h, id); ok && x >= 0 && uint64(x) == uint64(uint(x)) {
+			*v = uint(x)
+			return true
+		}
+	case *uint32:
+		if x, ok := fastInt(data, h, id); ok && x >= 0 && x <= math.MaxUint32 {
+			*v = uint32(x)
+			return true
+		}
+	case *uint16:
+		if x, ok := fastInt(data, h, id); ok && x >= 0 && x <= math.MaxUint16 {
+			*v = uint16(x)
+			return true
+		}
+	case *uint8:
+		if x, ok := fastInt(data, h, id); ok && x >= 0 && x <= math.MaxUint8 {
+			*v = uint8(x)
+			return true
+		}
+	case *float32:
+		if id != 3 {
+			return false
+		}
+		if h&wire.Flag64 == 0 && len(data) == 8 {
+			*v = math.Float32frombits(binary.LittleEndian.Uint32(data[4:]))
+			return true
+		}
+		if h&wire.Flag64 != 0 && len(data) == 12 {
+			// As storeFloat: a finite float64 beyond float32's range does not fit.
+			if f := math.Float64frombits(binary.LittleEndian.Uint64(data[4:])); math.IsInf(f, 0) || !(math.Abs(f) > math.MaxFloat32) {
+				*v = float32(f)
+				return true
+			}
+		}
 	case *bool:
 		if id == 1 && len(data) == 8 {
 			*v = binary.LittleEndian.Uint32(data[4:]) != 0

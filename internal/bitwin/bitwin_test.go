@@ -51,3 +51,46 @@ func TestWindowTailRefill(t *testing.T) {
 		}
 	}
 }
+
+// formOfBranchy is FormOf written the way the format reads: one case per form.
+func formOfBranchy(x uint64, width uint) (hdr, vb uint) {
+	if x>>63 == 0 {
+		return 1, 8 * width // flag 0: full width
+	}
+	k := uint(0)
+	for k < width && x<<(1+k)>>63 == 1 {
+		k++
+	}
+	if k == width {
+		return 1 + width, 8 * width // the run reached the width: no terminator
+	}
+	if k == 0 {
+		return 2, 4
+	}
+	return k + 2, 8 * k
+}
+
+// FormOf, which counts the run with one leading-zero count, must agree with reading the prefix
+// bit by bit, for every run length and width.
+func TestFormOfAgreesWithBranchy(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, width := range []uint{2, 4, 8} {
+		for ones := range uint(12) {
+			for range 1000 {
+				// ones leading ones, a zero, then random bits.
+				x := ^(^uint64(0) >> ones)
+				if ones < 64 {
+					x |= r.Uint64() >> (ones + 1)
+				}
+				hdr, vb := FormOf(x, width)
+				wh, wv := formOfBranchy(x, width)
+				if hdr != wh || vb != wv {
+					t.Fatalf("width %d, %016x: FormOf %d+%d, want %d+%d", width, x, hdr, vb, wh, wv)
+				}
+			}
+		}
+		if hdr, vb := FormOf(^uint64(0), width); hdr != width+1 || vb != 8*width {
+			t.Fatalf("width %d, all ones: %d+%d", width, hdr, vb)
+		}
+	}
+}
