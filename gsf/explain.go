@@ -152,9 +152,9 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	}
 	h := m.Header
 	fe.Header = &h
-	fe.Names = &HeaderNames{Kind: h.Kind(), SvcClass: ServiceClassName(int32(h.SvcClass)), MsgType: MessageTypeName(int32(h.SvcClass), h.MsgType)}
+	fe.Names = &HeaderNames{Kind: h.Kind(), SvcClass: ServiceClassName(h.SvcClass), MsgType: MessageTypeName(h.SvcClass, h.MsgType)}
 	if h.IsResponse() {
-		fe.Names.ResultCode, fe.Names.AppCode = ResultCodeName(int32(h.ResultCode)), AppCodeName(int32(h.AppCode))
+		fe.Names.ResultCode, fe.Names.AppCode = ResultCodeName(h.ResultCode), AppCodeName(h.AppCode)
 	}
 
 	bv, ok := e.field("body", bitproto.Null)
@@ -262,11 +262,11 @@ func (e *explainer) header() bool {
 		return false
 	}
 	class := int32(peek(bitproto.Int32))
-	if _, ok := e.field("svcClass", bitproto.Int32, ServiceClassName(class)); !ok {
+	if _, ok := e.field("svcClass", bitproto.Int32, ServiceClassName(ServiceClass(class))); !ok {
 		return false
 	}
 	msgType := int32(peek(bitproto.Int32))
-	if _, ok := e.field("msgType", bitproto.Int32, MessageTypeName(class, msgType)); !ok {
+	if _, ok := e.field("msgType", bitproto.Int32, MessageTypeName(ServiceClass(class), msgType)); !ok {
 		return false
 	}
 	if !h.IsService() {
@@ -280,11 +280,11 @@ func (e *explainer) header() bool {
 		return ok
 	}
 	rc := int32(peek(bitproto.Int32))
-	if _, ok := e.field("resultCode", bitproto.Int32, ResultCodeName(rc)); !ok {
+	if _, ok := e.field("resultCode", bitproto.Int32, ResultCodeName(ResultCode(rc))); !ok {
 		return false
 	}
 	ac := int32(peek(bitproto.Int32))
-	if _, ok := e.field("appCode", bitproto.Int32, AppCodeName(ac)); !ok {
+	if _, ok := e.field("appCode", bitproto.Int32, AppCodeName(AppCode(ac))); !ok {
 		return false
 	}
 	if ac != 0 {
@@ -305,7 +305,7 @@ func (e *explainer) header() bool {
 	}
 	for i := range n {
 		c := int32(peek(bitproto.Int32))
-		if _, ok := e.field(fmt.Sprintf("appCodes[%d].code", i), bitproto.Int32, AppCodeName(c)); !ok {
+		if _, ok := e.field(fmt.Sprintf("appCodes[%d].code", i), bitproto.Int32, AppCodeName(AppCode(c))); !ok {
 			return false
 		}
 		if _, ok := e.field(fmt.Sprintf("appCodes[%d].string", i), bitproto.String); !ok {
@@ -441,7 +441,7 @@ func (ex *Explanation) WriteSummary(w io.Writer) error {
 				row("appString", strconv.Quote(h.AppString))
 			}
 			for j, c := range h.AppCodes {
-				row(fmt.Sprintf("appCodes[%d]", j), fmt.Sprintf("%s %q", named(int32(c.Code), AppCodeName(int32(c.Code))), c.String))
+				row(fmt.Sprintf("appCodes[%d]", j), fmt.Sprintf("%s %q", named(int32(c.Code), AppCodeName(c.Code)), c.String))
 			}
 		}
 		switch bd := fe.Body; {

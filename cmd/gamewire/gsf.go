@@ -84,14 +84,14 @@ type headerJSON struct {
 }
 
 // enumValue reads a JSON number or name with lookup.
-func enumValue(raw json.RawMessage, what string, lookup func(string) (int32, bool)) (int32, error) {
+func enumValue[T ~int32](raw json.RawMessage, what string, lookup func(string) (T, bool)) (T, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return 0, nil
 	}
 	var name string
 	if json.Unmarshal(raw, &name) == nil {
 		if v, err := strconv.ParseInt(name, 0, 32); err == nil {
-			return int32(v), nil
+			return T(v), nil
 		}
 		if v, ok := lookup(name); ok {
 			return v, nil
@@ -102,7 +102,7 @@ func enumValue(raw json.RawMessage, what string, lookup func(string) (int32, boo
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return 0, fmt.Errorf("%s: want a number or a name, got %s", what, raw)
 	}
-	return n, nil
+	return T(n), nil
 }
 
 func (hj *headerJSON) header() (gsf.Header, error) {
@@ -128,7 +128,7 @@ func (hj *headerJSON) header() (gsf.Header, error) {
 	if err != nil {
 		return h, err
 	}
-	h.SvcClass = gsf.ServiceClass(class)
+	h.SvcClass = class
 	if h.MsgType, err = enumValue(hj.MsgType, "message type", func(s string) (int32, bool) { return gsf.MessageTypeValue(class, s) }); err != nil {
 		return h, err
 	}
@@ -141,13 +141,13 @@ func (hj *headerJSON) header() (gsf.Header, error) {
 	if err != nil {
 		return h, err
 	}
-	h.ResultCode, h.AppCode = gsf.ResultCode(rc), gsf.AppCode(ac)
+	h.ResultCode, h.AppCode = rc, ac
 	for _, e := range hj.AppCodes {
 		c, err := enumValue(e.Code, "app code", gsf.AppCodeValue)
 		if err != nil {
 			return h, err
 		}
-		h.AppCodes = append(h.AppCodes, gsf.AppCodeEntry{Code: gsf.AppCode(c), String: e.String})
+		h.AppCodes = append(h.AppCodes, gsf.AppCodeEntry{Code: c, String: e.String})
 	}
 	return h, nil
 }

@@ -36,7 +36,7 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 func demoMessagesHelp() string {
 	var b strings.Builder
 	for _, m := range demoserver.Messages {
-		fmt.Fprintf(&b, "  %s/%s (%d/%d): %s\n", m.Class, gsf.MessageTypeName(int32(m.Class), m.Type), m.Class, m.Type, m.About)
+		fmt.Fprintf(&b, "  %s/%s (%d/%d): %s\n", m.Class, gsf.MessageTypeName(m.Class, m.Type), m.Class, m.Type, m.About)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -105,9 +105,9 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // enumFlag parses a number or a name with lookup.
-func enumFlag(s, what string, lookup func(string) (int32, bool)) (int32, error) {
+func enumFlag[T ~int32](s, what string, lookup func(string) (T, bool)) (T, error) {
 	if v, err := strconv.ParseInt(s, 0, 32); err == nil {
-		return int32(v), nil
+		return T(v), nil
 	}
 	if v, ok := lookup(s); ok {
 		return v, nil
