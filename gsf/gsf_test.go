@@ -693,10 +693,10 @@ func TestEnums(t *testing.T) {
 		t.Error("message type names")
 	}
 	if v, ok := MessageTypeValue(SvcUserServer, "get_client_version_info"); !ok || v != MsgGetClientVersionInfo {
+		t.Error("MessageTypeValue")
 	}
 	if MsgGetClientVersionInfo != 566 || SyncMsgHeartbeatNotify != 54 || ClientMsgChat != 8 {
 		t.Error("message type constants")
-		t.Error("MessageTypeValue")
 	}
 	if AppCodeName(125) != "CREATE_PLAYER_ACCOUNT_FAILED" || AppCodeName(9999) != "TEST_ERROR_CODE" || ResultCodeName(59) != "NOT_READY" {
 		t.Error("code names")
