@@ -20,6 +20,30 @@ type ExplainOptions struct {
 	// the first bit of the frame, length prefix included, as in the protocol documentation's
 	// annotated example.
 	PayloadBits bool
+	// Describer describes bodies when Body is empty; package gsf/messages provides one for the
+	// bodies of its catalog (messages.Describer). Without either the body is shown as
+	// undecoded bits.
+	Describer BodyDescriber
+}
+
+// A BodyDescriber describes the body of a message with header h, read from r, which is
+// positioned at the body's first bit; the body ends at bit end (the payload's last bit + 1) of
+// r. shift is subtracted from r's offsets to number bits as the explanation does. It leaves r
+// after what it decoded; an error stops the frame's explanation, with what was described kept.
+type BodyDescriber func(h *Header, r *bitstream.Reader, end, shift int) (*BodyDescription, error)
+
+// BodyDescription is what a BodyDescriber found in a body.
+type BodyDescription struct {
+	// Type names the body's type, for example "LoginRequest"; empty for an unknown body.
+	Type string `json:"type,omitempty"`
+	// Fields is the body's fields, in a form of the describer's choosing (messages.Field).
+	Fields any `json:"fields,omitempty"`
+	// Raw is the describer's dump of a body it does not know.
+	Raw any `json:"raw,omitempty"`
+	// Steps are the bit-by-bit rows of the body, numbered as the explanation numbers bits.
+	Steps []bitproto.Step `json:"-"`
+	// Lines are the summary's lines for the body (WriteSummary indents them).
+	Lines []string `json:"-"`
 }
 
 // Explanation is the bit-by-bit account of every frame of an input.
@@ -66,6 +90,8 @@ type BodyExplanation struct {
 	// are all 0 (padding).
 	Rest     int  `json:"rest"`
 	RestZero bool `json:"restZero"`
+	// Message is the describer's account of the body (see ExplainOptions.Describer).
+	Message *BodyDescription `json:"message,omitempty"`
 }
 
 // Explain decodes every frame of data and explains each bit. It stops at the first frame that
@@ -175,6 +201,15 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 				e.shiftValue(&v)
 				body.Fields = append(body.Fields, v)
 				fe.Steps = append(fe.Steps, v.Steps...)
+			}
+		} else if opts.Describer != nil {
+			desc, err := opts.Describer(&h, e.r, payloadEnd, e.shift)
+			if desc != nil {
+				body.Message = desc
+				fe.Steps = append(fe.Steps, desc.Steps...)
+			}
+			if err != nil {
+				return fail(err)
 			}
 		} else if body.Bits > 0 {
 			e.add(bitproto.Step{Bit: e.r.Offset(), Len: body.Bits, Bits: e.bits(e.r.Offset(), body.Bits),
@@ -448,6 +483,20 @@ func (ex *Explanation) WriteSummary(w io.Writer) error {
 		case bd == nil:
 		case bd.Null:
 			row("body", "null")
+		case bd.Message != nil:
+			what := bd.Message.Type
+			if what == "" {
+				what = "not in the catalog"
+			}
+			row("body", fmt.Sprintf("%s, %d bits from bit %d", what, bd.Bits, bd.Bit))
+			for _, l := range bd.Message.Lines {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
+			if bd.Rest > 0 && !bd.RestZero {
+				fmt.Fprintf(&b, "    %d bits left after the fields, not all zero\n", bd.Rest)
+			} else if bd.Rest >= 8 {
+				fmt.Fprintf(&b, "    %d zero bits left after the fields\n", bd.Rest)
+			}
 		default:
 			row("body", fmt.Sprintf("%d bits from bit %d", bd.Bits, bd.Bit))
 			for _, v := range bd.Fields {
