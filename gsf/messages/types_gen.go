@@ -992,7 +992,7 @@ type PlayerMaze struct {
 	OID              OID
 	Name             string
 	Size             int64
-	Thumbnail        []uint8
+	Thumbnail        []byte
 	PublishTimestamp time.Time
 	NumRooms         int16
 	NumTubes         int16
