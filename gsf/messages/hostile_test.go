@@ -107,8 +107,8 @@ func TestDeepNesting(t *testing.T) {
 			for range 4 {
 				w.WriteInt32(0)
 			}
-			w.WriteCount(-1) // AssetMap
-			w.WriteCount(-1) // AssetPackages
+			w.WriteCount(-1)  // AssetMap
+			w.WriteCount(-1)  // AssetPackages
 			w.WriteNull(true) // RuleProperty
 			for range 4 {
 				w.WriteBool(false)
