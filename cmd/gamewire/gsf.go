@@ -11,6 +11,7 @@ import (
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
 	"github.com/gamewire/gamewire/gsf"
+	"github.com/gamewire/gamewire/gsf/messages"
 )
 
 func init() {
@@ -22,17 +23,20 @@ func init() {
 // gsfInspect runs gsf.Explain for the decode and explain verbs.
 func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stderr io.Writer, write func(*gsf.Explanation, io.Writer) error) error {
 	fs := newCmdFlags("gsf", verb, "[FILE]", about+"\n\nFILE defaults to standard input; every frame in it is decoded.\n\n"+
-		"--body takes the body's field list:\n"+fieldTypesHelp, stderr)
+		"Bodies in the message catalog (package gsf/messages: every request, response and notify the\n"+
+		"reference emulator knows) are decoded field by field; other bodies are dumped as bytes and bits\n"+
+		"with a labelled guess at their leading fields. --body takes a body's field list instead:\n"+fieldTypesHelp, stderr)
 	format := fs.String("format", "auto", "input `encoding`: auto, hex, base64 or raw")
-	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (without it the body is shown as bits)")
+	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (default: the catalog's layout)")
+	strict := fs.Bool("strict", true, "fail when bits are left over after a catalog body (--strict=false ignores them, as the reference does)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
 	}
-	var opts gsf.ExplainOptions
-	opts.PayloadBits = *payloadBits
+	opts := messages.ExplainOptions(messages.Options{Strict: *strict, PayloadBits: *payloadBits})
 	if *body != "" {
+		opts.Describer = nil
 		f, err := bitproto.ParseFields(*body)
 		if err != nil {
 			return err

@@ -309,8 +309,21 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 		defer func() { d.depth-- }()
 		var err2 error
 		fd.Fields, err2 = d.fields(d.c.Objects[t.Name].Fields, path)
-		if len(fd.Fields) == 0 {
+		switch {
+		case len(fd.Fields) == 0:
 			fd.Text = "{}"
+		case t.Name == "OID" && err2 == nil && len(fd.Fields) == 4:
+			var n [4]int64
+			for i, f := range fd.Fields {
+				switch x := f.Value.(type) {
+				case int32:
+					n[i] = int64(x)
+				case int64:
+					n[i] = x
+				}
+			}
+			o := OID{Class: int32(n[0]), Type: int32(n[1]), Server: int32(n[2]), Number: n[3]}
+			fd.Text = fmt.Sprintf("%s (packed %d)", o, o.Packed())
 		}
 		return err2
 	case schema.Slice, schema.Map:
@@ -399,12 +412,26 @@ func leafValue(v bitproto.Value) (any, string, bool) {
 // FieldLines returns the text form of described fields, one line per field, nested fields
 // indented under their object, slice or map: name, wire type, value, and where the bits are.
 func FieldLines(fs []Field) []string {
+	nameW, typeW := 0, 0
+	var measure func(fs []Field, indent int)
+	measure = func(fs []Field, indent int) {
+		for _, f := range fs {
+			nameW = max(nameW, indent+len(f.Name))
+			typeW = max(typeW, len(f.Type))
+			measure(f.Fields, indent+2)
+		}
+	}
+	measure(fs, 0)
+	nameW, typeW = min(nameW, 40), min(typeW, 24)
 	var out []string
 	var walk func(fs []Field, indent string)
 	walk = func(fs []Field, indent string) {
 		for _, f := range fs {
-			name := indent + f.Name
-			out = append(out, strings.TrimRight(fmt.Sprintf("%-28s %-16s %s  (bit %d, %d bits)", name, f.Type, f.Text, f.Bit, f.Bits), " "))
+			text := f.Text
+			if text != "" {
+				text += "  "
+			}
+			out = append(out, fmt.Sprintf("%-*s %-*s %s(bit %d, %d bits)", nameW, indent+f.Name, typeW, f.Type, text, f.Bit, f.Bits))
 			walk(f.Fields, indent+"  ")
 		}
 	}
