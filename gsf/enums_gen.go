@@ -177,7 +177,7 @@ const (
 	MsgGetQuestMazes                                     = 13  // GET_QUEST_MAZES
 	MsgPublishMaze                                       = 14  // PUBLISH_MAZE
 	MsgLogin                                             = 15  // LOGIN
-	MsgGetPlayerNPCS                                     = 16  // GET_PLAYER_NPCS
+	MsgGetPlayerNPCs                                     = 16  // GET_PLAYER_NPCS
 	MsgCheckUsername                                     = 17  // CHECK_USERNAME
 	MsgRegisterFcssCode                                  = 18  // REGISTER_FCSS_CODE
 	MsgLogout                                            = 19  // LOGOUT
@@ -251,7 +251,7 @@ const (
 	MsgDeleteFriendByPlayerFriendID                      = 87  // DELETE_FRIEND_BY_PLAYER_FRIEND_ID
 	MsgSendPrivateChatGroupInvite                        = 88  // SEND_PRIVATE_CHAT_GROUP_INVITE
 	MsgSendMessage                                       = 89  // SEND_MESSAGE
-	MsgGetCMSItemcategoryIds                             = 90  // GET_CMS_ITEMCATEGORY_IDS
+	MsgGetCMSItemcategoryIDs                             = 90  // GET_CMS_ITEMCATEGORY_IDS
 	MsgGetCMSItemcategoryByID                            = 91  // GET_CMS_ITEMCATEGORY_BY_ID
 	MsgGetPlayerMazePlay                                 = 92  // GET_PLAYER_MAZE_PLAY
 	MsgConsumeInventoryItem                              = 93  // CONSUME_INVENTORY_ITEM
@@ -313,7 +313,7 @@ const (
 	MsgGetAchievementByID                                = 149 // GET_ACHIEVEMENT_BY_ID
 	MsgGetAchievements                                   = 150 // GET_ACHIEVEMENTS
 	MsgGetAdoptionObjectsByAvatar                        = 151 // GET_ADOPTION_OBJECTS_BY_AVATAR
-	MsgGetObjectIdsByAdoptionNumber                      = 152 // GET_OBJECT_IDS_BY_ADOPTION_NUMBER
+	MsgGetObjectIDsByAdoptionNumber                      = 152 // GET_OBJECT_IDS_BY_ADOPTION_NUMBER
 	MsgFindGiftByPlayerGiftID                            = 153 // FIND_GIFT_BY_PLAYER_GIFT_ID
 	MsgGetZones                                          = 154 // GET_ZONES
 	MsgListStoreCategories                               = 155 // LIST_STORE_CATEGORIES
@@ -334,13 +334,13 @@ const (
 	MsgCraftItemByCraftableItemID                        = 170 // CRAFT_ITEM_BY_CRAFTABLE_ITEM_ID
 	MsgGetNPCRelationships                               = 171 // GET_NPC_RELATIONSHIPS
 	MsgCraftItemByItems                                  = 172 // CRAFT_ITEM_BY_ITEMS
-	MsgGetNPCS                                           = 173 // GET_NPCS
+	MsgGetNPCs                                           = 173 // GET_NPCS
 	MsgDressAvatarItems                                  = 174 // DRESS_AVATAR_ITEMS
 	MsgLockHome                                          = 175 // LOCK_HOME
 	MsgUndressAvatar                                     = 176 // UNDRESS_AVATAR
 	MsgGetMazePiecesByPlayerMazeID                       = 177 // GET_MAZE_PIECES_BY_PLAYER_MAZE_ID
 	MsgGetStoreThemes                                    = 178 // GET_STORE_THEMES
-	MsgGetAssetsByOIDS                                   = 179 // GET_ASSETS_BY_OIDS
+	MsgGetAssetsByOIDs                                   = 179 // GET_ASSETS_BY_OIDS
 	MsgGetCurrencies                                     = 180 // GET_CURRENCIES
 	MsgAddOutfitItems                                    = 181 // ADD_OUTFIT_ITEMS
 	MsgAddOutfit                                         = 182 // ADD_OUTFIT
@@ -349,7 +349,7 @@ const (
 	MsgReplaceOutfitItems                                = 185 // REPLACE_OUTFIT_ITEMS
 	MsgSetCurrentOutfit                                  = 186 // SET_CURRENT_OUTFIT
 	MsgGetFriendAvatars                                  = 187 // GET_FRIEND_AVATARS
-	MsgGetPlayerQuestsByQuestIds                         = 188 // GET_PLAYER_QUESTS_BY_QUEST_IDS
+	MsgGetPlayerQuestsByQuestIDs                         = 188 // GET_PLAYER_QUESTS_BY_QUEST_IDS
 	MsgGetPlayerGamesByZone                              = 189 // GET_PLAYER_GAMES_BY_ZONE
 	MsgGetHomeInvitations                                = 190 // GET_HOME_INVITATIONS
 	MsgManageHomeInvitations                             = 191 // MANAGE_HOME_INVITATIONS
@@ -439,7 +439,7 @@ const (
 	MsgGetFormulaByType                                  = 276 // GET_FORMULA_BY_TYPE
 	MsgAddBugReport                                      = 277 // ADD_BUG_REPORT
 	MsgFindPlayerAccountCstool                           = 278 // FIND_PLAYER_ACCOUNT_CSTOOL
-	MsgFindNPCSCstool                                    = 279 // FIND_NPCS_CSTOOL
+	MsgFindNPCsCstool                                    = 279 // FIND_NPCS_CSTOOL
 	MsgFindAvatarBySKUCstool                             = 280 // FIND_AVATAR_BY_SKU_CSTOOL
 	MsgRegisterAvatarCstool                              = 281 // REGISTER_AVATAR_CSTOOL
 	MsgGetAllCategories                                  = 282 // GET_ALL_CATEGORIES
@@ -489,7 +489,7 @@ const (
 	MsgCstoolUnlockPlayerAccount                         = 326 // CSTOOL_UNLOCK_PLAYER_ACCOUNT
 	MsgGetTiers                                          = 327 // GET_TIERS
 	MsgGetDebugQuests                                    = 328 // GET_DEBUG_QUESTS
-	MsgGetNPCSWithQuestOffer                             = 329 // GET_NPCS_WITH_QUEST_OFFER
+	MsgGetNPCsWithQuestOffer                             = 329 // GET_NPCS_WITH_QUEST_OFFER
 	MsgCreatePlayerMission                               = 330 // CREATE_PLAYER_MISSION
 	MsgGetPlayerMissionDetail                            = 331 // GET_PLAYER_MISSION_DETAIL
 	MsgGetPlayerMissions                                 = 332 // GET_PLAYER_MISSIONS
@@ -503,7 +503,7 @@ const (
 	MsgGetItemsByCategory                                = 340 // GET_ITEMS_BY_CATEGORY
 	MsgGetItemCategoriesCstool                           = 341 // GET_ITEM_CATEGORIES_CSTOOL
 	MsgGetAllZones                                       = 342 // GET_ALL_ZONES
-	MsgGetAllNPCS                                        = 343 // GET_ALL_NPCS
+	MsgGetAllNPCs                                        = 343 // GET_ALL_NPCS
 	MsgGetAllStoreItems                                  = 344 // GET_ALL_STORE_ITEMS
 	MsgUpdatePlayerEmail                                 = 345 // UPDATE_PLAYER_EMAIL
 	MsgAddUserStoreItem                                  = 346 // ADD_USER_STORE_ITEM
@@ -565,8 +565,8 @@ const (
 	MsgListBookmarkObjectTypes                           = 402 // LIST_BOOKMARK_OBJECT_TYPES
 	MsgLinkFacebookAccount                               = 403 // LINK_FACEBOOK_ACCOUNT
 	MsgUnlinkFacebookAccount                             = 404 // UNLINK_FACEBOOK_ACCOUNT
-	MsgListFriendFacebookIds                             = 405 // LIST_FRIEND_FACEBOOK_IDS
-	MsgListPlayerAccountsByFacebookIds                   = 406 // LIST_PLAYER_ACCOUNTS_BY_FACEBOOK_IDS
+	MsgListFriendFacebookIDs                             = 405 // LIST_FRIEND_FACEBOOK_IDS
+	MsgListPlayerAccountsByFacebookIDs                   = 406 // LIST_PLAYER_ACCOUNTS_BY_FACEBOOK_IDS
 	MsgGetAllUserStoreItems                              = 407 // GET_ALL_USER_STORE_ITEMS
 	MsgAddQuestItemNotify                                = 408 // ADD_QUEST_ITEM_NOTIFY
 	MsgSetPlayerFindable                                 = 409 // SET_PLAYER_FINDABLE
@@ -620,12 +620,12 @@ const (
 	MsgGetNPCInteractions                                = 460 // GET_NPC_INTERACTIONS
 	MsgGetCraftableTypes                                 = 461 // GET_CRAFTABLE_TYPES
 	MsgVillageInviteStatusNotify                         = 462 // VILLAGE_INVITE_STATUS_NOTIFY
-	MsgFindNPCSByName                                    = 463 // FIND_NPCS_BY_NAME
+	MsgFindNPCsByName                                    = 463 // FIND_NPCS_BY_NAME
 	MsgChangePassword                                    = 464 // CHANGE_PASSWORD
 	MsgForgotPassword                                    = 465 // FORGOT_PASSWORD
 	MsgSetPassword                                       = 466 // SET_PASSWORD
 	MsgAcceptEventNotify                                 = 467 // ACCEPT_EVENT_NOTIFY
-	MsgListQuestSpawnIds                                 = 468 // LIST_QUEST_SPAWN_IDS
+	MsgListQuestSpawnIDs                                 = 468 // LIST_QUEST_SPAWN_IDS
 	MsgGetRuleInstanceInfoForUi                          = 469 // GET_RULE_INSTANCE_INFO_FOR_UI
 	MsgGetRuleInfoListForUi                              = 470 // GET_RULE_INFO_LIST_FOR_UI
 	MsgSendTestMessage                                   = 471 // SEND_TEST_MESSAGE
@@ -633,7 +633,7 @@ const (
 	MsgGetAvatarImages                                   = 473 // GET_AVATAR_IMAGES
 	MsgGetObjectsLockInfo                                = 474 // GET_OBJECTS_LOCK_INFO
 	MsgGetRuleTemplateIDForUi                            = 475 // GET_RULE_TEMPLATE_ID_FOR_UI
-	MsgCraftItemsByCraftableItemIds                      = 476 // CRAFT_ITEMS_BY_CRAFTABLE_ITEM_IDS
+	MsgCraftItemsByCraftableItemIDs                      = 476 // CRAFT_ITEMS_BY_CRAFTABLE_ITEM_IDS
 	MsgGetAllGames                                       = 477 // GET_ALL_GAMES
 	MsgUpdateGenderAndLocation                           = 478 // UPDATE_GENDER_AND_LOCATION
 	MsgGetGeographicalLocations                          = 479 // GET_GEOGRAPHICAL_LOCATIONS
@@ -726,12 +726,12 @@ const (
 	MsgPurchaseWalletItem                                = 567 // PURCHASE_WALLET_ITEM
 	MsgGetPlayerOnlineStatus                             = 568 // GET_PLAYER_ONLINE_STATUS
 	MsgGetItemByID                                       = 569 // GET_ITEM_BY_ID
-	MsgGetPublicAssetsByOIDS                             = 570 // GET_PUBLIC_ASSETS_BY_OIDS
-	MsgGetPublicItemsByOIDS                              = 571 // GET_PUBLIC_ITEMS_BY_OIDS
+	MsgGetPublicAssetsByOIDs                             = 570 // GET_PUBLIC_ASSETS_BY_OIDS
+	MsgGetPublicItemsByOIDs                              = 571 // GET_PUBLIC_ITEMS_BY_OIDS
 	MsgGetPublicItemCategories                           = 572 // GET_PUBLIC_ITEM_CATEGORIES
 	MsgGetParentBuildingID                               = 573 // GET_PARENT_BUILDING_ID
 	MsgCreateRecipe                                      = 574 // CREATE_RECIPE
-	MsgGetNPCSByChildHierarchies                         = 575 // GET_NPCS_BY_CHILD_HIERARCHIES
+	MsgGetNPCsByChildHierarchies                         = 575 // GET_NPCS_BY_CHILD_HIERARCHIES
 	MsgRecycleRecipe                                     = 576 // RECYCLE_RECIPE
 	MsgEnhanceRecipe                                     = 577 // ENHANCE_RECIPE
 )
@@ -780,8 +780,8 @@ const (
 	SyncMsgListVillages         = 40 // LIST_VILLAGES
 	SyncMsgListUsers            = 41 // LIST_USERS
 	SyncMsgMoveVillage          = 42 // MOVE_VILLAGE
-	SyncMsgStartNPCS            = 43 // START_NPCS
-	SyncMsgStopNPCS             = 44 // STOP_NPCS
+	SyncMsgStartNPCs            = 43 // START_NPCS
+	SyncMsgStopNPCs             = 44 // STOP_NPCS
 	SyncMsgUserSessionHandoff   = 45 // USER_SESSION_HANDOFF
 	SyncMsgEmoteSvc             = 46 // EMOTE_SVC
 	SyncMsgAction               = 47 // ACTION
@@ -815,7 +815,7 @@ const (
 	ClientMsgSendNotify         = 18 // SEND_NOTIFY
 	ClientMsgIntList            = 19 // INT_LIST
 	ClientMsgAddPlayer          = 20 // ADD_PLAYER
-	ClientMsgUpdateNPCS         = 21 // UPDATE_NPCS
+	ClientMsgUpdateNPCs         = 21 // UPDATE_NPCS
 	ClientMsgStopNPC            = 22 // STOP_NPC
 	ClientMsgMinimap            = 23 // MINIMAP
 	ClientMsgPosRecap           = 24 // POS_RECAP

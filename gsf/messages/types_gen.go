@@ -229,13 +229,13 @@ type GetOutfitsResponse struct {
 	PlayerAvatarOutfits []PlayerAvatarOutfit
 }
 
-// GetPlayerNPCsRequest is the body of a USER_SERVER GET_PLAYER_NPCS request (gsf.MsgGetPlayerNPCS).
+// GetPlayerNPCsRequest is the body of a USER_SERVER GET_PLAYER_NPCS request (gsf.MsgGetPlayerNPCs).
 type GetPlayerNPCsRequest struct {
 	PlayerOID OID
 	ZoneOID   OID
 }
 
-// GetPlayerNPCsResponse is the body of a USER_SERVER GET_PLAYER_NPCS response (gsf.MsgGetPlayerNPCS).
+// GetPlayerNPCsResponse is the body of a USER_SERVER GET_PLAYER_NPCS response (gsf.MsgGetPlayerNPCs).
 type GetPlayerNPCsResponse struct {
 	NPCs []NPC
 }
@@ -253,12 +253,12 @@ type GetPlayerQuestsResponse struct {
 	PlayerQuests []PlayerQuest
 }
 
-// GetPlayerQuestsByOIDsRequest is the body of a USER_SERVER GET_PLAYER_QUESTS_BY_QUEST_IDS request (gsf.MsgGetPlayerQuestsByQuestIds).
+// GetPlayerQuestsByOIDsRequest is the body of a USER_SERVER GET_PLAYER_QUESTS_BY_QUEST_IDS request (gsf.MsgGetPlayerQuestsByQuestIDs).
 type GetPlayerQuestsByOIDsRequest struct {
 	QuestOIDs []OID
 }
 
-// GetPlayerQuestsByOIDsResponse is the body of a USER_SERVER GET_PLAYER_QUESTS_BY_QUEST_IDS response (gsf.MsgGetPlayerQuestsByQuestIds).
+// GetPlayerQuestsByOIDsResponse is the body of a USER_SERVER GET_PLAYER_QUESTS_BY_QUEST_IDS response (gsf.MsgGetPlayerQuestsByQuestIDs).
 type GetPlayerQuestsByOIDsResponse struct {
 	PlayerQuests []PlayerQuest
 }
@@ -278,7 +278,7 @@ type GetPublicItemCategoriesResponse struct {
 	ItemCategories []ItemCategory
 }
 
-// GetPublicItemsByOIDsRequest is the body of a USER_SERVER GET_PUBLIC_ITEMS_BY_OIDS request (gsf.MsgGetPublicItemsByOIDS).
+// GetPublicItemsByOIDsRequest is the body of a USER_SERVER GET_PUBLIC_ITEMS_BY_OIDS request (gsf.MsgGetPublicItemsByOIDs).
 type GetPublicItemsByOIDsRequest struct {
 	OIDs              []OID
 	LangLocalePairOID OID
@@ -289,7 +289,7 @@ type GetPublicItemsByOIDsRequest struct {
 	IsPreviewEnabled  bool
 }
 
-// GetPublicItemsByOIDsResponse is the body of a USER_SERVER GET_PUBLIC_ITEMS_BY_OIDS response (gsf.MsgGetPublicItemsByOIDS).
+// GetPublicItemsByOIDsResponse is the body of a USER_SERVER GET_PUBLIC_ITEMS_BY_OIDS response (gsf.MsgGetPublicItemsByOIDs).
 type GetPublicItemsByOIDsResponse struct {
 	Items []Item
 }

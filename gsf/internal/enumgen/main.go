@@ -81,7 +81,7 @@ func main() {
 }
 
 // initialisms are written in capitals, as Go names do.
-var initialisms = map[string]bool{"ok": true, "db": true, "io": true, "id": true, "oid": true, "oids": true, "sku": true, "cms": true, "npc": true, "npcs": true, "url": true, "api": true}
+var initialisms = map[string]bool{"ok": true, "db": true, "io": true, "id": true, "oid": true, "sku": true, "cms": true, "npc": true, "url": true, "api": true}
 
 // camel turns "INVALID_USER" into "InvalidUser".
 func camel(s string) string {
@@ -92,6 +92,10 @@ func camel(s string) string {
 		}
 		if initialisms[part] {
 			b.WriteString(strings.ToUpper(part))
+			continue
+		}
+		if p, ok := strings.CutSuffix(part, "s"); ok && initialisms[p] { // plurals: NPCs, OIDs
+			b.WriteString(strings.ToUpper(p) + "s")
 			continue
 		}
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])

@@ -117,7 +117,7 @@ func GoType(t *Type) (string, string) {
 }
 
 // initialisms are written in capitals, as Go names do (the same list as gsf's enumgen).
-var initialisms = map[string]bool{"ok": true, "db": true, "io": true, "id": true, "oid": true, "oids": true, "sku": true, "cms": true, "npc": true, "npcs": true, "url": true, "api": true}
+var initialisms = map[string]bool{"ok": true, "db": true, "io": true, "id": true, "oid": true, "sku": true, "cms": true, "npc": true, "url": true, "api": true}
 
 // Camel turns "GET_CLIENT_VERSION_INFO" into "GetClientVersionInfo", as gsf's constants do.
 func Camel(s string) string {
@@ -128,6 +128,10 @@ func Camel(s string) string {
 		}
 		if initialisms[part] {
 			b.WriteString(strings.ToUpper(part))
+			continue
+		}
+		if p, ok := strings.CutSuffix(part, "s"); ok && initialisms[p] { // plurals: NPCs, OIDs
+			b.WriteString(strings.ToUpper(p) + "s")
 			continue
 		}
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
