@@ -95,7 +95,7 @@ func (e *BodyError) Error() string {
 	if e.Left < 0 {
 		return fmt.Sprintf("%v: the value ends at bit %d, %d bits after the payload", e.Err, e.BitOffset, -e.Left)
 	}
-	return fmt.Sprintf("%v: %d bits from bit %d", e.Err, e.Left, e.BitOffset)
+	return fmt.Sprintf("%v: the value ends at bit %d, %d bits before the end of the payload", e.Err, e.BitOffset, e.Left)
 }
 
 // Unwrap returns ErrTrailingBits or ErrBodyOverrun.

@@ -48,6 +48,9 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	ex, xerr := gsf.Explain(data, opts)
+	if errors.Is(xerr, gsf.ErrTrailingBits) || errors.Is(xerr, gsf.ErrBodyOverrun) {
+		xerr = fmt.Errorf("%w (the body does not fit the catalog's layout of this message; --strict=false ignores this)", xerr)
+	}
 	if *asJSON {
 		if err := writeJSON(stdout, ex); err != nil {
 			return err

@@ -352,9 +352,9 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 			return err
 		}
 		defer func() { d.depth-- }()
-		fd.Text = fmt.Sprintf("%d elements", n)
+		fd.Text = plural(n, "element")
 		if t.Kind == schema.Map {
-			fd.Text = fmt.Sprintf("%d entries", n)
+			fd.Text = plural(n, "entry")
 		}
 		for i := range n {
 			var el Field
@@ -437,4 +437,14 @@ func FieldLines(fs []Field) []string {
 	}
 	walk(fs, "")
 	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "y") {
+		return fmt.Sprintf("%d %sies", n, what[:len(what)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -66,7 +66,9 @@ func RawDump(r *bitstream.Reader, end, shift int) *Raw {
 
 	gr := bitstream.NewReader(in[:(end+7)/8])
 	_ = gr.Seek(start)
-	for len(d.Guess) < maxGuesses && gr.Remaining() >= 6 && !zeroRest(gr) {
+	// A guess stops before the last 8 bits: what is left there is usually padding, or a bool
+	// and padding, and a compressed int read from it would be noise.
+	for len(d.Guess) < maxGuesses && gr.Remaining() >= 8 && !zeroRest(gr) {
 		off := gr.Offset()
 		if s, err := gr.ReadString(); err == nil && len(s) > 0 && printable(s) {
 			d.Guess = append(d.Guess, GuessedField{Bit: off - shift, Bits: gr.Offset() - off, Type: "string", Value: s})
@@ -74,8 +76,8 @@ func RawDump(r *bitstream.Reader, end, shift int) *Raw {
 		}
 		_ = gr.Seek(off)
 		n, err := gr.ReadInt32()
-		if err != nil {
-			break
+		if err != nil || n == 0 && zeroRest(gr) {
+			break // a 0 read from the last bits is padding (and perhaps a bool), not a field
 		}
 		d.Guess = append(d.Guess, GuessedField{Bit: off - shift, Bits: gr.Offset() - off, Type: "int32", Value: n})
 	}
@@ -119,7 +121,6 @@ func printable(s string) bool {
 // Lines returns the text form of the dump.
 func (d *Raw) Lines() []string {
 	out := []string{
-		fmt.Sprintf("not in the catalog: %d bits from bit %d", d.Bits, d.Bit),
 		fmt.Sprintf("bytes  %s  (the body starts %d bits into the first byte)", spaced(d.Hex), d.FirstBit),
 		"bits   " + d.BitText,
 	}
