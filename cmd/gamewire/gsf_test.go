@@ -281,3 +281,23 @@ func TestGSFDecodeStrict(t *testing.T) {
 		t.Errorf("unknown body, explain: exit %d\n%s", code, out)
 	}
 }
+
+func TestGSFMessages(t *testing.T) {
+	out, _, code := runCLI(t, "", "gsf", "messages")
+	if code != 0 || strings.Count(out, "\n") != 97 || !strings.Contains(out, "USER_SERVER   566 GET_CLIENT_VERSION_INFO          request   GetClientVersionInfoRequest\n") ||
+		!strings.Contains(out, "SYNC_SERVER    54 HEARTBEAT_NOTIFY                 notify    HeartbeatNotify\n") {
+		t.Errorf("list: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "gsf", "messages", "SendMessageResponse")
+	if code != 0 || !strings.Contains(out, "the body of USER_SERVER/SEND_MESSAGE (18/") || !strings.Contains(out, "  CrispDataTO                  *CrispDataTO\n") {
+		t.Errorf("one body: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "gsf", "messages", "--json", "QTH")
+	var fields []struct{ Name, Type string }
+	if code != 0 || json.Unmarshal([]byte(out), &fields) != nil || len(fields) != 7 || fields[4].Type != "char" {
+		t.Errorf("QTH JSON: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := runCLI(t, "", "gsf", "messages", "Nope"); code != 1 || !strings.Contains(errOut, "neither a body nor an object type") {
+		t.Errorf("unknown name: exit %d %s", code, errOut)
+	}
+}

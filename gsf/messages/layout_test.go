@@ -396,3 +396,18 @@ func TestOID(t *testing.T) {
 		t.Error("SessionStatus.Value of an unknown name")
 	}
 }
+
+func TestLayout(t *testing.T) {
+	l, ok := Layout("announcement")
+	if ok {
+		t.Error("Layout is case-sensitive for object types")
+	}
+	l, ok = Layout("Announcement")
+	if !ok || len(l) != 3 || !l[0].Inline || l[0].Type != "AssetContainer" || l[1] != (LayoutField{Name: "CreateTS", Type: "date"}) {
+		t.Errorf("Announcement: %+v", l)
+	}
+	l, ok = Layout("sendmessageresponse")
+	if !ok || len(l) != 5 || l[0] != (LayoutField{Name: "CrispDataTO", Type: "*CrispDataTO"}) || l[2].Type != "[]string" {
+		t.Errorf("SendMessageResponse: %+v", l)
+	}
+}

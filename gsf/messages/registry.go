@@ -174,3 +174,34 @@ func (o DecodeOptions) DecodeBody(m *gsf.Message, v any) error {
 
 // Decode is DecodeOptions{}.Decode: lenient, as the reference.
 func Decode(m *gsf.Message) (any, *Entry, error) { return DecodeOptions{}.Decode(m) }
+
+// LayoutField is one line of a body's or object type's layout in catalog.txt: a field name and
+// its wire type in the catalog's notation, or (Inline) an object type whose fields come inline.
+type LayoutField struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Inline bool   `json:"inline,omitempty"`
+}
+
+// Layout returns the fields of a body (by Go type name, for example "LoginRequest") or an
+// object type ("Player") in wire order, as catalog.txt lists them.
+func Layout(name string) ([]LayoutField, bool) {
+	c := catalog()
+	def := c.Objects[name]
+	if def == nil {
+		e, ok := ByName(name)
+		if !ok {
+			return nil, false
+		}
+		def = c.Message(e.Name)
+	}
+	out := make([]LayoutField, 0, len(def.Fields))
+	for _, f := range def.Fields {
+		if f.Type == nil {
+			out = append(out, LayoutField{Name: f.Inline, Type: f.Inline, Inline: true})
+			continue
+		}
+		out = append(out, LayoutField{Name: f.Name, Type: f.Type.String()})
+	}
+	return out, true
+}
