@@ -58,6 +58,8 @@ type Field struct {
 	Value any `json:"value,omitempty"`
 	// Text is the value as the text output shows it.
 	Text string `json:"-"`
+	// Raw is a leaf's decoded value as package bitproto gives it (bitproto.Value.Value).
+	Raw any `json:"-"`
 	// Null reports a null object, nullable value or date.
 	Null bool `json:"null,omitempty"`
 	// Count is the count of a slice or map (-1 for nil).
@@ -280,6 +282,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 			return err
 		}
 		fd.Value, fd.Text, fd.Null = leafValue(v)
+		fd.Raw = v.Value
 		if t.Kind == schema.Enum {
 			if _, ok := gsf.EnumNames(schema.Enums[t.Name])[v.Value.(string)]; !ok {
 				fd.Text += " (not a " + t.Name + " name; the reference reads it as -1)"
@@ -300,7 +303,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 			if err := d.fill(&inner, path, t.Elem); err != nil {
 				return err
 			}
-			fd.Value, fd.Text = inner.Value, inner.Text
+			fd.Value, fd.Text, fd.Raw = inner.Value, inner.Text, inner.Raw
 			return nil
 		}
 		if err := d.enter(path); err != nil {

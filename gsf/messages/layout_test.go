@@ -28,6 +28,8 @@ type builder struct {
 	rng    *rand.Rand
 	leaves int
 	nulls  bool // write null objects, nullables and dates where the Go type can keep them
+	// nullPtrs writes every pointer object as null.
+	nullPtrs bool
 }
 
 func (b *builder) fields(fs []schema.Field, v reflect.Value, depth int) {
@@ -73,7 +75,7 @@ func (b *builder) value(t *schema.Type, v reflect.Value, depth int) {
 		v.SetString(s)
 	case schema.Obj:
 		if t.Ptr {
-			if b.nulls && (depth > 3 || b.rng.IntN(3) == 0) {
+			if b.nullPtrs || b.nulls && (depth > 3 || b.rng.IntN(3) == 0) {
 				b.w.WriteNull(true)
 				return
 			}
