@@ -400,11 +400,10 @@ func TestOID(t *testing.T) {
 }
 
 func TestLayout(t *testing.T) {
-	l, ok := Layout("announcement")
-	if ok {
+	if _, ok := Layout("announcement"); ok {
 		t.Error("Layout is case-sensitive for object types")
 	}
-	l, ok = Layout("Announcement")
+	l, ok := Layout("Announcement")
 	if !ok || len(l) != 3 || !l[0].Inline || l[0].Type != "AssetContainer" || l[1] != (LayoutField{Name: "CreateTS", Type: "date"}) {
 		t.Errorf("Announcement: %+v", l)
 	}
