@@ -64,6 +64,15 @@ func TestHugeCounts(t *testing.T) {
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
 		t.Errorf("decoding a 2^31 claim allocated %d bytes", n)
 	}
+	// A string that claims 2^31-1 bytes.
+	sh := gsf.NewRequest(gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, 1)
+	m = mustMessage(t, frameWith(t, sh, func(w *bitstream.Writer) { w.WriteInt32(1<<31 - 1); w.WriteRaw([]byte("AmazingWorld")) }))
+	for _, e := range []error{func() error { _, _, err := Decode(&m); return err }(), func() error { _, err := Describe(&m, Options{}); return err }()} {
+		var be *bitproto.Error
+		if !errors.As(e, &be) || !errors.Is(e, bitstream.ErrTooLong) && !errors.Is(e, bitstream.ErrUnderflow) || be.BitOffset != m.Body.BitOffset() {
+			t.Errorf("a 2^31-byte string: %v", e)
+		}
+	}
 	// A count below -1 is an error too, never a nil slice.
 	frame = frameWith(t, h, func(w *bitstream.Writer) { w.WriteInt32(-5) })
 	m = mustMessage(t, frame)
