@@ -181,6 +181,7 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	headerText := fs.String("header", "", "the header, a JSON `object` (required)")
 	body := fs.String("body", "", "the body's field `list`")
 	values := fs.String("values", "[]", "the body's values, a JSON `array` (- reads it from standard input)")
+	request := fs.String("request", "", "the body of a catalog message, a JSON `object` with its Go field names (- reads it from standard input); the header says which")
 	payload := fs.Bool("payload", false, "print the payload only, without the length prefix and the terminator")
 	out := fs.String("out", "", "write the raw bytes to `FILE` instead of printing hex")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
@@ -203,7 +204,26 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--header: %w", err)
 	}
 	var msgBody any
-	if *body != "" {
+	if *request != "" {
+		if *body != "" || *values != "[]" {
+			return errors.New("give --request, or --body and --values, not both")
+		}
+		e, ok := messages.ForHeader(&h)
+		if !ok {
+			return fmt.Errorf("--request: %s/%s %s is not in the message catalog: use --body and --values", h.SvcClass, h.MessageTypeName(), messages.KindOf(&h))
+		}
+		text, err := textArg(*request, stdin)
+		if err != nil {
+			return err
+		}
+		v := e.New()
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return fmt.Errorf("--request: %s: %w", e.Name, err)
+		}
+		msgBody = v
+	} else if *body != "" {
 		fields, err := bitproto.ParseFields(*body)
 		if err != nil {
 			return err

@@ -301,3 +301,26 @@ func TestGSFMessages(t *testing.T) {
 		t.Errorf("unknown name: exit %d %s", code, errOut)
 	}
 }
+
+func TestGSFEncodeCatalog(t *testing.T) {
+	// The same bytes as the field list gives, and a JSON body with nested objects.
+	out, errOut, code := runCLI(t, "", "gsf", "encode", "--header", `{"svcClass":"USER_SERVER","msgType":"GET_CLIENT_VERSION_INFO","requestId":1}`,
+		"--request", `{"ClientName":"AmazingWorld"}`)
+	if code != 0 || strings.TrimSpace(out) != seedRequestHex {
+		t.Errorf("exit %d, %s: %s", code, errOut, out)
+	}
+	out, errOut, code = runCLI(t, `{"LoginID":"ada","Password":"pw","SitePIN":1234,"LanguageLocalePairOID":"293578400718237473"}`,
+		"gsf", "encode", "--header", `{"svcClass":"USER_SERVER","msgType":"LOGIN","requestId":1}`, "--request", "-")
+	if code != 0 || strings.TrimSpace(out) != loginRequestHex {
+		t.Errorf("LOGIN: exit %d, %s: %s", code, errOut, out)
+	}
+	for _, bad := range [][]string{
+		{"--header", `{"svcClass":"USER_SERVER","msgType":9999}`, "--request", "{}"},
+		{"--header", `{"svcClass":"USER_SERVER","msgType":"LOGIN"}`, "--request", `{"Nope":1}`},
+		{"--header", `{"svcClass":"USER_SERVER","msgType":"LOGIN"}`, "--request", `{}`, "--body", "a:int32"},
+	} {
+		if _, errOut, code := runCLI(t, "", append([]string{"gsf", "encode"}, bad...)...); code != 1 || errOut == "" {
+			t.Errorf("%v: exit %d %s", bad, code, errOut)
+		}
+	}
+}
