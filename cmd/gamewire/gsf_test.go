@@ -210,7 +210,7 @@ func TestGSFDecodeCatalog(t *testing.T) {
 		"  body           LoginRequest, 205 bits from bit 51\n",
 		"    LanguageLocalePairOID OID                   4-19-0-9023265 (packed 293578400718237473)  (bit 132, 62 bits)\n",
 		"      Number              int64                 9023265  (bit 156, 38 bits)\n",
-		"      UserTime            date                  null  (bit 225, 1 bits)\n",
+		"      UserTime            date                  null  (bit 225, 1 bit)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)

@@ -434,7 +434,7 @@ func FieldLines(fs []Field) []string {
 			if text != "" {
 				text += "  "
 			}
-			out = append(out, fmt.Sprintf("%-*s %-*s %s(bit %d, %d bits)", nameW, indent+f.Name, typeW, f.Type, text, f.Bit, f.Bits))
+			out = append(out, fmt.Sprintf("%-*s %-*s %s(bit %d, %s)", nameW, indent+f.Name, typeW, f.Type, text, f.Bit, plural(f.Bits, "bit")))
 			walk(f.Fields, indent+"  ")
 		}
 	}

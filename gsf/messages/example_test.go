@@ -99,7 +99,7 @@ func ExampleDecode() {
 	//       UserAgent           string                ""  (bit 207, 6 bits)
 	//       ScreenResolution    string                ""  (bit 213, 6 bits)
 	//       MachineOS           string                ""  (bit 219, 6 bits)
-	//       UserTime            date                  null  (bit 225, 1 bits)
+	//       UserTime            date                  null  (bit 225, 1 bit)
 	//       UtcOffsetInMinutes  int32                 0  (bit 226, 6 bits)
 	//       IpAddress           string                ""  (bit 232, 6 bits)
 	//     Token                 string                ""  (bit 238, 6 bits)
