@@ -36,8 +36,10 @@
 // [Describe] decodes a message into a tree of fields with names, wire types, bit offsets and
 // values, for tools (gamewire gsf decode, explain, call and the traffic tools); a body that is not
 // in the catalog gets a schema-less dump ([RawDump]) with a clearly labelled guess at its leading
-// fields. [Describe] never panics on hostile input: every error carries the bit offset, and the
-// memory it uses is bounded by a small multiple of the input (see [Describe]).
+// fields. [Describe] never panics on hostile input: every error carries the bit offset, every
+// count is checked against the bits left before anything is read for it, and a description
+// holds at most Options.MaxFields fields (each takes at least one bit of the body, and a few
+// hundred bytes of memory with its bit-by-bit rows).
 package messages
 
 import (
