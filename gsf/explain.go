@@ -44,6 +44,8 @@ type BodyDescription struct {
 	Steps []bitproto.Step `json:"-"`
 	// Lines are the summary's lines for the body (WriteSummary indents them).
 	Lines []string `json:"-"`
+	// Omitted counts the fields the describer decoded but left out of Fields (a limit).
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // Explanation is the bit-by-bit account of every frame of an input.

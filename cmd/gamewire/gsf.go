@@ -29,12 +29,13 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 	format := fs.String("format", "auto", "input `encoding`: auto, hex, base64 or raw")
 	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (default: the catalog's layout)")
 	strict := fs.Bool("strict", true, "fail when bits are left over after a catalog body (--strict=false ignores them, as the reference does)")
+	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
 	}
-	opts := messages.ExplainOptions(messages.Options{Strict: *strict, PayloadBits: *payloadBits})
+	opts := messages.ExplainOptions(messages.Options{Strict: *strict, PayloadBits: *payloadBits, MaxFields: *maxFields})
 	if *body != "" {
 		opts.Describer = nil
 		f, err := bitproto.ParseFields(*body)

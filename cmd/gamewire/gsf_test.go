@@ -324,3 +324,10 @@ func TestGSFEncodeCatalog(t *testing.T) {
 		}
 	}
 }
+
+func TestGSFDecodeMaxFields(t *testing.T) {
+	out, _, code := runCLI(t, loginRequestHex, "gsf", "decode", "--max-fields", "5")
+	if code != 0 || !strings.Contains(out, "      Class               int32  4  (bit 133, 6 bits)\n    … 15 more fields from bit 139, decoded but not shown") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

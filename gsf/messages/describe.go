@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gamewire/gamewire/bitproto"
@@ -17,17 +18,14 @@ import (
 // Limits of Describe when Options leaves them at zero.
 const (
 	// DefaultMaxFields is the most fields (objects, elements and values) one body's description
-	// holds. Every field takes at least one bit of the body, so a description never holds more
-	// fields than its body has bits; a field costs about 300 bytes with its bit-by-bit rows, so
-	// the limit keeps a description below about 20 MiB whatever the body.
-	DefaultMaxFields = 1 << 16
+	// shows. The rest of the body is still decoded and checked, field by field, but not kept:
+	// a shown field costs about 1.2 KiB of allocations with its bit-by-bit row and its line of
+	// text, so a description allocates at most about 12 MiB whatever the body claims, and the
+	// rest costs time linear in the body and no memory.
+	DefaultMaxFields = 10000
 	// DefaultMaxDepth is the deepest nesting of objects, slices and maps Describe follows.
 	DefaultMaxDepth = 64
 )
-
-// ErrTooManyFields reports a body whose description would hold more than Options.MaxFields
-// fields.
-var ErrTooManyFields = errors.New("messages: too many fields")
 
 // Options configures Describe, Explain and Describer.
 type Options struct {
@@ -37,7 +35,8 @@ type Options struct {
 	Strict bool
 	// PayloadBits numbers bits from the payload's first bit, not the frame's (gsf.ExplainOptions).
 	PayloadBits bool
-	// MaxFields limits the fields of one description (0: DefaultMaxFields).
+	// MaxFields limits the fields one description shows (0: DefaultMaxFields); the fields after
+	// them are decoded and checked but not kept (Body.Omitted counts them).
 	MaxFields int
 	// MaxDepth limits nesting (0: DefaultMaxDepth).
 	MaxDepth int
@@ -76,6 +75,19 @@ type Body struct {
 	Steps []bitproto.Step
 	// End is the reader's offset after the body.
 	End int
+	// Omitted counts the fields decoded after Options.MaxFields were shown; they start at bit
+	// OmittedBit (numbered as Steps are).
+	Omitted, OmittedBit int
+}
+
+// Lines returns the text form of the description: FieldLines, and a last line for the omitted
+// fields.
+func (b *Body) Lines() []string {
+	lines := FieldLines(b.Fields)
+	if b.Omitted > 0 {
+		lines = append(lines, fmt.Sprintf("… %s from bit %d, decoded but not shown (a limit: Options.MaxFields, --max-fields)", plural(b.Omitted, "more field"), b.OmittedBit))
+	}
+	return lines
 }
 
 // Describer returns a gsf.BodyDescriber that describes the bodies of the catalog field by field
@@ -98,7 +110,7 @@ func Describer(opts Options) gsf.BodyDescriber {
 			return &gsf.BodyDescription{Raw: raw, Steps: raw.steps(), Lines: raw.Lines()}, nil
 		}
 		body, err := describe(e, pr, shift, opts)
-		desc := &gsf.BodyDescription{Type: e.Name, Fields: body.Fields, Steps: body.Steps, Lines: FieldLines(body.Fields)}
+		desc := &gsf.BodyDescription{Type: e.Name, Fields: body.Fields, Steps: body.Steps, Lines: body.Lines(), Omitted: body.Omitted}
 		_ = r.Seek(pr.Offset())
 		if err != nil {
 			return desc, err
@@ -173,7 +185,12 @@ func describe(e *Entry, r *bitstream.Reader, shift int, opts Options) (*Body, er
 	}
 	def := d.c.Message(e.Name)
 	fields, err := d.fields(def.Fields, "")
-	return &Body{Entry: e, Fields: fields, Steps: d.steps, End: r.Offset()}, err
+	b := &Body{Entry: e, Fields: fields, Steps: d.steps, End: r.Offset(), Omitted: d.omitted, OmittedBit: d.quietBit - shift}
+	if d.omitted > 0 {
+		b.Steps = append(b.Steps, bitproto.Step{Bit: d.quietBit - shift, Len: r.Offset() - d.quietBit,
+			Text: fmt.Sprintf("… %s, decoded but not shown (Options.MaxFields)", plural(d.omitted, "more field"))})
+	}
+	return b, err
 }
 
 type describer struct {
@@ -183,6 +200,18 @@ type describer struct {
 	steps              []bitproto.Step
 	depth, maxDepth    int
 	nfields, maxFields int
+	// quiet is set once maxFields fields are shown: the rest is decoded and checked without
+	// keeping fields or rows; omitted counts it, from bit quietBit.
+	quiet             bool
+	omitted, quietBit int
+}
+
+// keep appends f to fs when it was shown: when the describer was not quiet as f started.
+func keep(fs []Field, f Field, shown bool) []Field {
+	if !shown {
+		return fs
+	}
+	return append(fs, f)
 }
 
 func (d *describer) fields(fs []schema.Field, path string) ([]Field, error) {
@@ -196,8 +225,8 @@ func (d *describer) fields(fs []schema.Field, path string) ([]Field, error) {
 			}
 			continue
 		}
-		fd, err := d.value(f.Name, join(path, f.Name), f.Type)
-		out = append(out, fd)
+		fd, shown, err := d.value(f.Name, join(path, f.Name), f.Type)
+		out = keep(out, fd, shown)
 		if err != nil {
 			return out, err
 		}
@@ -227,6 +256,13 @@ var leafTypes = map[string]bitproto.FieldType{"bool": bitproto.Bool, "byte": bit
 // read decodes one leaf (or null bit) and keeps its rows.
 func (d *describer) read(path string, t bitproto.FieldType) (bitproto.Value, error) {
 	off := d.r.Offset()
+	if d.quiet {
+		v, err := skim(d.r, t)
+		if err != nil {
+			return v, d.fail(path, off, err)
+		}
+		return v, nil
+	}
 	v, err := bitproto.DecodeField(d.r, bitproto.Field{Name: path, Type: t})
 	for _, s := range v.Steps {
 		s.Bit -= d.shift
@@ -259,17 +295,24 @@ func minBits(t *schema.Type) int {
 	return 1
 }
 
-func (d *describer) value(name, path string, t *schema.Type) (Field, error) {
+// value describes one value; shown reports whether it is within the fields shown.
+func (d *describer) value(name, path string, t *schema.Type) (fd Field, shown bool, err error) {
 	start := d.r.Offset()
-	fd := Field{Name: name, Type: t.String(), Bit: start - d.shift}
-	err := d.fill(&fd, path, t)
+	shown = !d.quiet && d.nfields < d.maxFields
+	if shown {
+		fd = Field{Name: name, Type: t.String(), Bit: start - d.shift}
+	}
+	err = d.fill(&fd, path, t)
 	fd.Bits = d.r.Offset() - start
-	return fd, err
+	return fd, shown, err
 }
 
 func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 	if d.nfields++; d.nfields > d.maxFields {
-		return d.fail(path, d.r.Offset(), fmt.Errorf("%w: more than %d", ErrTooManyFields, d.maxFields))
+		if !d.quiet {
+			d.quiet, d.quietBit = true, d.r.Offset()
+		}
+		d.omitted++
 	}
 	switch t.Kind {
 	case schema.Leaf, schema.Enum:
@@ -278,13 +321,13 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 			ft = leafTypes[t.Leaf]
 		}
 		v, err := d.read(path, ft)
-		if err != nil {
+		if err != nil || d.quiet {
 			return err
 		}
 		fd.Value, fd.Text, fd.Null = leafValue(v)
 		fd.Raw = v.Value
 		if t.Kind == schema.Enum {
-			if _, ok := gsf.EnumNames(schema.Enums[t.Name])[v.Value.(string)]; !ok {
+			if _, ok := enumSets()[schema.Enums[t.Name]][v.Value.(string)]; !ok {
 				fd.Text += " (not a " + t.Name + " name; the reference reads it as -1)"
 			}
 		}
@@ -313,6 +356,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 		var err2 error
 		fd.Fields, err2 = d.fields(d.c.Objects[t.Name].Fields, path)
 		switch {
+		case d.quiet:
 		case len(fd.Fields) == 0:
 			fd.Text = "{}"
 		case t.Name == "OID" && err2 == nil && len(fd.Fields) == 4:
@@ -361,21 +405,31 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 		}
 		for i := range n {
 			var el Field
+			var shown bool
 			var err error
 			if t.Kind == schema.Slice {
-				el, err = d.value(fmt.Sprintf("[%d]", i), fmt.Sprintf("%s[%d]", path, i), t.Elem)
+				name, epath := "", path
+				if !d.quiet {
+					name = "[" + strconv.Itoa(i) + "]"
+					epath = path + name
+				}
+				el, shown, err = d.value(name, epath, t.Elem)
 			} else {
 				kstart := d.r.Offset()
 				kv, kerr := d.read(fmt.Sprintf("%s.key[%d]", path, i), bitproto.String)
 				if kerr != nil {
 					return kerr
 				}
-				key := kv.Value.(string)
-				el, err = d.value("["+strconv.Quote(key)+"]", path+"["+strconv.Quote(key)+"]", t.Elem)
+				name, epath := "", path
+				if !d.quiet {
+					name = "[" + strconv.Quote(kv.Value.(string)) + "]"
+					epath = path + name
+				}
+				el, shown, err = d.value(name, epath, t.Elem)
 				el.Bits += el.Bit + d.shift - kstart
 				el.Bit = kstart - d.shift
 			}
-			fd.Fields = append(fd.Fields, el)
+			fd.Fields = keep(fd.Fields, el, shown)
 			if err != nil {
 				return err
 			}
@@ -451,3 +505,50 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// skim reads one leaf (or null bit) of type t without keeping rows or text: the quiet part of a
+// description. Strings and byte arrays are not copied.
+func skim(r *bitstream.Reader, t bitproto.FieldType) (bitproto.Value, error) {
+	v := bitproto.Value{Field: bitproto.Field{Type: t}}
+	var err error
+	switch t {
+	case bitproto.Null:
+		v.Value, err = r.ReadNull()
+	case bitproto.Bool:
+		v.Value, err = r.ReadBool()
+	case bitproto.Byte:
+		v.Value, err = r.ReadByte()
+	case bitproto.Int16:
+		v.Value, err = r.ReadInt16()
+	case bitproto.Int32:
+		v.Value, err = r.ReadInt32()
+	case bitproto.Int64:
+		v.Value, err = r.ReadInt64()
+	case bitproto.Char:
+		v.Value, err = r.ReadChar()
+	case bitproto.Float32:
+		v.Value, err = r.ReadFloat32()
+	case bitproto.Float64:
+		v.Value, err = r.ReadFloat64()
+	case bitproto.String:
+		var b []byte
+		b, err = r.ReadBytesView()
+		v.Value = string(b) // a map key or an enum name; short-lived
+	case bitproto.Bytes:
+		v.Value, err = r.ReadBytesView()
+	case bitproto.Date:
+		v.Value, err = r.ReadDate()
+	default:
+		err = fmt.Errorf("messages: cannot skim %s", t)
+	}
+	return v, err
+}
+
+// enumSets are the name tables of the enums that travel as names, read once.
+var enumSets = sync.OnceValue(func() map[string]map[string]int32 {
+	out := map[string]map[string]int32{}
+	for _, table := range schema.Enums {
+		out[table] = gsf.EnumNames(table)
+	}
+	return out
+})

@@ -1,7 +1,5 @@
 package messages
 
-import "github.com/gamewire/gamewire/gsf"
-
 // SessionStatus is the status of a login (LoginResponse.Status). It travels as its name.
 type SessionStatus string
 
@@ -58,7 +56,7 @@ func (s OnlineStatusValue) Value() (v int32, ok bool) {
 }
 
 func enumValue(table, name string) (int32, bool) {
-	v, ok := gsf.EnumNames(table)[name]
+	v, ok := enumSets()[table][name]
 	if !ok {
 		return -1, false
 	}

@@ -81,10 +81,11 @@ func TestHugeCounts(t *testing.T) {
 	}
 }
 
-// TestManySmallElements: a large body of null elements is bounded by MaxFields.
+// TestManySmallElements: a large body of null elements is described up to Options.MaxFields
+// fields and checked to its end; what the description allocates stays bounded.
 func TestManySmallElements(t *testing.T) {
 	h := gsf.Header{Flags: gsf.FlagResponse, SvcClass: gsf.SvcUserServer, MsgType: gsf.MsgGetAvatars, RequestID: 1}
-	const n = 100000
+	const n = 200000
 	frame := frameWith(t, h, func(w *bitstream.Writer) {
 		w.WriteCount(n)
 		for range n {
@@ -92,15 +93,40 @@ func TestManySmallElements(t *testing.T) {
 		}
 	})
 	m := mustMessage(t, frame)
-	b, err := Describe(&m, Options{})
-	if !errors.Is(err, ErrTooManyFields) {
-		t.Fatalf("want ErrTooManyFields, got %v", err)
+	_, _ = Describe(&m, Options{MaxFields: 10})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b, err := Describe(&m, Options{Strict: true})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(b.Fields) != 1 || len(b.Fields[0].Fields) > DefaultMaxFields {
-		t.Errorf("kept %d elements", len(b.Fields[0].Fields))
+	if len(b.Fields) != 1 || len(b.Fields[0].Fields) != DefaultMaxFields-1 || b.Omitted != n+1-DefaultMaxFields {
+		t.Errorf("kept %d elements, omitted %d", len(b.Fields[0].Fields), b.Omitted)
 	}
-	if _, err := Describe(&m, Options{MaxFields: 1 << 20}); err != nil {
-		t.Errorf("with a larger limit: %v", err)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1100*DefaultMaxFields {
+		t.Errorf("describing %d bytes allocated %d bytes", len(frame), got)
+	}
+	// The omitted part is still checked: cut it short and the error comes from there.
+	m = mustMessage(t, frameWith(t, h, func(w *bitstream.Writer) {
+		w.WriteCount(n)
+		for range n / 2 {
+			w.WriteNull(false) // a PlayerAvatar that is present, then the body ends
+		}
+	}))
+	if _, err := Describe(&m, Options{MaxFields: 5}); err == nil {
+		t.Error("a cut body past MaxFields describes without an error")
+	}
+	// The text says what it left out.
+	ex, err := Explain(frame, Options{MaxFields: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = ex.WriteSummary(&out)
+	if !strings.Contains(out.String(), "… 199998 more fields from bit ") || ex.Frames[0].Body.Message.Omitted != 199998 {
+		t.Errorf("summary:\n%s", out.String())
 	}
 }
 
