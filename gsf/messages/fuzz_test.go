@@ -2,6 +2,7 @@ package messages
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/gamewire/gamewire/bitproto"
@@ -28,8 +29,8 @@ func FuzzDescribe(f *testing.F) {
 		f.Add(frame)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, strict := range []bool{false, true} {
-			ex, err := Explain(data, Options{Strict: strict})
+		for _, o := range []Options{{}, {Strict: true}, {Strict: true, MaxFields: 3}} {
+			ex, err := Explain(data, o)
 			if ex == nil {
 				t.Fatal("no explanation")
 			}
@@ -45,12 +46,32 @@ func FuzzDescribe(f *testing.F) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 		}
-		if _, err := Describe(&m, Options{Strict: true}); err != nil && !errors.Is(err, ErrUnknownMessage) {
+		full, err := Describe(&m, Options{Strict: true})
+		if err != nil && !errors.Is(err, ErrUnknownMessage) {
 			var be *bitproto.Error
 			var bodyErr *gsf.BodyError
 			if !errors.As(err, &be) && !errors.As(err, &bodyErr) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 		}
+		// Past MaxFields the body is still checked: the same outcome, at the same offset.
+		short, serr := Describe(&m, Options{Strict: true, MaxFields: 3})
+		if (err == nil) != (serr == nil) || err == nil && full != nil && short.End != full.End || errOffset(err) != errOffset(serr) {
+			t.Fatalf("MaxFields 3 changes the outcome: %v, %v", err, serr)
+		}
 	})
+}
+
+// errOffset returns the bit offset of a describe error. (Past MaxFields an error's path names
+// the slice or map, not the element: the elements' paths are not built.)
+func errOffset(err error) string {
+	var be *bitproto.Error
+	var bodyErr *gsf.BodyError
+	switch {
+	case errors.As(err, &be):
+		return fmt.Sprintf("@%d", be.BitOffset)
+	case errors.As(err, &bodyErr):
+		return fmt.Sprintf("end@%d", bodyErr.BitOffset)
+	}
+	return fmt.Sprint(err)
 }
