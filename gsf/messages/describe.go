@@ -155,8 +155,9 @@ func ExplainOptions(opts Options) gsf.ExplainOptions {
 // those). Errors are *bitproto.Error values with the field path and bit offset; the fields
 // described before the error are returned with it.
 //
-// Memory: at most opts.MaxFields fields, and every count is checked against the bits left
-// before any element is read, so a short body that claims a huge count fails at once.
+// Memory: at most opts.MaxFields fields are kept (the rest is decoded and checked, and counted
+// in Body.Omitted), and every count is checked against the bits left before any element is
+// read, so a short body that claims a huge count fails at once.
 func Describe(m *gsf.Message, opts Options) (*Body, error) {
 	e, ok := ForHeader(&m.Header)
 	if !ok {
