@@ -444,82 +444,97 @@ func writeStep(b *strings.Builder, s bitproto.Step) {
 // WriteSummary writes each frame's header, with names, and its body fields, one per line.
 func (ex *Explanation) WriteSummary(w io.Writer) error {
 	var b strings.Builder
-	for i, fe := range ex.Frames {
+	for i := range ex.Frames {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "frame %d at byte %d", i+1, fe.Offset)
-		if fe.Header == nil {
-			fmt.Fprintf(&b, "\nerror: %v\n", fe.Err)
-			continue
-		}
-		h := fe.Header
-		fmt.Fprintf(&b, ": %d bytes (length %d), %s\n", fe.Size, fe.Length, fe.Names.Kind)
-		row := func(name, value string) { fmt.Fprintf(&b, "  %-14s %s\n", name, value) }
-		named := func(v int32, name string) string {
-			if name == "" {
-				return strconv.Itoa(int(v))
-			}
-			return fmt.Sprintf("%d (%s)", v, name)
-		}
-		row("flags", fmt.Sprintf("%d (%s)", h.Flags, flagsText(h.Flags)))
-		row("svcClass", named(int32(h.SvcClass), fe.Names.SvcClass))
-		row("msgType", named(h.MsgType, fe.Names.MsgType))
-		if h.IsService() {
-			row("requestId", strconv.Itoa(int(h.RequestID)))
-		}
-		if h.IsRequest() {
-			row("logCorrelator", strconv.Quote(h.LogCorrelator))
-		}
-		if h.IsResponse() {
-			row("resultCode", named(int32(h.ResultCode), fe.Names.ResultCode))
-			row("appCode", named(int32(h.AppCode), fe.Names.AppCode))
-			if h.AppCode != 0 {
-				row("appString", strconv.Quote(h.AppString))
-			}
-			for j, c := range h.AppCodes {
-				row(fmt.Sprintf("appCodes[%d]", j), fmt.Sprintf("%s %q", named(int32(c.Code), AppCodeName(c.Code)), c.String))
-			}
-		}
-		switch bd := fe.Body; {
-		case bd == nil:
-		case bd.Null:
-			row("body", "null")
-		case bd.Message != nil:
-			what := bd.Message.Type
-			if what == "" {
-				what = "not in the catalog"
-			}
-			row("body", fmt.Sprintf("%s, %d bits from bit %d", what, bd.Bits, bd.Bit))
-			for _, l := range bd.Message.Lines {
-				fmt.Fprintf(&b, "    %s\n", l)
-			}
-			if bd.Rest > 0 && !bd.RestZero {
-				fmt.Fprintf(&b, "    %d bits left after the fields, not all zero\n", bd.Rest)
-			} else if bd.Rest >= 8 {
-				fmt.Fprintf(&b, "    %d zero bits left after the fields\n", bd.Rest)
-			}
-		default:
-			row("body", fmt.Sprintf("%d bits from bit %d", bd.Bits, bd.Bit))
-			for _, v := range bd.Fields {
-				name := v.Field.Name
-				if name == "" {
-					name = v.Field.Type.String()
-				}
-				fmt.Fprintf(&b, "    %-12s %-8s %s  (bit %d, %d bits)\n", name, v.Field.Type, v.Text(), v.Bit, v.Len)
-			}
-			if len(bd.Fields) == 0 && bd.Bits > 0 {
-				fmt.Fprintf(&b, "    not decoded: %s\n", bodyHex(fe))
-			} else if bd.Rest > 0 && !bd.RestZero {
-				fmt.Fprintf(&b, "    %d bits left after the fields, not all zero\n", bd.Rest)
-			}
-		}
-		if fe.Err != nil {
-			fmt.Fprintf(&b, "error: %v\n", fe.Err)
-		}
+		ex.Frames[i].summary(&b, fmt.Sprintf("frame %d at byte %d", i+1, ex.Frames[i].Offset))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteSummary writes the frame as Explanation.WriteSummary does, under its own title (for
+// example a time, a direction and a connection) instead of "frame N at byte M": for tools that
+// explain frames one at a time as they pass.
+func (fe *FrameExplanation) WriteSummary(w io.Writer, title string) error {
+	var b strings.Builder
+	fe.summary(&b, title)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary writes one frame of WriteSummary.
+func (fe *FrameExplanation) summary(b *strings.Builder, title string) {
+	b.WriteString(title)
+	if fe.Header == nil {
+		fmt.Fprintf(b, "\nerror: %v\n", fe.Err)
+		return
+	}
+	h := fe.Header
+	fmt.Fprintf(b, ": %d bytes (length %d), %s\n", fe.Size, fe.Length, fe.Names.Kind)
+	row := func(name, value string) { fmt.Fprintf(b, "  %-14s %s\n", name, value) }
+	named := func(v int32, name string) string {
+		if name == "" {
+			return strconv.Itoa(int(v))
+		}
+		return fmt.Sprintf("%d (%s)", v, name)
+	}
+	row("flags", fmt.Sprintf("%d (%s)", h.Flags, flagsText(h.Flags)))
+	row("svcClass", named(int32(h.SvcClass), fe.Names.SvcClass))
+	row("msgType", named(h.MsgType, fe.Names.MsgType))
+	if h.IsService() {
+		row("requestId", strconv.Itoa(int(h.RequestID)))
+	}
+	if h.IsRequest() {
+		row("logCorrelator", strconv.Quote(h.LogCorrelator))
+	}
+	if h.IsResponse() {
+		row("resultCode", named(int32(h.ResultCode), fe.Names.ResultCode))
+		row("appCode", named(int32(h.AppCode), fe.Names.AppCode))
+		if h.AppCode != 0 {
+			row("appString", strconv.Quote(h.AppString))
+		}
+		for j, c := range h.AppCodes {
+			row(fmt.Sprintf("appCodes[%d]", j), fmt.Sprintf("%s %q", named(int32(c.Code), AppCodeName(c.Code)), c.String))
+		}
+	}
+	switch bd := fe.Body; {
+	case bd == nil:
+	case bd.Null:
+		row("body", "null")
+	case bd.Message != nil:
+		what := bd.Message.Type
+		if what == "" {
+			what = "not in the catalog"
+		}
+		row("body", fmt.Sprintf("%s, %d bits from bit %d", what, bd.Bits, bd.Bit))
+		for _, l := range bd.Message.Lines {
+			fmt.Fprintf(b, "    %s\n", l)
+		}
+		if bd.Rest > 0 && !bd.RestZero {
+			fmt.Fprintf(b, "    %d bits left after the fields, not all zero\n", bd.Rest)
+		} else if bd.Rest >= 8 {
+			fmt.Fprintf(b, "    %d zero bits left after the fields\n", bd.Rest)
+		}
+	default:
+		row("body", fmt.Sprintf("%d bits from bit %d", bd.Bits, bd.Bit))
+		for _, v := range bd.Fields {
+			name := v.Field.Name
+			if name == "" {
+				name = v.Field.Type.String()
+			}
+			fmt.Fprintf(b, "    %-12s %-8s %s  (bit %d, %d bits)\n", name, v.Field.Type, v.Text(), v.Bit, v.Len)
+		}
+		if len(bd.Fields) == 0 && bd.Bits > 0 {
+			fmt.Fprintf(b, "    not decoded: %s\n", bodyHex(*fe))
+		} else if bd.Rest > 0 && !bd.RestZero {
+			fmt.Fprintf(b, "    %d bits left after the fields, not all zero\n", bd.Rest)
+		}
+	}
+	if fe.Err != nil {
+		fmt.Fprintf(b, "error: %v\n", fe.Err)
+	}
 }
 
 // bodyHex is a short description of an undecoded body.

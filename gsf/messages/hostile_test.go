@@ -281,3 +281,24 @@ func TestTruncatedBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameSummary: one frame's summary under a title of the caller's, as a proxy prints it.
+func TestFrameSummary(t *testing.T) {
+	h := gsf.NewRequest(gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, 1)
+	frame, err := gsf.AppendMessage(nil, &h, &GetClientVersionInfoRequest{ClientName: "AmazingWorld"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Explain(frame, Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := ex.Frames[0].WriteSummary(&b, "12:00:00.000 client→server conn 3"); err != nil {
+		t.Fatal(err)
+	}
+	want := "12:00:00.000 client→server conn 3: 22 bytes (length 21), request\n"
+	if !strings.HasPrefix(b.String(), want) || !strings.Contains(b.String(), `    ClientName string "AmazingWorld"  (bit 60, 108 bits)`) {
+		t.Errorf("got\n%s", b.String())
+	}
+}
