@@ -34,7 +34,7 @@ type ChatNotify struct {
 }
 
 const (
-	getClientVersionInfo = 566 // USER_SERVER/GET_CLIENT_VERSION_INFO
+	getClientVersionInfo = gsf.MsgGetClientVersionInfo // 566
 	checkUsername        = 17  // USER_SERVER/CHECK_USERNAME
 	chat                 = 8   // CLIENT/CHAT
 )
