@@ -35,8 +35,8 @@ type ChatNotify struct {
 
 const (
 	getClientVersionInfo = gsf.MsgGetClientVersionInfo // 566
-	checkUsername        = 17  // USER_SERVER/CHECK_USERNAME
-	chat                 = 8   // CLIENT/CHAT
+	checkUsername        = gsf.MsgCheckUsername        // 17
+	chat                 = gsf.ClientMsgChat           // 8
 )
 
 // start runs srv on a loopback port and returns its address.
