@@ -276,6 +276,9 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	start := time.Now()
 	m, err := c.Do(ctx, h, reqBody)
 	took := time.Since(start)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: no response after %s (a server that does not route a message, like the reference, never answers it)", err, *timeout)
+	}
 	if err != nil {
 		return err
 	}

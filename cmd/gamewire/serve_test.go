@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"regexp"
 	"strings"
@@ -164,6 +165,36 @@ func TestServeAndCall(t *testing.T) {
 			t.Errorf("the server log lacks %q:\n%s", want, logs)
 		}
 	}
+}
+
+// TestCallIgnored: a server that never answers (as the reference does for a message it does not
+// route) makes call give up after --timeout, and say why.
+func TestCallIgnored(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = io.Copy(io.Discard, c) // read everything, answer nothing
+	}()
+	start := time.Now()
+	_, errOut, code := runCLI(t, "", "call", "--addr", l.Addr().String(), "--message", "LogoutRequest", "--request", "{}", "--timeout", "300ms")
+	if code != 1 || !strings.Contains(errOut, "no response after 300ms") || !strings.Contains(errOut, "never answers it") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("call took %s", d)
+	}
+	l.Close()
+	<-done
 }
 
 func TestCallErrors(t *testing.T) {
