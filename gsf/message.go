@@ -86,9 +86,9 @@ var ErrBodyOverrun = errors.New("gsf: body read past the end of the payload")
 // decoded value ended, and how many payload bits follow it (negative when it read past the
 // payload).
 type BodyError struct {
-	BitOffset int
-	Left      int
-	Err       error
+	BitOffset int   // where the decoded value ended, in bits from the payload's first bit
+	Left      int   // payload bits after it (negative: the value ended past the payload)
+	Err       error // ErrTrailingBits or ErrBodyOverrun
 }
 
 func (e *BodyError) Error() string {
