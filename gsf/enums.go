@@ -28,14 +28,14 @@ type AppCode int32
 
 // String returns the name of the service class, or "ServiceClass(n)".
 func (c ServiceClass) String() string {
-	return nameOr(ServiceClassName(int32(c)), "ServiceClass", int32(c))
+	return nameOr(ServiceClassName(c), "ServiceClass", int32(c))
 }
 
 // String returns the name of the result code, or "ResultCode(n)".
-func (c ResultCode) String() string { return nameOr(ResultCodeName(int32(c)), "ResultCode", int32(c)) }
+func (c ResultCode) String() string { return nameOr(ResultCodeName(c), "ResultCode", int32(c)) }
 
 // String returns the name of the app code, or "AppCode(n)".
-func (c AppCode) String() string { return nameOr(AppCodeName(int32(c)), "AppCode", int32(c)) }
+func (c AppCode) String() string { return nameOr(AppCodeName(c), "AppCode", int32(c)) }
 
 func nameOr(name, typ string, v int32) string {
 	if name != "" {
@@ -77,19 +77,19 @@ func lookup(table string, v int32) string { return enums()[table].byValue[v] }
 
 // ServiceClassName returns the name of a service class (USER_SERVER, SYNC_SERVER, LOCATION,
 // CLIENT), or "" if it has none.
-func ServiceClassName(class int32) string { return lookup("serviceClass", class) }
+func ServiceClassName(class ServiceClass) string { return lookup("serviceClass", int32(class)) }
 
 // ResultCodeName returns the name of a result code, or "".
-func ResultCodeName(code int32) string { return lookup("resultCode", code) }
+func ResultCodeName(code ResultCode) string { return lookup("resultCode", int32(code)) }
 
 // AppCodeName returns the name of an app code, or "".
-func AppCodeName(code int32) string { return lookup("appCode", code) }
+func AppCodeName(code AppCode) string { return lookup("appCode", int32(code)) }
 
 // messageTable returns the message-type table that applies to a service class, as the
 // reference's MessageTypeText does: user messages for USER_SERVER, sync messages for
 // SYNC_SERVER, client messages for CLIENT (server-to-client notifies).
-func messageTable(class int32) string {
-	switch ServiceClass(class) {
+func messageTable(class ServiceClass) string {
+	switch class {
 	case SvcUserServer:
 		return "userMessageType"
 	case SvcSyncServer:
@@ -102,7 +102,7 @@ func messageTable(class int32) string {
 
 // MessageTypeName returns the name of a message type within its service class (for example
 // GET_CLIENT_VERSION_INFO for 18, 566), or "" if it has none.
-func MessageTypeName(class, msgType int32) string {
+func MessageTypeName(class ServiceClass, msgType int32) string {
 	t := messageTable(class)
 	if t == "" {
 		return ""
@@ -110,12 +110,15 @@ func MessageTypeName(class, msgType int32) string {
 	return lookup(t, msgType)
 }
 
-// ServiceClassValue returns the value of a service class name (case-insensitive).
-func ServiceClassValue(name string) (int32, bool) { return value("serviceClass", name) }
+// ServiceClassValue returns the service class of a name (case-insensitive).
+func ServiceClassValue(name string) (ServiceClass, bool) {
+	v, ok := value("serviceClass", name)
+	return ServiceClass(v), ok
+}
 
 // MessageTypeValue returns the value of a message type name within a service class
 // (case-insensitive).
-func MessageTypeValue(class int32, name string) (int32, bool) {
+func MessageTypeValue(class ServiceClass, name string) (int32, bool) {
 	t := messageTable(class)
 	if t == "" {
 		return 0, false
@@ -123,11 +126,17 @@ func MessageTypeValue(class int32, name string) (int32, bool) {
 	return value(t, name)
 }
 
-// ResultCodeValue returns the value of a result code name (case-insensitive).
-func ResultCodeValue(name string) (int32, bool) { return value("resultCode", name) }
+// ResultCodeValue returns the result code of a name (case-insensitive).
+func ResultCodeValue(name string) (ResultCode, bool) {
+	v, ok := value("resultCode", name)
+	return ResultCode(v), ok
+}
 
-// AppCodeValue returns the value of an app code name (case-insensitive).
-func AppCodeValue(name string) (int32, bool) { return value("appCode", name) }
+// AppCodeValue returns the app code of a name (case-insensitive).
+func AppCodeValue(name string) (AppCode, bool) {
+	v, ok := value("appCode", name)
+	return AppCode(v), ok
+}
 
 func value(table, name string) (int32, bool) {
 	v, ok := enums()[table].byName[strings.ToUpper(strings.TrimSpace(name))]

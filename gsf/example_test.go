@@ -16,7 +16,7 @@ type GetClientVersionInfo struct {
 }
 
 func ExampleAppendMessage() {
-	h := gsf.NewRequest(gsf.SvcUserServer, 566, 1) // GET_CLIENT_VERSION_INFO
+	h := gsf.NewRequest(gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, 1)
 	frame, err := gsf.AppendMessage(nil, &h, &GetClientVersionInfo{ClientName: "AmazingWorld"})
 	if err != nil {
 		fmt.Println(err)

@@ -20,6 +20,32 @@ type ExplainOptions struct {
 	// the first bit of the frame, length prefix included, as in the protocol documentation's
 	// annotated example.
 	PayloadBits bool
+	// Describer describes bodies when Body is empty; package gsf/messages provides one for the
+	// bodies of its catalog (messages.Describer). Without either the body is shown as
+	// undecoded bits.
+	Describer BodyDescriber
+}
+
+// A BodyDescriber describes the body of a message with header h, read from r, which is
+// positioned at the body's first bit; the body ends at bit end (the payload's last bit + 1) of
+// r. shift is subtracted from r's offsets to number bits as the explanation does. It leaves r
+// after what it decoded; an error stops the frame's explanation, with what was described kept.
+type BodyDescriber func(h *Header, r *bitstream.Reader, end, shift int) (*BodyDescription, error)
+
+// BodyDescription is what a BodyDescriber found in a body.
+type BodyDescription struct {
+	// Type names the body's type, for example "LoginRequest"; empty for an unknown body.
+	Type string `json:"type,omitempty"`
+	// Fields is the body's fields, in a form of the describer's choosing (messages.Field).
+	Fields any `json:"fields,omitempty"`
+	// Raw is the describer's dump of a body it does not know.
+	Raw any `json:"raw,omitempty"`
+	// Steps are the bit-by-bit rows of the body, numbered as the explanation numbers bits.
+	Steps []bitproto.Step `json:"-"`
+	// Lines are the summary's lines for the body (WriteSummary indents them).
+	Lines []string `json:"-"`
+	// Omitted counts the fields the describer decoded but left out of Fields (a limit).
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // Explanation is the bit-by-bit account of every frame of an input.
@@ -66,6 +92,8 @@ type BodyExplanation struct {
 	// are all 0 (padding).
 	Rest     int  `json:"rest"`
 	RestZero bool `json:"restZero"`
+	// Message is the describer's account of the body (see ExplainOptions.Describer).
+	Message *BodyDescription `json:"message,omitempty"`
 }
 
 // Explain decodes every frame of data and explains each bit. It stops at the first frame that
@@ -152,9 +180,9 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	}
 	h := m.Header
 	fe.Header = &h
-	fe.Names = &HeaderNames{Kind: h.Kind(), SvcClass: ServiceClassName(int32(h.SvcClass)), MsgType: MessageTypeName(int32(h.SvcClass), h.MsgType)}
+	fe.Names = &HeaderNames{Kind: h.Kind(), SvcClass: ServiceClassName(h.SvcClass), MsgType: MessageTypeName(h.SvcClass, h.MsgType)}
 	if h.IsResponse() {
-		fe.Names.ResultCode, fe.Names.AppCode = ResultCodeName(int32(h.ResultCode)), AppCodeName(int32(h.AppCode))
+		fe.Names.ResultCode, fe.Names.AppCode = ResultCodeName(h.ResultCode), AppCodeName(h.AppCode)
 	}
 
 	bv, ok := e.field("body", bitproto.Null)
@@ -175,6 +203,15 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 				e.shiftValue(&v)
 				body.Fields = append(body.Fields, v)
 				fe.Steps = append(fe.Steps, v.Steps...)
+			}
+		} else if opts.Describer != nil {
+			desc, err := opts.Describer(&h, e.r, payloadEnd, e.shift)
+			if desc != nil {
+				body.Message = desc
+				fe.Steps = append(fe.Steps, desc.Steps...)
+			}
+			if err != nil {
+				return fail(err)
 			}
 		} else if body.Bits > 0 {
 			e.add(bitproto.Step{Bit: e.r.Offset(), Len: body.Bits, Bits: e.bits(e.r.Offset(), body.Bits),
@@ -262,11 +299,11 @@ func (e *explainer) header() bool {
 		return false
 	}
 	class := int32(peek(bitproto.Int32))
-	if _, ok := e.field("svcClass", bitproto.Int32, ServiceClassName(class)); !ok {
+	if _, ok := e.field("svcClass", bitproto.Int32, ServiceClassName(ServiceClass(class))); !ok {
 		return false
 	}
 	msgType := int32(peek(bitproto.Int32))
-	if _, ok := e.field("msgType", bitproto.Int32, MessageTypeName(class, msgType)); !ok {
+	if _, ok := e.field("msgType", bitproto.Int32, MessageTypeName(ServiceClass(class), msgType)); !ok {
 		return false
 	}
 	if !h.IsService() {
@@ -280,11 +317,11 @@ func (e *explainer) header() bool {
 		return ok
 	}
 	rc := int32(peek(bitproto.Int32))
-	if _, ok := e.field("resultCode", bitproto.Int32, ResultCodeName(rc)); !ok {
+	if _, ok := e.field("resultCode", bitproto.Int32, ResultCodeName(ResultCode(rc))); !ok {
 		return false
 	}
 	ac := int32(peek(bitproto.Int32))
-	if _, ok := e.field("appCode", bitproto.Int32, AppCodeName(ac)); !ok {
+	if _, ok := e.field("appCode", bitproto.Int32, AppCodeName(AppCode(ac))); !ok {
 		return false
 	}
 	if ac != 0 {
@@ -305,7 +342,7 @@ func (e *explainer) header() bool {
 	}
 	for i := range n {
 		c := int32(peek(bitproto.Int32))
-		if _, ok := e.field(fmt.Sprintf("appCodes[%d].code", i), bitproto.Int32, AppCodeName(c)); !ok {
+		if _, ok := e.field(fmt.Sprintf("appCodes[%d].code", i), bitproto.Int32, AppCodeName(AppCode(c))); !ok {
 			return false
 		}
 		if _, ok := e.field(fmt.Sprintf("appCodes[%d].string", i), bitproto.String); !ok {
@@ -407,68 +444,97 @@ func writeStep(b *strings.Builder, s bitproto.Step) {
 // WriteSummary writes each frame's header, with names, and its body fields, one per line.
 func (ex *Explanation) WriteSummary(w io.Writer) error {
 	var b strings.Builder
-	for i, fe := range ex.Frames {
+	for i := range ex.Frames {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "frame %d at byte %d", i+1, fe.Offset)
-		if fe.Header == nil {
-			fmt.Fprintf(&b, "\nerror: %v\n", fe.Err)
-			continue
-		}
-		h := fe.Header
-		fmt.Fprintf(&b, ": %d bytes (length %d), %s\n", fe.Size, fe.Length, fe.Names.Kind)
-		row := func(name, value string) { fmt.Fprintf(&b, "  %-14s %s\n", name, value) }
-		named := func(v int32, name string) string {
-			if name == "" {
-				return strconv.Itoa(int(v))
-			}
-			return fmt.Sprintf("%d (%s)", v, name)
-		}
-		row("flags", fmt.Sprintf("%d (%s)", h.Flags, flagsText(h.Flags)))
-		row("svcClass", named(int32(h.SvcClass), fe.Names.SvcClass))
-		row("msgType", named(h.MsgType, fe.Names.MsgType))
-		if h.IsService() {
-			row("requestId", strconv.Itoa(int(h.RequestID)))
-		}
-		if h.IsRequest() {
-			row("logCorrelator", strconv.Quote(h.LogCorrelator))
-		}
-		if h.IsResponse() {
-			row("resultCode", named(int32(h.ResultCode), fe.Names.ResultCode))
-			row("appCode", named(int32(h.AppCode), fe.Names.AppCode))
-			if h.AppCode != 0 {
-				row("appString", strconv.Quote(h.AppString))
-			}
-			for j, c := range h.AppCodes {
-				row(fmt.Sprintf("appCodes[%d]", j), fmt.Sprintf("%s %q", named(int32(c.Code), AppCodeName(int32(c.Code))), c.String))
-			}
-		}
-		switch bd := fe.Body; {
-		case bd == nil:
-		case bd.Null:
-			row("body", "null")
-		default:
-			row("body", fmt.Sprintf("%d bits from bit %d", bd.Bits, bd.Bit))
-			for _, v := range bd.Fields {
-				name := v.Field.Name
-				if name == "" {
-					name = v.Field.Type.String()
-				}
-				fmt.Fprintf(&b, "    %-12s %-8s %s  (bit %d, %d bits)\n", name, v.Field.Type, v.Text(), v.Bit, v.Len)
-			}
-			if len(bd.Fields) == 0 && bd.Bits > 0 {
-				fmt.Fprintf(&b, "    not decoded: %s\n", bodyHex(fe))
-			} else if bd.Rest > 0 && !bd.RestZero {
-				fmt.Fprintf(&b, "    %d bits left after the fields, not all zero\n", bd.Rest)
-			}
-		}
-		if fe.Err != nil {
-			fmt.Fprintf(&b, "error: %v\n", fe.Err)
-		}
+		ex.Frames[i].summary(&b, fmt.Sprintf("frame %d at byte %d", i+1, ex.Frames[i].Offset))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteSummary writes the frame as Explanation.WriteSummary does, under its own title (for
+// example a time, a direction and a connection) instead of "frame N at byte M": for tools that
+// explain frames one at a time as they pass.
+func (fe *FrameExplanation) WriteSummary(w io.Writer, title string) error {
+	var b strings.Builder
+	fe.summary(&b, title)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary writes one frame of WriteSummary.
+func (fe *FrameExplanation) summary(b *strings.Builder, title string) {
+	b.WriteString(title)
+	if fe.Header == nil {
+		fmt.Fprintf(b, "\nerror: %v\n", fe.Err)
+		return
+	}
+	h := fe.Header
+	fmt.Fprintf(b, ": %d bytes (length %d), %s\n", fe.Size, fe.Length, fe.Names.Kind)
+	row := func(name, value string) { fmt.Fprintf(b, "  %-14s %s\n", name, value) }
+	named := func(v int32, name string) string {
+		if name == "" {
+			return strconv.Itoa(int(v))
+		}
+		return fmt.Sprintf("%d (%s)", v, name)
+	}
+	row("flags", fmt.Sprintf("%d (%s)", h.Flags, flagsText(h.Flags)))
+	row("svcClass", named(int32(h.SvcClass), fe.Names.SvcClass))
+	row("msgType", named(h.MsgType, fe.Names.MsgType))
+	if h.IsService() {
+		row("requestId", strconv.Itoa(int(h.RequestID)))
+	}
+	if h.IsRequest() {
+		row("logCorrelator", strconv.Quote(h.LogCorrelator))
+	}
+	if h.IsResponse() {
+		row("resultCode", named(int32(h.ResultCode), fe.Names.ResultCode))
+		row("appCode", named(int32(h.AppCode), fe.Names.AppCode))
+		if h.AppCode != 0 {
+			row("appString", strconv.Quote(h.AppString))
+		}
+		for j, c := range h.AppCodes {
+			row(fmt.Sprintf("appCodes[%d]", j), fmt.Sprintf("%s %q", named(int32(c.Code), AppCodeName(c.Code)), c.String))
+		}
+	}
+	switch bd := fe.Body; {
+	case bd == nil:
+	case bd.Null:
+		row("body", "null")
+	case bd.Message != nil:
+		what := bd.Message.Type
+		if what == "" {
+			what = "not in the catalog"
+		}
+		row("body", fmt.Sprintf("%s, %d bits from bit %d", what, bd.Bits, bd.Bit))
+		for _, l := range bd.Message.Lines {
+			fmt.Fprintf(b, "    %s\n", l)
+		}
+		if bd.Rest > 0 && !bd.RestZero {
+			fmt.Fprintf(b, "    %d bits left after the fields, not all zero\n", bd.Rest)
+		} else if bd.Rest >= 8 {
+			fmt.Fprintf(b, "    %d zero bits left after the fields\n", bd.Rest)
+		}
+	default:
+		row("body", fmt.Sprintf("%d bits from bit %d", bd.Bits, bd.Bit))
+		for _, v := range bd.Fields {
+			name := v.Field.Name
+			if name == "" {
+				name = v.Field.Type.String()
+			}
+			fmt.Fprintf(b, "    %-12s %-8s %s  (bit %d, %d bits)\n", name, v.Field.Type, v.Text(), v.Bit, v.Len)
+		}
+		if len(bd.Fields) == 0 && bd.Bits > 0 {
+			fmt.Fprintf(b, "    not decoded: %s\n", bodyHex(*fe))
+		} else if bd.Rest > 0 && !bd.RestZero {
+			fmt.Fprintf(b, "    %d bits left after the fields, not all zero\n", bd.Rest)
+		}
+	}
+	if fe.Err != nil {
+		fmt.Fprintf(b, "error: %v\n", fe.Err)
+	}
 }
 
 // bodyHex is a short description of an undecoded body.

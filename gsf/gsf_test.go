@@ -692,8 +692,11 @@ func TestEnums(t *testing.T) {
 	if MessageTypeName(19, 54) != "HEARTBEAT_NOTIFY" || MessageTypeName(-1, 8) != "CHAT" || MessageTypeName(20, 1) != "" {
 		t.Error("message type names")
 	}
-	if v, ok := MessageTypeValue(18, "get_client_version_info"); !ok || v != 566 {
+	if v, ok := MessageTypeValue(SvcUserServer, "get_client_version_info"); !ok || v != MsgGetClientVersionInfo {
 		t.Error("MessageTypeValue")
+	}
+	if MsgGetClientVersionInfo != 566 || SyncMsgHeartbeatNotify != 54 || ClientMsgChat != 8 {
+		t.Error("message type constants")
 	}
 	if AppCodeName(125) != "CREATE_PLAYER_ACCOUNT_FAILED" || AppCodeName(9999) != "TEST_ERROR_CODE" || ResultCodeName(59) != "NOT_READY" {
 		t.Error("code names")

@@ -123,7 +123,7 @@ func (h *Header) Kind() string {
 // MessageTypeName returns the name of the header's message type within its service class, or
 // "MessageType(n)".
 func (h *Header) MessageTypeName() string {
-	if name := MessageTypeName(int32(h.SvcClass), h.MsgType); name != "" {
+	if name := MessageTypeName(h.SvcClass, h.MsgType); name != "" {
 		return name
 	}
 	return fmt.Sprintf("MessageType(%d)", h.MsgType)

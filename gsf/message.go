@@ -73,6 +73,68 @@ func (b RawBody) DecodeWith(o bitproto.DecodeOptions, v any) error {
 	return err
 }
 
+// ErrTrailingBits reports a body decoded strictly ([RawBody.DecodeStrict]) that left bits over:
+// more than the zero padding of the last byte, or padding that is not zero. It is the usual sign
+// of a body decoded into the wrong type.
+var ErrTrailingBits = errors.New("gsf: bits left over after the body")
+
+// ErrBodyOverrun reports a body decoded strictly that read past the end of the payload into the
+// frame's terminator, which the reference's reader (and the lenient decode) allows.
+var ErrBodyOverrun = errors.New("gsf: body read past the end of the payload")
+
+// BodyError is the error of a strict body decode: the bit offset within the payload where the
+// decoded value ended, and how many payload bits follow it (negative when it read past the
+// payload).
+type BodyError struct {
+	BitOffset int   // where the decoded value ended, in bits from the payload's first bit
+	Left      int   // payload bits after it (negative: the value ended past the payload)
+	Err       error // ErrTrailingBits or ErrBodyOverrun
+}
+
+func (e *BodyError) Error() string {
+	if e.Left < 0 {
+		return fmt.Sprintf("%v: the value ends at bit %d, %d bits after the payload", e.Err, e.BitOffset, -e.Left)
+	}
+	return fmt.Sprintf("%v: the value ends at bit %d, %d bits before the end of the payload", e.Err, e.BitOffset, e.Left)
+}
+
+// Unwrap returns ErrTrailingBits or ErrBodyOverrun.
+func (e *BodyError) Unwrap() error { return e.Err }
+
+// DecodeStrict is DecodeWith, and then fails with a *BodyError when the value does not end
+// where the body does: when more than the zero padding of the last byte is left over
+// (ErrTrailingBits), or when the decoder read past the payload into the terminator
+// (ErrBodyOverrun). A null body is not an error.
+func (b RawBody) DecodeStrict(o bitproto.DecodeOptions, v any) error {
+	if !b.present {
+		return nil
+	}
+	next, err := o.DecodeAt(b.data, b.start, v)
+	if err != nil {
+		return err
+	}
+	return b.CheckEnd(next)
+}
+
+// CheckEnd checks that a value decoded from the body ends at bit next of the payload as a strict
+// decode requires (see [RawBody.DecodeStrict]).
+func (b RawBody) CheckEnd(next int) error {
+	left := b.end - next
+	switch {
+	case left < 0:
+		return &BodyError{BitOffset: next, Left: left, Err: ErrBodyOverrun}
+	case left >= 8:
+		return &BodyError{BitOffset: next, Left: left, Err: ErrTrailingBits}
+	case left > 0:
+		r := bitstream.NewReader(b.data[:b.end/8])
+		_ = r.Seek(next)
+		if bits, _ := r.ReadBits(left); bits != 0 {
+			return &BodyError{BitOffset: next, Left: left, Err: ErrTrailingBits}
+		}
+	}
+	return nil
+}
+
 // DecodeUsing is Decode with a bitproto.Decoder, whose options apply and whose string chunk the
 // body's strings share with those of the other bodies it decodes: decoding into a value reused
 // from one message to the next then usually allocates nothing. See [bitproto.Decoder] for what

@@ -11,6 +11,7 @@ import (
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
 	"github.com/gamewire/gamewire/gsf"
+	"github.com/gamewire/gamewire/gsf/messages"
 )
 
 func init() {
@@ -22,17 +23,21 @@ func init() {
 // gsfInspect runs gsf.Explain for the decode and explain verbs.
 func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stderr io.Writer, write func(*gsf.Explanation, io.Writer) error) error {
 	fs := newCmdFlags("gsf", verb, "[FILE]", about+"\n\nFILE defaults to standard input; every frame in it is decoded.\n\n"+
-		"--body takes the body's field list:\n"+fieldTypesHelp, stderr)
+		"Bodies in the message catalog (package gsf/messages: every request, response and notify the\n"+
+		"reference emulator knows) are decoded field by field; other bodies are dumped as bytes and bits\n"+
+		"with a labelled guess at their leading fields. --body takes a body's field list instead:\n"+fieldTypesHelp, stderr)
 	format := fs.String("format", "auto", "input `encoding`: auto, hex, base64 or raw")
-	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (without it the body is shown as bits)")
+	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (default: the catalog's layout)")
+	strict := fs.Bool("strict", true, "fail when bits are left over after a catalog body (--strict=false ignores them, as the reference does)")
+	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
 	}
-	var opts gsf.ExplainOptions
-	opts.PayloadBits = *payloadBits
+	opts := messages.ExplainOptions(messages.Options{Strict: *strict, PayloadBits: *payloadBits, MaxFields: *maxFields})
 	if *body != "" {
+		opts.Describer = nil
 		f, err := bitproto.ParseFields(*body)
 		if err != nil {
 			return err
@@ -44,6 +49,9 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	ex, xerr := gsf.Explain(data, opts)
+	if errors.Is(xerr, gsf.ErrTrailingBits) || errors.Is(xerr, gsf.ErrBodyOverrun) {
+		xerr = fmt.Errorf("%w (the body does not fit the catalog's layout of this message; --strict=false ignores this)", xerr)
+	}
 	if *asJSON {
 		if err := writeJSON(stdout, ex); err != nil {
 			return err
@@ -84,14 +92,14 @@ type headerJSON struct {
 }
 
 // enumValue reads a JSON number or name with lookup.
-func enumValue(raw json.RawMessage, what string, lookup func(string) (int32, bool)) (int32, error) {
+func enumValue[T ~int32](raw json.RawMessage, what string, lookup func(string) (T, bool)) (T, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return 0, nil
 	}
 	var name string
 	if json.Unmarshal(raw, &name) == nil {
 		if v, err := strconv.ParseInt(name, 0, 32); err == nil {
-			return int32(v), nil
+			return T(v), nil
 		}
 		if v, ok := lookup(name); ok {
 			return v, nil
@@ -102,7 +110,7 @@ func enumValue(raw json.RawMessage, what string, lookup func(string) (int32, boo
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return 0, fmt.Errorf("%s: want a number or a name, got %s", what, raw)
 	}
-	return n, nil
+	return T(n), nil
 }
 
 func (hj *headerJSON) header() (gsf.Header, error) {
@@ -128,7 +136,7 @@ func (hj *headerJSON) header() (gsf.Header, error) {
 	if err != nil {
 		return h, err
 	}
-	h.SvcClass = gsf.ServiceClass(class)
+	h.SvcClass = class
 	if h.MsgType, err = enumValue(hj.MsgType, "message type", func(s string) (int32, bool) { return gsf.MessageTypeValue(class, s) }); err != nil {
 		return h, err
 	}
@@ -141,13 +149,13 @@ func (hj *headerJSON) header() (gsf.Header, error) {
 	if err != nil {
 		return h, err
 	}
-	h.ResultCode, h.AppCode = gsf.ResultCode(rc), gsf.AppCode(ac)
+	h.ResultCode, h.AppCode = rc, ac
 	for _, e := range hj.AppCodes {
 		c, err := enumValue(e.Code, "app code", gsf.AppCodeValue)
 		if err != nil {
 			return h, err
 		}
-		h.AppCodes = append(h.AppCodes, gsf.AppCodeEntry{Code: gsf.AppCode(c), String: e.String})
+		h.AppCodes = append(h.AppCodes, gsf.AppCodeEntry{Code: c, String: e.String})
 	}
 	return h, nil
 }
@@ -174,6 +182,7 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	headerText := fs.String("header", "", "the header, a JSON `object` (required)")
 	body := fs.String("body", "", "the body's field `list`")
 	values := fs.String("values", "[]", "the body's values, a JSON `array` (- reads it from standard input)")
+	request := fs.String("request", "", "the body of a catalog message, a JSON `object` with its Go field names (- reads it from standard input); the header says which")
 	payload := fs.Bool("payload", false, "print the payload only, without the length prefix and the terminator")
 	out := fs.String("out", "", "write the raw bytes to `FILE` instead of printing hex")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
@@ -196,7 +205,26 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--header: %w", err)
 	}
 	var msgBody any
-	if *body != "" {
+	if *request != "" {
+		if *body != "" || *values != "[]" {
+			return errors.New("give --request, or --body and --values, not both")
+		}
+		e, ok := messages.ForHeader(&h)
+		if !ok {
+			return fmt.Errorf("--request: %s/%s %s is not in the message catalog: use --body and --values", h.SvcClass, h.MessageTypeName(), messages.KindOf(&h))
+		}
+		text, err := textArg(*request, stdin)
+		if err != nil {
+			return err
+		}
+		v := e.New()
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return fmt.Errorf("--request: %s: %w", e.Name, err)
+		}
+		msgBody = v
+	} else if *body != "" {
 		fields, err := bitproto.ParseFields(*body)
 		if err != nil {
 			return err

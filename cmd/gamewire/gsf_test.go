@@ -192,3 +192,142 @@ func TestGSFEncode(t *testing.T) {
 		t.Errorf("no header: %d", code)
 	}
 }
+
+// loginRequestHex is a LOGIN request that gamewire call sent (LoginID "ada", Password "pw",
+// SitePIN 1234, LanguageLocalePairOID 293578400718237473).
+const loginRequestHex = "20 20 c2 58 3e 18 11 80 61 64 61 88 70 77 e0 4d 24 98 4e 0f 80 22 6b c8 60 41 04 10 60 82 08 20 00"
+
+// TestGSFDecodeCatalog: bodies of the message catalog decode without --body, nested objects as
+// nested fields, in text and JSON.
+func TestGSFDecodeCatalog(t *testing.T) {
+	out, errOut, code := runCLI(t, seedRequestHex+"\n"+seedResponseHex+"\n"+loginRequestHex, "gsf", "decode")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"  body           GetClientVersionInfoRequest, 108 bits from bit 60\n    ClientName string \"AmazingWorld\"  (bit 60, 108 bits)\n",
+		"  body           GetClientVersionInfoResponse, 102 bits from bit 66\n",
+		"  body           LoginRequest, 205 bits from bit 51\n",
+		"    LanguageLocalePairOID OID                   4-19-0-9023265 (packed 293578400718237473)  (bit 132, 62 bits)\n",
+		"      Number              int64                 9023265  (bit 156, 38 bits)\n",
+		"      UserTime            date                  null  (bit 225, 1 bit)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	out, _, code = runCLI(t, loginRequestHex, "gsf", "decode", "--json")
+	var res struct {
+		Frames []struct {
+			Body struct {
+				Message struct {
+					Type   string `json:"type"`
+					Fields []struct {
+						Name   string `json:"name"`
+						Type   string `json:"type"`
+						Bit    int    `json:"bit"`
+						Value  any    `json:"value"`
+						Fields []struct {
+							Name  string `json:"name"`
+							Value any    `json:"value"`
+						} `json:"fields"`
+					} `json:"fields"`
+				} `json:"message"`
+			} `json:"body"`
+		} `json:"frames"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Frames) != 1 {
+		t.Fatalf("JSON: exit %d\n%s", code, out)
+	}
+	msg := res.Frames[0].Body.Message
+	if msg.Type != "LoginRequest" || len(msg.Fields) != 9 || msg.Fields[0].Name != "LoginID" || msg.Fields[0].Value != "ada" ||
+		msg.Fields[3].Type != "OID" || msg.Fields[3].Bit != 132 || len(msg.Fields[3].Fields) != 4 || msg.Fields[3].Fields[3].Value != float64(9023265) {
+		t.Errorf("JSON fields: %+v", msg)
+	}
+	// explain: every bit, nested fields by path.
+	out, _, code = runCLI(t, loginRequestHex, "gsf", "explain")
+	if code != 0 || !strings.Contains(out, "-> LanguageLocalePairOID.Number = 9023265") || !strings.Contains(out, "-> ClientEnvInfo.UserTime is null") {
+		t.Errorf("explain: exit %d\n%s", code, out)
+	}
+}
+
+// TestGSFDecodeStrict: a body decoded as the wrong message fails by default and passes with
+// --strict=false; a body outside the catalog gets the dump with a labelled guess.
+func TestGSFDecodeStrict(t *testing.T) {
+	wrong, errOut, code := runCLI(t, "", "gsf", "encode", "--header", `{"svcClass":"USER_SERVER","msgType":"LOGOUT","requestId":1}`,
+		"--body", "clientName:string", "--values", `["AmazingWorld"]`)
+	if code != 0 {
+		t.Fatalf("encode: %s", errOut)
+	}
+	out, errOut, code := runCLI(t, wrong, "gsf", "decode")
+	if code != 1 || !strings.Contains(errOut, "bits left over after the body") || !strings.Contains(out, "body           LogoutRequest") {
+		t.Errorf("strict: exit %d, %s\n%s", code, errOut, out)
+	}
+	out, errOut, code = runCLI(t, wrong, "gsf", "decode", "--strict=false")
+	if code != 0 || !strings.Contains(out, "109 bits left after the fields, not all zero") {
+		t.Errorf("lenient: exit %d, %s\n%s", code, errOut, out)
+	}
+
+	unknown, _, _ := runCLI(t, "", "gsf", "encode", "--header", `{"svcClass":"USER_SERVER","msgType":9999,"requestId":1}`,
+		"--body", "n:int32,s:string", "--values", `[42, "hello"]`)
+	out, errOut, code = runCLI(t, unknown, "gsf", "decode")
+	for _, want := range []string{"body           not in the catalog", "bytes  ", "bits   ", "guess (best effort, not a decode", "int32    42", `string   "hello"`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("unknown body: exit %d, %s, lacks %q\n%s", code, errOut, want, out)
+		}
+	}
+	out, _, code = runCLI(t, unknown, "gsf", "explain")
+	if code != 0 || !strings.Contains(out, `not in the catalog; guess (best effort): int32 42, string "hello"`) {
+		t.Errorf("unknown body, explain: exit %d\n%s", code, out)
+	}
+}
+
+func TestGSFMessages(t *testing.T) {
+	out, _, code := runCLI(t, "", "gsf", "messages")
+	if code != 0 || strings.Count(out, "\n") != 97 || !strings.Contains(out, "USER_SERVER   566 GET_CLIENT_VERSION_INFO          request   GetClientVersionInfoRequest\n") ||
+		!strings.Contains(out, "SYNC_SERVER    54 HEARTBEAT_NOTIFY                 notify    HeartbeatNotify\n") {
+		t.Errorf("list: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "gsf", "messages", "SendMessageResponse")
+	if code != 0 || !strings.Contains(out, "the body of USER_SERVER/SEND_MESSAGE (18/") || !strings.Contains(out, "  CrispDataTO                  *CrispDataTO\n") {
+		t.Errorf("one body: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "gsf", "messages", "--json", "QTH")
+	var fields []struct{ Name, Type string }
+	if code != 0 || json.Unmarshal([]byte(out), &fields) != nil || len(fields) != 7 || fields[4].Type != "char" {
+		t.Errorf("QTH JSON: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := runCLI(t, "", "gsf", "messages", "Nope"); code != 1 || !strings.Contains(errOut, "neither a body nor an object type") {
+		t.Errorf("unknown name: exit %d %s", code, errOut)
+	}
+}
+
+func TestGSFEncodeCatalog(t *testing.T) {
+	// The same bytes as the field list gives, and a JSON body with nested objects.
+	out, errOut, code := runCLI(t, "", "gsf", "encode", "--header", `{"svcClass":"USER_SERVER","msgType":"GET_CLIENT_VERSION_INFO","requestId":1}`,
+		"--request", `{"ClientName":"AmazingWorld"}`)
+	if code != 0 || strings.TrimSpace(out) != seedRequestHex {
+		t.Errorf("exit %d, %s: %s", code, errOut, out)
+	}
+	out, errOut, code = runCLI(t, `{"LoginID":"ada","Password":"pw","SitePIN":1234,"LanguageLocalePairOID":"293578400718237473"}`,
+		"gsf", "encode", "--header", `{"svcClass":"USER_SERVER","msgType":"LOGIN","requestId":1}`, "--request", "-")
+	if code != 0 || strings.TrimSpace(out) != loginRequestHex {
+		t.Errorf("LOGIN: exit %d, %s: %s", code, errOut, out)
+	}
+	for _, bad := range [][]string{
+		{"--header", `{"svcClass":"USER_SERVER","msgType":9999}`, "--request", "{}"},
+		{"--header", `{"svcClass":"USER_SERVER","msgType":"LOGIN"}`, "--request", `{"Nope":1}`},
+		{"--header", `{"svcClass":"USER_SERVER","msgType":"LOGIN"}`, "--request", `{}`, "--body", "a:int32"},
+	} {
+		if _, errOut, code := runCLI(t, "", append([]string{"gsf", "encode"}, bad...)...); code != 1 || errOut == "" {
+			t.Errorf("%v: exit %d %s", bad, code, errOut)
+		}
+	}
+}
+
+func TestGSFDecodeMaxFields(t *testing.T) {
+	out, _, code := runCLI(t, loginRequestHex, "gsf", "decode", "--max-fields", "5")
+	if code != 0 || !strings.Contains(out, "      Class               int32  4  (bit 133, 6 bits)\n    … 15 more fields from bit 139, decoded but not shown") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
+	"github.com/gamewire/gamewire/gsf/messages"
 	"github.com/gamewire/gamewire/internal/demoserver"
 )
 
@@ -32,11 +34,29 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// catalogRequest finds a request of the message catalog by its Go type name or by its message
+// type name within class.
+func catalogRequest(class gsf.ServiceClass, name string) (*messages.Entry, error) {
+	if e, ok := messages.ByName(name); ok {
+		if e.Kind != messages.Request && e.Kind != messages.Notify {
+			return nil, fmt.Errorf("%s is a %s body, not a request", e.Name, e.Kind)
+		}
+		return e, nil
+	}
+	if t, ok := gsf.MessageTypeValue(class, name); ok {
+		if e, ok := messages.Lookup(class, t, messages.Request); ok {
+			return e, nil
+		}
+		return nil, fmt.Errorf("%s/%s has no request body in the catalog", class, strings.ToUpper(name))
+	}
+	return nil, fmt.Errorf("unknown message %q (a Go type such as LoginRequest, or a message type of %s)", name, class)
+}
+
 // demoMessagesHelp lists the demo server's messages for the usage texts.
 func demoMessagesHelp() string {
 	var b strings.Builder
 	for _, m := range demoserver.Messages {
-		fmt.Fprintf(&b, "  %s/%s (%d/%d): %s\n", m.Class, gsf.MessageTypeName(int32(m.Class), m.Type), m.Class, m.Type, m.About)
+		fmt.Fprintf(&b, "  %s/%s (%d/%d): %s\n", m.Class, gsf.MessageTypeName(m.Class, m.Type), m.Class, m.Type, m.About)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -105,9 +125,9 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // enumFlag parses a number or a name with lookup.
-func enumFlag(s, what string, lookup func(string) (int32, bool)) (int32, error) {
+func enumFlag[T ~int32](s, what string, lookup func(string) (T, bool)) (T, error) {
 	if v, err := strconv.ParseInt(s, 0, 32); err == nil {
-		return int32(v), nil
+		return T(v), nil
 	}
 	if v, ok := lookup(s); ok {
 		return v, nil
@@ -121,14 +141,24 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			"bytes in hex, and the response's header with the names of its numbers and its body fields.\n"+
 			"Notifies that arrive meanwhile are printed too. The exit status is 1 when the server\n"+
 			"answers with an error (a result or app code that is not 0).\n\n"+
-			"--class and --type take numbers or names. --body and --response-body take field lists:\n"+fieldTypesHelp+"\n\n"+
+			"--class and --type take numbers or names; --message names a request of the message catalog\n"+
+			"(package gsf/messages) instead, by its Go type (LoginRequest) or its message type (LOGIN).\n"+
+			"For catalog messages --request gives the body as a JSON object with the Go field names\n"+
+			"(OIDs as {\"Class\":..,\"Type\":..,\"Server\":..,\"Number\":..}, \"class-type-server-number\" or the packed\n"+
+			"number; dates in RFC 3339), and the response is decoded with the catalog.\n\n"+
+			"--body and --response-body take field lists, for messages outside the catalog:\n"+fieldTypesHelp+"\n\n"+
 			"For the messages of \"gamewire serve\" the field lists are known, and --values is enough:\n"+
 			demoMessagesHelp()+"\n\n"+
-			"Example: gamewire call --addr 127.0.0.1:7566 --class USER_SERVER --type GET_CLIENT_VERSION_INFO \\\n"+
+			"Examples:\n"+
+			"  gamewire call --message GetClientVersionInfoRequest --request '{\"ClientName\":\"AmazingWorld\"}'\n"+
+			"  gamewire call --addr 127.0.0.1:7566 --class USER_SERVER --type GET_CLIENT_VERSION_INFO \\\n"+
 			"           --body clientName:string --values '[\"AmazingWorld\"]'", stderr)
 	addr := fs.String("addr", gsfnet.DefaultAddr, "the server's `host:port`")
 	classText := fs.String("class", "USER_SERVER", "the service `class`: a name or a number")
-	typeText := fs.String("type", "", "the message `type`: a name within the class, or a number (required)")
+	typeText := fs.String("type", "", "the message `type`: a name within the class, or a number (or --message)")
+	msgName := fs.String("message", "", "a request of the message catalog, by Go type `name` (LoginRequest) or message type (LOGIN, within --class)")
+	request := fs.String("request", "", "the request body of a catalog message, a JSON `object` (- reads it from standard input)")
+	strict := fs.Bool("strict", true, "fail when bits are left over after a catalog response body (--strict=false ignores them)")
 	body := fs.String("body", "", "the request body's field `list` (default: the demo server's, for its messages)")
 	values := fs.String("values", "", "the request body's values, a JSON `array` (- reads it from standard input); without it the body is null")
 	respBody := fs.String("response-body", "", "the response body's field `list` (default: the demo server's, for its messages)")
@@ -139,30 +169,60 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if *typeText == "" {
-		fmt.Fprintln(stderr, "gamewire call: --type is required")
-		fs.Usage()
-		return errUsage
-	}
 	class, err := enumFlag(*classText, "service class", gsf.ServiceClassValue)
 	if err != nil {
 		return fmt.Errorf("--class: %w", err)
 	}
-	msgType, err := enumFlag(*typeText, "message type", func(s string) (int32, bool) { return gsf.MessageTypeValue(class, s) })
-	if err != nil {
-		return fmt.Errorf("--type: %w", err)
+	var msgType int32
+	var entry *messages.Entry
+	switch {
+	case *msgName != "" && *typeText != "":
+		return errors.New("give --message or --type, not both")
+	case *msgName != "":
+		if entry, err = catalogRequest(class, *msgName); err != nil {
+			return fmt.Errorf("--message: %w", err)
+		}
+		class, msgType = entry.Class, entry.Type
+	case *typeText != "":
+		if msgType, err = enumFlag(*typeText, "message type", func(s string) (int32, bool) { return gsf.MessageTypeValue(class, s) }); err != nil {
+			return fmt.Errorf("--type: %w", err)
+		}
+		entry, _ = messages.Lookup(class, msgType, messages.Request)
+	default:
+		fmt.Fprintln(stderr, "gamewire call: --type or --message is required")
+		fs.Usage()
+		return errUsage
 	}
-	if known, ok := demoserver.Lookup(gsf.ServiceClass(class), msgType); ok {
+	_, catalogResponse := messages.Lookup(class, msgType, messages.Response)
+	if known, ok := demoserver.Lookup(class, msgType); ok {
 		if *body == "" && *values != "" {
 			*body = known.Request
 		}
-		if *respBody == "" {
+		if *respBody == "" && !catalogResponse {
 			*respBody = known.Response
 		}
 	}
 
 	var reqBody any
-	if *values != "" {
+	if *request != "" {
+		if entry == nil {
+			return fmt.Errorf("--request: %s/%d is not a request of the message catalog: use --body and --values", class, msgType)
+		}
+		if *values != "" || *body != "" {
+			return errors.New("give --request, or --body and --values, not both")
+		}
+		text, err := textArg(*request, stdin)
+		if err != nil {
+			return fmt.Errorf("--request: %w", err)
+		}
+		v := entry.New()
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return fmt.Errorf("--request: %s: %w", entry.Name, err)
+		}
+		reqBody = v
+	} else if *values != "" {
 		if *body == "" {
 			return errors.New("--values needs --body")
 		}
@@ -178,8 +238,9 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	} else if *body != "" {
 		return errors.New("--body needs --values")
 	}
-	var opts gsf.ExplainOptions
+	opts := messages.ExplainOptions(messages.Options{Strict: *strict})
 	if *respBody != "" {
+		opts.Describer = nil
 		if opts.Body, err = bitproto.ParseFields(*respBody); err != nil {
 			return fmt.Errorf("--response-body: %w", err)
 		}
@@ -210,11 +271,14 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer c.Close()
-	h := gsf.NewRequest(gsf.ServiceClass(class), msgType, 0)
+	h := gsf.NewRequest(class, msgType, 0)
 	h.LogCorrelator = *logCorrelator
 	start := time.Now()
 	m, err := c.Do(ctx, h, reqBody)
 	took := time.Since(start)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: no response after %s (a server that does not route a message, like the reference, never answers it)", err, *timeout)
+	}
 	if err != nil {
 		return err
 	}
@@ -287,10 +351,13 @@ func printNotifies(c *gsfnet.Client, notifies <-chan []byte, d time.Duration, as
 		case <-c.Done():
 			return fmt.Errorf("the server closed the connection: %w", c.Err())
 		case frame := <-notifies:
-			var opts gsf.ExplainOptions
+			// The demo server's own notify bodies first (its CLIENT/CHAT is not the game's),
+			// then the catalog.
+			opts := messages.ExplainOptions(messages.Options{Strict: true})
 			if m, _, err := gsf.ConsumeMessage(frame); err == nil {
 				if known, ok := demoserver.LookupNotify(m.Header.SvcClass, m.Header.MsgType); ok {
 					opts.Body, _ = bitproto.ParseFields(known.Request)
+					opts.Describer = nil
 				}
 			}
 			ex, xerr := gsf.Explain(frame, opts)
@@ -309,4 +376,13 @@ func printNotifies(c *gsfnet.Client, notifies <-chan []byte, d time.Duration, as
 			}
 		}
 	}
+}
+
+// textArg returns arg, or standard input when arg is "-".
+func textArg(arg string, stdin io.Reader) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	b, err := io.ReadAll(stdin)
+	return string(b), err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"regexp"
 	"strings"
@@ -87,7 +88,8 @@ func TestServeAndCall(t *testing.T) {
 		"← response USER_SERVER/GET_CLIENT_VERSION_INFO id=1 (22 bytes, ",
 		"\n15 21 c2 5c 04 6d 0c 10 30 58 31 33 33 38 35 32 2e 74 72 75 65 00\n",
 		"  msgType        566 (GET_CLIENT_VERSION_INFO)\n",
-		`clientVersionInfo string   "133852.true"`,
+		"body           GetClientVersionInfoResponse, 102 bits from bit 66\n",
+		`    ClientVersionInfo string "133852.true"  (bit 66, 102 bits)`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
@@ -108,6 +110,30 @@ func TestServeAndCall(t *testing.T) {
 	out, _, code = runCLI(t, "", "call", "--addr", addr, "--type", "LOGIN")
 	if code != 1 || !strings.Contains(out, "NOT_IMPLEMENTED") {
 		t.Errorf("an unknown message: exit %d\n%s", code, out)
+	}
+
+	// A catalog message by name, with a JSON body: the same bytes as the field list.
+	out, errOut, code = runCLI(t, "", "call", "--addr", addr, "--message", "GetClientVersionInfoRequest", "--request", `{"ClientName":"AmazingWorld"}`)
+	if code != 0 || !strings.Contains(out, "(22 bytes)\n15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64 00\n") ||
+		!strings.Contains(out, `ClientVersionInfo string "133852.true"`) {
+		t.Errorf("--message --request: exit %d, %s\n%s", code, errOut, out)
+	}
+	// By message type, with nested objects; the demo server does not answer LOGIN.
+	out, errOut, code = runCLI(t, `{"LoginID":"ada","Password":"pw","SitePIN":1234,"LanguageLocalePairOID":"293578400718237473","ClientEnvInfo":{"UnityVersion":"2018.4"}}`,
+		"call", "--addr", addr, "--message", "login", "--request", "-")
+	if code != 1 || !strings.Contains(out, "→ request USER_SERVER/LOGIN id=1") || !strings.Contains(out, "NOT_IMPLEMENTED") {
+		t.Errorf("--message login: exit %d, %s\n%s", code, errOut, out)
+	}
+	for _, bad := range [][]string{
+		{"--message", "LoginResponse", "--request", "{}"},
+		{"--message", "NoSuchMessage", "--request", "{}"},
+		{"--message", "LoginRequest", "--request", `{"NoSuchField":1}`},
+		{"--class", "SYNC_SERVER", "--type", "ECHO", "--request", "{}"},
+		{"--message", "LoginRequest", "--type", "LOGIN"},
+	} {
+		if _, errOut, code := runCLI(t, "", append([]string{"call", "--addr", addr}, bad...)...); code != 1 && code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, %s", bad, code, errOut)
+		}
 	}
 
 	// JSON.
@@ -141,6 +167,36 @@ func TestServeAndCall(t *testing.T) {
 	}
 }
 
+// TestCallIgnored: a server that never answers (as the reference does for a message it does not
+// route) makes call give up after --timeout, and say why.
+func TestCallIgnored(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = io.Copy(io.Discard, c) // read everything, answer nothing
+	}()
+	start := time.Now()
+	_, errOut, code := runCLI(t, "", "call", "--addr", l.Addr().String(), "--message", "LogoutRequest", "--request", "{}", "--timeout", "300ms")
+	if code != 1 || !strings.Contains(errOut, "no response after 300ms") || !strings.Contains(errOut, "never answers it") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("call took %s", d)
+	}
+	l.Close()
+	<-done
+}
+
 func TestCallErrors(t *testing.T) {
 	// A port nobody listens on.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -154,7 +210,7 @@ func TestCallErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"call"}, 2, "--type is required"},
+		{[]string{"call"}, 2, "--type or --message is required"},
 		{[]string{"call", "--type", "ECHO", "--class", "NOPE"}, 1, `unknown service class "NOPE"`},
 		{[]string{"call", "--type", "NOPE"}, 1, `unknown message type "NOPE"`},
 		{[]string{"call", "--type", "1", "--values", "[1]"}, 1, "--values needs --body"},

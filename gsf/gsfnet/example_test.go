@@ -34,9 +34,9 @@ type ChatNotify struct {
 }
 
 const (
-	getClientVersionInfo = 566 // USER_SERVER/GET_CLIENT_VERSION_INFO
-	checkUsername        = 17  // USER_SERVER/CHECK_USERNAME
-	chat                 = 8   // CLIENT/CHAT
+	getClientVersionInfo = gsf.MsgGetClientVersionInfo // 566
+	checkUsername        = gsf.MsgCheckUsername        // 17
+	chat                 = gsf.ClientMsgChat           // 8
 )
 
 // start runs srv on a loopback port and returns its address.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
+	"github.com/gamewire/gamewire/gsf/messages"
 )
 
 // DefaultVersionInfo is the reference server's answer to GetClientVersionInfo:
@@ -19,34 +20,28 @@ const DefaultVersionInfo = "133852.true"
 
 // Message types the demo server answers.
 const (
-	GetClientVersionInfo int32 = 566 // USER_SERVER/GET_CLIENT_VERSION_INFO
-	CheckUsername        int32 = 17  // USER_SERVER/CHECK_USERNAME
-	Echo                 int32 = 23  // SYNC_SERVER/ECHO
-	BindUser             int32 = 13  // SYNC_SERVER/BIND_USER_NOTIFY (the demo's own body)
-	Chat                 int32 = 9   // SYNC_SERVER/CHAT (the demo's own body)
-	ChatNotify           int32 = 8   // CLIENT/CHAT, the notify Chat sends (the demo's own body)
+	GetClientVersionInfo int32 = gsf.MsgGetClientVersionInfo // USER_SERVER/GET_CLIENT_VERSION_INFO
+	CheckUsername        int32 = gsf.MsgCheckUsername        // USER_SERVER/CHECK_USERNAME
+	Echo                 int32 = gsf.SyncMsgEcho             // SYNC_SERVER/ECHO
+	BindUser             int32 = gsf.SyncMsgBindUserNotify   // SYNC_SERVER/BIND_USER_NOTIFY (the demo's own body)
+	Chat                 int32 = gsf.SyncMsgChat             // SYNC_SERVER/CHAT (the demo's own body)
+	ChatNotify           int32 = gsf.ClientMsgChat           // CLIENT/CHAT, the notify Chat sends (the demo's own body, not the catalog's ChatNotify)
 )
 
-// GetClientVersionInfoRequest is the body of USER_SERVER/GET_CLIENT_VERSION_INFO; the game
-// client sends "AmazingWorld".
-type GetClientVersionInfoRequest struct {
-	ClientName string
-}
-
-// GetClientVersionInfoResponse answers it with "<version>.<forceUpdate>".
-type GetClientVersionInfoResponse struct {
-	ClientVersionInfo string
-}
-
-// CheckUsernameRequest is the body of USER_SERVER/CHECK_USERNAME, the registration's check that
-// a name is free.
-type CheckUsernameRequest struct {
-	Username string
-	Password string
-}
-
-// CheckUsernameResponse is empty: success is a response without an error.
-type CheckUsernameResponse struct{}
+// The bodies the demo server answers are those of the message catalog: its handlers are typed
+// handlers written with package messages.
+type (
+	// GetClientVersionInfoRequest is the body of USER_SERVER/GET_CLIENT_VERSION_INFO; the game
+	// client sends "AmazingWorld".
+	GetClientVersionInfoRequest = messages.GetClientVersionInfoRequest
+	// GetClientVersionInfoResponse answers it with "<version>.<forceUpdate>".
+	GetClientVersionInfoResponse = messages.GetClientVersionInfoResponse
+	// CheckUsernameRequest is the body of USER_SERVER/CHECK_USERNAME, the registration's check
+	// that a name is free.
+	CheckUsernameRequest = messages.CheckUsernameRequest
+	// CheckUsernameResponse is empty: success is a response without an error.
+	CheckUsernameResponse = messages.CheckUsernameResponse
+)
 
 // EchoBody is the body of SYNC_SERVER/ECHO in both directions. (The reference does not route
 // ECHO; its body here is the demo's own.)
