@@ -168,6 +168,30 @@ func (dec *decoder) take(n int) bool {
 
 // value decodes the Variant at buf[p:] and returns it with the offset just after it.
 func (dec *decoder) value(p, depth int) (any, int, error) {
+	if dec.tr != nil {
+		return dec.tracedValue(p, depth)
+	}
+	return dec.value1(p, depth)
+}
+
+// tracedValue is value for Explain: it completes the Variant's header field with the Variant's
+// length and decoded value.
+func (dec *decoder) tracedValue(p, depth int) (any, int, error) {
+	i := len(dec.tr.fields)
+	v, end, err := dec.value1(p, depth)
+	if i < len(dec.tr.fields) && dec.tr.fields[i].Kind == "header" && dec.tr.fields[i].Offset == p {
+		f := &dec.tr.fields[i]
+		if err != nil {
+			f.Span = -1
+		} else {
+			f.Span, f.Value = min(end, len(dec.buf))-p, v
+		}
+	}
+	return v, end, err
+}
+
+// value1 is value without the tracer's bookkeeping.
+func (dec *decoder) value1(p, depth int) (any, int, error) {
 	if depth > dec.maxDepth {
 		return nil, 0, dec.fail(p, 0, false, detail(ErrTooDeep, "more than %d levels", dec.maxDepth))
 	}
@@ -553,9 +577,15 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 			return fail(p, err)
 		}
 		vp := next
+		if dec.tr != nil {
+			dec.tr.enter("." + name)
+		}
 		v, next, err := dec.value(next, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, "."+name)
+		}
+		if dec.tr != nil {
+			dec.tr.leave()
 		}
 		if name == "script" && v != nil && dec.d == Godot4 {
 			// Godot 4.3+ sends an object's script as the script's path, and loads it.

@@ -23,6 +23,12 @@ type Field struct {
 	Kind string
 	// Text says what the field holds.
 	Text string
+	// Span is, for a "header" field, the length in bytes of the whole Variant the header starts
+	// (header included), or -1 when that Variant did not decode; 0 for other fields.
+	Span int
+	// Value is, for a "header" field whose Variant decoded, the decoded Variant as
+	// [DecOptions.Decode] returns it; nil otherwise.
+	Value any
 	// Uninitialized marks NodePath name padding, which the engine never writes: in real engine
 	// output these bytes hold leftover memory, so comparisons must mask them.
 	Uninitialized bool
