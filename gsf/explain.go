@@ -41,6 +41,9 @@ type FrameExplanation struct {
 	Names  *HeaderNames     `json:"names,omitempty"`
 	Body   *BodyExplanation `json:"body,omitempty"`
 	Steps  []bitproto.Step  `json:"steps"`
+	// Fields are the fields decoded, header and body, in order, numbered like Steps; each holds
+	// its own steps. The length prefix, padding and terminator are steps of no field.
+	Fields []bitproto.Value `json:"-"`
 
 	// Err is the error that stopped the explanation of this frame, if any.
 	Err      error  `json:"-"`
@@ -174,6 +177,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 				}
 				e.shiftValue(&v)
 				body.Fields = append(body.Fields, v)
+				fe.Fields = append(fe.Fields, v)
 				fe.Steps = append(fe.Steps, v.Steps...)
 			}
 		} else if body.Bits > 0 {
@@ -239,6 +243,7 @@ func (e *explainer) field(name string, t bitproto.FieldType, annotate ...string)
 		v.Steps[len(v.Steps)-1].Text += " (" + annotate[0] + ")"
 	}
 	e.fe.Steps = append(e.fe.Steps, v.Steps...)
+	e.fe.Fields = append(e.fe.Fields, v)
 	return v, true
 }
 
