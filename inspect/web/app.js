@@ -154,10 +154,14 @@
     return req;
   }
 
-  async function explainNow() {
+  async function explainNow(force) {
     const req = request();
-    if (!req.input.trim()) { show(null); status('', []); return; }
+    // The same request again (an option field losing focus, say) keeps the view as it is.
+    const key = JSON.stringify(req);
+    if (key === st.lastReq && !force) return;
+    st.lastReq = key;
     const seq = ++st.reqSeq;
+    if (!req.input.trim()) { show(null); status('', []); document.body.dataset.state = 'ready'; return; }
     document.body.dataset.state = 'busy';
     let res;
     try {
@@ -212,7 +216,7 @@
       // Errors become rows of their own, spanning the bytes left undecoded.
       let id = st.nodes.length;
       for (const e of ex.errors || []) {
-        const n = { id: id, name: 'error', type: 'error', value: e.msg, off: Math.min(e.off, ex.size), len: Math.max(ex.size - e.off, 0), bit: e.bit, bits: Math.max(8 * ex.size - e.bit, 0), isError: true };
+        const n = { id: id, name: 'error', type: '', value: e.msg, off: Math.min(e.off, ex.size), len: Math.max(ex.size - e.off, 0), bit: e.bit, bits: Math.max(8 * ex.size - e.bit, 0), isError: true };
         st.nodes[id] = n; st.parent[id] = -1; st.level[id] = 0; roots.push(id);
         e.row = id;
         id++;
@@ -285,6 +289,7 @@
   }
 
   function place(n) {
+    if (n.bits === 0) return 'at byte ' + n.off + (n.off >= st.bytes.length ? ' (the end)' : '');
     if (st.bitLevel && (n.bit % 8 !== 0 || n.bits % 8 !== 0)) return 'bit ' + n.bit + (n.bits !== 1 ? '–' + (n.bit + n.bits - 1) : '');
     return n.len === 1 ? 'byte ' + n.off : 'bytes ' + n.off + '–' + (n.off + n.len - 1);
   }
@@ -317,7 +322,7 @@
   function layoutHex() {
     const rows = Math.ceil(st.bytes.length / st.perRow);
     $('hexspace').style.height = rows * ROW_H + 'px';
-    $('hexspace').style.width = st.bitLevel ? '112ch' : '72ch';
+    $('hexspace').style.width = st.bitLevel ? '104ch' : '68ch';
     $('hex').scrollTop = 0;
     renderHex();
   }
@@ -400,11 +405,26 @@
     updateLink();
   }
 
+  // hover marks a field's row and cells without redrawing, so that the element under the
+  // pointer stays the same between a press and a release.
   function hover(id) {
     if (st.hov === id) return;
     st.hov = id;
-    renderTree();
-    renderHex();
+    for (const e of document.querySelectorAll('.hov')) e.classList.remove('hov');
+    if (id < 0) return;
+    const row = document.getElementById('row-' + id);
+    if (row) row.classList.add('hov');
+    const n = st.nodes[id];
+    for (const e of $('hexspace').querySelectorAll('.hx[data-i]')) {
+      const i = +e.dataset.i;
+      if (inRange(n, 8 * i, 8 * i + 8)) e.classList.add('hov');
+    }
+    if (st.bitLevel) {
+      for (const e of $('hexspace').querySelectorAll('.bt')) {
+        const b = +e.dataset.b;
+        if (inRange(n, b, b + 1)) e.classList.add('hov');
+      }
+    }
   }
 
   function renderDetail() {
@@ -416,7 +436,7 @@
     const n = st.nodes[st.sel];
     const bytes = st.bytes.subarray(n.off, Math.min(n.off + n.len, n.off + 32));
     let h = '<b>' + esc(n.name) + '</b> <span class="muted">' + esc(n.type || '') + '</span> ' + esc(n.value || '') +
-      '<br><span class="muted">' + place(n) + ' (' + n.len + ' byte' + (n.len === 1 ? '' : 's') + (st.bitLevel ? ', ' + n.bits + ' bits from bit ' + n.bit : '') + ')</span> <code>' + spacedHex(bytes) + (n.len > 32 ? ' …' : '') + '</code>';
+      '<br><span class="muted">' + place(n) + (n.bits ? ' (' + n.len + ' byte' + (n.len === 1 ? '' : 's') + (st.bitLevel ? ', ' + n.bits + ' bits from bit ' + n.bit : '') + ')' : '') + '</span> <code>' + spacedHex(bytes) + (n.len > 32 ? ' …' : '') + '</code>';
     if (n.error) h += '<br><span class="e">' + esc(n.error) + '</span>';
     d.innerHTML = h;
   }
@@ -457,7 +477,7 @@
 
   function wire() {
     $('format').addEventListener('change', () => { renderOptions(); explainNow(); });
-    $('explain').addEventListener('click', () => explainNow());
+    $('explain').addEventListener('click', () => explainNow(true));
     $('input').addEventListener('input', () => {
       st.fileBytes = null;
       if ($('input').value.length <= AUTO_MAX) autoExplain();
@@ -608,7 +628,7 @@
         $('input').placeholder = f.name + ': ' + b.length + ' bytes (raw file) — type or paste here to replace it';
         if (b.length <= 4096) st.fileBytes = null;
       }
-      explainNow();
+      explainNow(true);
     };
     r.readAsArrayBuffer(f);
   }

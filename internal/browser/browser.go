@@ -495,3 +495,26 @@ func (p *Page) Close(ctx context.Context) error {
 	p.b.mu.Unlock()
 	return err
 }
+
+// SetFiles sets the files of the first <input type=file> matching a CSS selector, as a user
+// choosing them does (the page gets a change event).
+func (p *Page) SetFiles(ctx context.Context, sel string, paths ...string) error {
+	var doc struct {
+		Root struct {
+			NodeID int `json:"nodeId"`
+		} `json:"root"`
+	}
+	if err := p.call(ctx, "DOM.getDocument", nil, &doc); err != nil {
+		return err
+	}
+	var q struct {
+		NodeID int `json:"nodeId"`
+	}
+	if err := p.call(ctx, "DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": sel}, &q); err != nil {
+		return err
+	}
+	if q.NodeID == 0 {
+		return fmt.Errorf("browser: no element matches %s", sel)
+	}
+	return p.call(ctx, "DOM.setFileInputFiles", map[string]any{"nodeId": q.NodeID, "files": paths}, nil)
+}
