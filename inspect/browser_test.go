@@ -64,6 +64,7 @@ func TestBrowserStatic(t *testing.T) {
 	}
 	defer b.Close()
 	runScenario(t, ctx, b, base)
+	t.Run("large", func(t *testing.T) { largeInput(t, ctx, b, base) })
 	var mode string
 	p := open(t, ctx, b, base, false)
 	if err := p.Eval(ctx, `document.getElementById('mode').textContent`, &mode); err != nil || !strings.Contains(mode, "WebAssembly") {
@@ -239,6 +240,18 @@ func runScenario(t *testing.T, ctx context.Context, b *browser.Browser, base str
 	}
 	t.Run("godot", func(t *testing.T) { godotEveryType(t, ctx, b, base) })
 	t.Run("truncated", func(t *testing.T) { truncated(t, ctx, b, base) })
+	t.Run("hexdump", func(t *testing.T) { hexDump(t, ctx, b, base) })
+}
+
+// hexDump pastes xxd's output and checks that the page reads the bytes, not the offsets.
+func hexDump(t *testing.T, ctx context.Context, b *browser.Browser, base string) {
+	p := open(t, ctx, b, base, false)
+	setInput(t, ctx, p, "00000000: 1520 c25c 046d 0c0c 1841 6d61 7a69 6e67  . .\\.m...Amazing\n00000010: 576f 726c 6400                           World.\n")
+	var head string
+	p.Eval(ctx, `document.getElementById('hexhead').textContent`, &head)
+	if head != "GSF frames · 22 bytes (hex dump)" {
+		t.Errorf("head %q, want the 22 bytes of a GSF frame read from a hex dump", head)
+	}
 }
 
 // gsfSeed pastes the seed's GSF request, gives the body's field list, and checks the tree, the

@@ -9,6 +9,9 @@ import (
 	"github.com/gamewire/gamewire/internal/cliio"
 )
 
+// MaxInputBytes bounds the bytes a hex dump's repeat marks ("*") may stand for.
+const MaxInputBytes = 16 << 20
+
 // ReadInput turns the text of a request into bytes. encoding is "auto" (or ""), "hex",
 // "hexdump", "base64" or "raw" (text is the bytes). Auto tries, in order, a hex dump with
 // offsets, plain hex, and base64. It returns the bytes and the encoding used.
@@ -128,6 +131,9 @@ func parseDump(text string) (data []byte, ok bool) {
 		b := dumpBytes(l.rest, limit)
 		if exact && len(b) != limit {
 			return nil, false
+		}
+		if l.off-base > MaxInputBytes {
+			return nil, false // hexdump's "*" would make more than the inspector takes
 		}
 		if i > 0 && lines[i-1].repeat {
 			// Fill the repeated lines up to this offset.

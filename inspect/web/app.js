@@ -322,9 +322,12 @@
   function layoutHex() {
     const rows = Math.ceil(st.bytes.length / st.perRow);
     $('hexspace').style.height = rows * ROW_H + 'px';
-    $('hexspace').style.width = st.bitLevel ? '104ch' : '68ch';
+    $('hexspace').style.width = '';
     $('hex').scrollTop = 0;
     renderHex();
+    // The rows are positioned absolutely: give the space the width of a full row.
+    const row = $('hexspace').querySelector('.hrow');
+    if (row) $('hexspace').style.width = (row.offsetWidth + 2) + 'px';
   }
 
   function inRange(n, bitLo, bitHi) { return n && bitLo < n.bit + n.bits && n.bit < bitHi; }
