@@ -115,8 +115,23 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	fe.Length, fe.PrefixLen = l, size
 	frame, n, err := consumeFrame(b)
 	if err != nil {
-		// Explain what there is of the prefix before giving up.
-		fe.Steps = append(fe.Steps, lengthStep(b[:size], l))
+		// Explain the prefix, and the fields that the bytes there are hold, before giving up:
+		// a cut capture still shows its header.
+		end := len(b)
+		if l <= len(b)-size {
+			end = size + l
+		}
+		e := &explainer{fe: &fe, r: bitstream.NewReader(b[:end])}
+		if opts.PayloadBits {
+			e.shift = 8 * size
+		} else {
+			fe.FirstPayloadBit = 8 * size
+		}
+		e.add(lengthStep(b[:size], l))
+		if l > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrMissingTerminator)) {
+			_ = e.r.Seek(8 * size)
+			e.partial(opts.Body)
+		}
 		return fail(err)
 	}
 	fe.Size = n
@@ -200,6 +215,29 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	}
 	e.add(bitproto.Step{Bit: payloadEnd, Len: 8, Bits: e.bits(payloadEnd, 8), Text: "terminator 0x00"})
 	return fe, n
+}
+
+// partial explains the fields of an incomplete frame as far as its bytes go.
+func (e *explainer) partial(body []bitproto.Field) {
+	if v, ok := e.field("message", bitproto.Null); !ok || v.Value == true {
+		return
+	}
+	hv, ok := e.field("header", bitproto.Null)
+	if !ok || hv.Value == false && !e.header() {
+		return
+	}
+	if bv, ok := e.field("body", bitproto.Null); !ok || bv.Value == true {
+		return
+	}
+	for _, f := range body {
+		v, err := bitproto.DecodeField(e.r, f)
+		if err != nil {
+			return
+		}
+		e.shiftValue(&v)
+		e.fe.Fields = append(e.fe.Fields, v)
+		e.fe.Steps = append(e.fe.Steps, v.Steps...)
+	}
 }
 
 func lengthStep(prefix []byte, l int) bitproto.Step {

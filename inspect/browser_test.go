@@ -404,14 +404,23 @@ func truncated(t *testing.T, ctx context.Context, b *browser.Browser, base strin
 	setFormat(t, ctx, p, "gsf", nil)
 	setInput(t, ctx, p, seedGSF[:3*13])
 	v := getView(t, ctx, p)
-	if len(v.Status) == 0 || !strings.Contains(strings.Join(v.Status, " "), "error at byte 1 (bit 8): gsf: frame at byte 0 (length 21): unexpected EOF") {
-		t.Errorf("status %q, want the error at byte 1", v.Status)
+	if len(v.Status) == 0 || !strings.Contains(strings.Join(v.Status, " "), "error at byte 13 (bit 104): gsf: frame at byte 0 (length 21): unexpected EOF") {
+		t.Errorf("status %q, want the error at byte 13, the end", v.Status)
 	}
-	if !slices.Equal(v.ErrAt, []int{1}) || !slices.Equal(v.Undec, rangeInts(1, 13)) {
-		t.Errorf("error marked at %v, undecoded %v; want [1] and 1…12", v.ErrAt, v.Undec)
+	// The header (bits 0…59) decodes; the body's bytes 8…12 do not.
+	if !slices.Equal(v.Undec, rangeInts(8, 13)) {
+		t.Errorf("undecoded %v; want 8…12", v.Undec)
 	}
 	if row := rowText(t, ctx, p, nodeID(t, ctx, p, "length prefix")); !strings.Contains(row, "21: 20 payload bytes") {
 		t.Errorf("the length prefix row is %q", row)
+	}
+	if row := rowText(t, ctx, p, nodeID(t, ctx, p, "msgType")); !strings.Contains(row, "566 (GET_CLIENT_VERSION_INFO)") {
+		t.Errorf("the msgType row is %q", row)
+	}
+	// A frame whose terminator is not 0 stops where its fields end: the error is marked there.
+	setInput(t, ctx, p, "03 20 c2 5c")
+	if v = getView(t, ctx, p); !slices.Equal(v.ErrAt, []int{3}) {
+		t.Errorf("missing terminator: error marked at %v (status %q), want byte 3", v.ErrAt, v.Status)
 	}
 	// A Godot 4 value cut in the middle of a Rect2i: the elements before it stay.
 	val, _ := everyType()

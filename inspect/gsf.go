@@ -3,6 +3,7 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/gamewire/gamewire/bitproto"
@@ -88,7 +89,11 @@ func explainGSF(data []byte, opts map[string]string) (*Explanation, error) {
 		}
 		if fe.Err != nil {
 			frame.Error = fe.Err.Error()
-			// Decoding stopped after the last bits explained.
+			// A frame cut short misses bytes at the end of the input; any other error stops
+			// decoding after the last bits explained.
+			if errors.Is(fe.Err, io.ErrUnexpectedEOF) {
+				end = 8 * len(data)
+			}
 			ex.addError(end, fe.Err)
 		}
 	}

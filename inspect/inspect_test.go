@@ -104,11 +104,15 @@ func TestGSFTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ex.Errors) != 1 || ex.Errors[0].Off != 1 {
-		t.Fatalf("errors %+v; want one at byte 1, after the length prefix", ex.Errors)
+	if len(ex.Errors) != 1 || ex.Errors[0].Off != 13 {
+		t.Fatalf("errors %+v; want one at byte 13, the end of the input", ex.Errors)
 	}
 	if n := find(ex.Nodes, "length prefix"); n == nil || n.Bits != 8 {
 		t.Fatalf("length prefix not explained: %+v", n)
+	}
+	// The header is in the bytes there are.
+	if n := find(ex.Nodes, "msgType"); n == nil || n.Value != "566 (GET_CLIENT_VERSION_INFO)" {
+		t.Fatalf("msgType: %+v", n)
 	}
 	if ex.Nodes[0].Error == "" {
 		t.Error("the frame does not carry the error")
