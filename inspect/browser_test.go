@@ -127,6 +127,24 @@ const readView = `(() => {
   };
 })()`
 
+// contrastJS returns the lowest WCAG contrast ratio between the text and the background of the
+// coloured cells of the hex view, and the cell that has it.
+const contrastJS = `(() => {
+  const lum = (c) => {
+    const m = c.match(/[\d.]+/g).map(Number);
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]);
+  };
+  let worst = {Ratio: 99, Cell: ''};
+  for (const e of document.querySelectorAll('.hx.c, .bt.c, .hx.sel, .bt.sel')) {
+    const cs = getComputedStyle(e);
+    const a = lum(cs.color), b = lum(cs.backgroundColor);
+    const r = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (r < worst.Ratio) worst = {Ratio: r, Cell: e.outerHTML + ' ' + cs.color + ' on ' + cs.backgroundColor};
+  }
+  return worst;
+})()`
+
 func getView(t *testing.T, ctx context.Context, p *browser.Page) view {
 	t.Helper()
 	var v view
@@ -326,6 +344,19 @@ func gsfSeed(t *testing.T, ctx context.Context, b *browser.Browser, base string,
 	if v = getView(t, ctx, p); !strings.Contains(v.SelRow, "svcClass") || !slices.Equal(v.BitSel, rangeInts(19, 27)) {
 		t.Errorf("hex view →: %q, bits %v; want svcClass's value bits 19…26", v.SelRow, v.BitSel)
 	}
+	// Every coloured byte and bit is readable: WCAG contrast of at least 4.5 between its text and
+	// its background, in both themes.
+	var worst struct {
+		Ratio float64
+		Cell  string
+	}
+	if err := p.Eval(ctx, contrastJS, &worst); err != nil {
+		t.Fatal(err)
+	}
+	if worst.Ratio < 4.5 {
+		t.Errorf("contrast %.2f for %s, want at least 4.5", worst.Ratio, worst.Cell)
+	}
+	t.Logf("lowest contrast of a coloured cell: %.2f", worst.Ratio)
 	if dark {
 		var bg string
 		p.Eval(ctx, `getComputedStyle(document.body).backgroundColor`, &bg)
