@@ -20,6 +20,9 @@ type ExplainOptions struct {
 	// the first bit of the frame, length prefix included, as in the protocol documentation's
 	// annotated example.
 	PayloadBits bool
+	// MaxFrames, when positive, stops the explanation after that many frames, so that a
+	// caller can explain a long input a part at a time.
+	MaxFrames int
 }
 
 // Explanation is the bit-by-bit account of every frame of an input.
@@ -75,7 +78,7 @@ type BodyExplanation struct {
 // cannot be decoded; that frame is included with its Err set, and the error is returned too.
 func Explain(data []byte, opts ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{}
-	for off := 0; off < len(data); {
+	for off := 0; off < len(data) && (opts.MaxFrames <= 0 || len(ex.Frames) < opts.MaxFrames); {
 		fe, n := explainFrame(data[off:], off, opts)
 		ex.Frames = append(ex.Frames, fe)
 		if fe.Err != nil {

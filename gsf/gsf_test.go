@@ -768,3 +768,12 @@ func TestExplainPartial(t *testing.T) {
 		t.Errorf("err %v, fields %+v", err, ex.Frames[0].Fields)
 	}
 }
+
+func TestExplainMaxFrames(t *testing.T) {
+	one := unhex(t, seedRequest)
+	in := append(append(append([]byte(nil), one...), one...), one...)
+	ex, err := Explain(in, ExplainOptions{MaxFrames: 2})
+	if err != nil || len(ex.Frames) != 2 || ex.Frames[1].Offset != len(one) {
+		t.Fatalf("err %v, %d frames", err, len(ex.Frames))
+	}
+}

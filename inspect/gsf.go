@@ -33,10 +33,37 @@ func explainGSF(data []byte, opts map[string]string) (*Explanation, error) {
 		}
 		eo.Body = fields
 	}
-	gx, err := gsf.Explain(data, eo)
 	ex := &Explanation{}
 	b := &builder{}
-	for i, fe := range gx.Frames {
+	// A part at a time, so that a long input costs no more than the tree it fills.
+	eo.MaxFrames = 256
+	i := 0
+	for off := 0; off < len(data) && !b.limited; {
+		gx, err := gsf.Explain(data[off:], eo)
+		if len(gx.Frames) == 0 {
+			ex.addError(8*off, err)
+			break
+		}
+		stop := gsfFrames(ex, b, gx.Frames, data, off, &i)
+		last := gx.Frames[len(gx.Frames)-1]
+		if stop || last.Err != nil || len(gx.Frames) < eo.MaxFrames {
+			break
+		}
+		off += last.Offset + last.Size
+	}
+	return ex, nil
+}
+
+// gsfFrames adds the frames of a part of the input that starts at byte off; it reports whether
+// the tree is full or a frame failed.
+func gsfFrames(ex *Explanation, b *builder, frames []gsf.FrameExplanation, data []byte, off int, i *int) bool {
+	for _, fe := range frames {
+		fe.Offset += off
+		var ferr *gsf.FrameError
+		if errors.As(fe.Err, &ferr) {
+			ferr.Offset += int64(off) // the message names the byte of the whole input
+		}
+		*i++
 		base := 8 * fe.Offset
 		size := fe.Size
 		if fe.Err != nil {
@@ -46,10 +73,10 @@ func explainGSF(data []byte, opts map[string]string) (*Explanation, error) {
 		if fe.Header != nil {
 			value = fe.Header.String()
 		}
-		frame := b.node(nil, byteNode(fmt.Sprintf("frame %d", i+1), "frame", value, fe.Offset, size))
+		frame := b.node(nil, byteNode(fmt.Sprintf("frame %d", *i), "frame", value, fe.Offset, size))
 		if frame == nil {
 			ex.Notes = append(ex.Notes, limitNote(fe.Offset))
-			break
+			return true
 		}
 		ex.Nodes = append(ex.Nodes, frame)
 		fi := 0
@@ -85,7 +112,7 @@ func explainGSF(data []byte, opts map[string]string) (*Explanation, error) {
 		}
 		if b.limited {
 			ex.Notes = append(ex.Notes, limitNote(fe.Offset))
-			break
+			return true
 		}
 		if fe.Err != nil {
 			frame.Error = fe.Err.Error()
@@ -95,12 +122,10 @@ func explainGSF(data []byte, opts map[string]string) (*Explanation, error) {
 				end = 8 * len(data)
 			}
 			ex.addError(end, fe.Err)
+			return true
 		}
 	}
-	if err != nil && len(gx.Frames) == 0 {
-		ex.addError(0, err)
-	}
-	return ex, nil
+	return false
 }
 
 // valueText is a field's value without its name: "18 (USER_SERVER)" rather than the step's

@@ -335,3 +335,27 @@ func TestRegisterDuplicate(t *testing.T) {
 	}()
 	Register(Format{Name: "gsf", Explain: explainGSF})
 }
+
+// TestGSFManyFrames: frames are explained a part at a time, numbered through, and a long input
+// stops at MaxNodes with a note.
+func TestGSFManyFrames(t *testing.T) {
+	one, _ := hex.DecodeString(strings.ReplaceAll(seedGSF, " ", ""))
+	data := bytes.Repeat(one, 600)
+	ex, err := Explain(Request{Format: "gsf", Input: string(data), Encoding: "raw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Nodes) != 600 || len(ex.Errors) != 0 || ex.Nodes[599].Name != "frame 600" || ex.Nodes[599].Off != 22*599 {
+		t.Fatalf("%d frames, errors %v, last %+v", len(ex.Nodes), ex.Errors, ex.Nodes[len(ex.Nodes)-1])
+	}
+	checkTiles(t, ex, 8*len(data))
+	ex, _ = Explain(Request{Format: "gsf", Input: string(data[:len(data)-3]), Encoding: "raw"})
+	if len(ex.Errors) != 1 || !strings.Contains(ex.Errors[0].Msg, "frame at byte 13178 ") {
+		t.Errorf("errors %v, want the last frame's, at byte 13178", ex.Errors)
+	}
+	big := bytes.Repeat(one, 1<<20/len(one))
+	ex, _ = Explain(Request{Format: "gsf", Input: string(big), Encoding: "raw"})
+	if ex.Fields != MaxNodes || len(ex.Notes) != 1 || !strings.Contains(ex.Notes[0], "stops after 100000 fields") {
+		t.Errorf("1 MiB of frames: %d fields, notes %q", ex.Fields, ex.Notes)
+	}
+}
