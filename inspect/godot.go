@@ -254,7 +254,7 @@ func leafName(f godot.Field) (string, string) {
 	if i := strings.LastIndexByte(t, ' '); i > 0 && isNumber(t[i+1:]) {
 		return t[:i], t[i+1:]
 	}
-	return f.Kind, t
+	return "value", t
 }
 
 // summarize renders a decoded Variant in the style of Godot's var_to_str, short: containers
