@@ -270,6 +270,23 @@ func hexDump(t *testing.T, ctx context.Context, b *browser.Browser, base string)
 	if head != "GSF frames · 22 bytes (hex dump)" {
 		t.Errorf("head %q, want the 22 bytes of a GSF frame read from a hex dump", head)
 	}
+	// The same bytes as a file holding hexdump -C's output.
+	path := filepath.Join(t.TempDir(), "frame.txt")
+	dump := "00000000  15 20 c2 5c 04 6d 0c 0c  18 41 6d 61 7a 69 6e 67  |. .\\.m...Amazing|\n" +
+		"00000010  57 6f 72 6c 64 00                                 |World.|\n00000016\n"
+	if err := os.WriteFile(path, []byte(dump), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before int
+	p.Eval(ctx, `window.inspector.state.reqSeq`, &before)
+	if err := p.SetFiles(ctx, "#file", path); err != nil {
+		t.Fatal(err)
+	}
+	waitExplained(t, ctx, p, before)
+	p.Eval(ctx, `document.getElementById('hexhead').textContent`, &head)
+	if head != "GSF frames · 22 bytes (hex dump)" {
+		t.Errorf("from a file: head %q", head)
+	}
 }
 
 // gsfSeed pastes the seed's GSF request, gives the body's field list, and checks the tree, the
