@@ -578,7 +578,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 		}
 		vp := next
 		if dec.tr != nil {
-			dec.tr.enter("." + name)
+			dec.tr.enterf(".%s", name)
 		}
 		v, next, err := dec.value(next, depth+1)
 		if err != nil {
@@ -695,7 +695,7 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 			return fail(p, detail(ErrTooManyElements, "%d elements", n))
 		}
 		if dec.tr != nil {
-			dec.tr.enter(fmt.Sprintf("[%d]", i))
+			dec.tr.enterf("[%d]", i)
 		}
 		v, next, err := dec.value(p, depth+1)
 		if err != nil {
@@ -783,7 +783,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 			return fail(p, detail(ErrTooManyElements, "%d entries", n))
 		}
 		if dec.tr != nil {
-			dec.tr.enter(fmt.Sprintf(".key(%d)", i))
+			dec.tr.enterf(".key(%d)", i)
 		}
 		k, next, err := dec.value(p, depth+1)
 		if err != nil {
@@ -791,7 +791,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		}
 		if dec.tr != nil {
 			dec.tr.leave()
-			dec.tr.enter("[" + keyLabel(k) + "]")
+			dec.tr.enterKey(k)
 		}
 		v, next, err := dec.value(next, depth+1)
 		if err != nil {

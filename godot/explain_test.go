@@ -2,6 +2,7 @@ package godot
 
 import (
 	"encoding/hex"
+	"errors"
 	"testing"
 )
 
@@ -63,5 +64,35 @@ func TestExplainSpans(t *testing.T) {
 	}
 	if len(spans) != 3 || spans[0] != -1 || spans[1] != 8 || spans[2] != -1 {
 		t.Errorf("spans %v of %s, want [-1 8 -1]", spans, hex.EncodeToString(b[:22]))
+	}
+}
+
+func TestExplainFirst(t *testing.T) {
+	b, err := EncOptions{Dialect: Godot4}.Append(nil, []any{make([]byte, 100), int64(1), "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := DecOptions{}.Explain(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int{1, 3, 5, len(all) - 1} {
+		got, more, err := DecOptions{}.ExplainFirst(b, max)
+		if err != nil || !more || len(got) != max {
+			t.Fatalf("max %d: %d fields, more %v, %v", max, len(got), more, err)
+		}
+		for i := range got {
+			if got[i].Offset != all[i].Offset || got[i].Text != all[i].Text || got[i].Path != all[i].Path {
+				t.Errorf("max %d: field %d = %+v, want %+v", max, i, got[i], all[i])
+			}
+		}
+	}
+	if got, more, _ := (DecOptions{}).ExplainFirst(b, len(all)); more || len(got) != len(all) {
+		t.Errorf("max = all: %d fields, more %v", len(got), more)
+	}
+	// The error is Explain's, wherever the fields stop.
+	_, _, err = DecOptions{}.ExplainFirst(b[:len(b)-2], 2)
+	if !errors.Is(err, ErrTruncated) {
+		t.Errorf("cut input: %v", err)
 	}
 }

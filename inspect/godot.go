@@ -112,7 +112,8 @@ func prefixText(p []byte, f godot.Framing) string {
 // godotValue explains the first Variant of data, which starts at byte base of the input, under
 // parent (or as a root). It returns the Variant's length and whether it decoded.
 func godotValue(ex *Explanation, b *builder, parent *Node, data []byte, base int, opts godot.DecOptions, name string) (int, bool) {
-	fields, err := opts.Explain(data)
+	// One more field than the tree has room for shows that it is full.
+	fields, _, err := opts.ExplainFirst(data, MaxNodes-b.nodes+1)
 	// The variants open at each depth, from the top-level one down.
 	var open []*Node
 	size := 0
