@@ -166,19 +166,12 @@ func (dec *decoder) take(n int) bool {
 	return true
 }
 
-// value decodes the Variant at buf[p:] and returns it with the offset just after it.
-func (dec *decoder) value(p, depth int) (any, int, error) {
-	if dec.tr != nil {
-		return dec.tracedValue(p, depth)
-	}
-	return dec.value1(p, depth)
-}
-
 // tracedValue is value for Explain: it completes the Variant's header field with the Variant's
-// length and decoded value.
+// length and decoded value. The decoder calls it instead of value where dec.tr is set, so that
+// decoding without a tracer pays no extra call.
 func (dec *decoder) tracedValue(p, depth int) (any, int, error) {
 	i := len(dec.tr.fields)
-	v, end, err := dec.value1(p, depth)
+	v, end, err := dec.value(p, depth)
 	if i < len(dec.tr.fields) && dec.tr.fields[i].Kind == "header" && dec.tr.fields[i].Offset == p {
 		f := &dec.tr.fields[i]
 		if err != nil {
@@ -190,8 +183,8 @@ func (dec *decoder) tracedValue(p, depth int) (any, int, error) {
 	return v, end, err
 }
 
-// value1 is value without the tracer's bookkeeping.
-func (dec *decoder) value1(p, depth int) (any, int, error) {
+// value decodes the Variant at buf[p:] and returns it with the offset just after it.
+func (dec *decoder) value(p, depth int) (any, int, error) {
 	if depth > dec.maxDepth {
 		return nil, 0, dec.fail(p, 0, false, detail(ErrTooDeep, "more than %d levels", dec.maxDepth))
 	}
@@ -577,10 +570,13 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 			return fail(p, err)
 		}
 		vp := next
+		var v any
 		if dec.tr != nil {
 			dec.tr.enterf(".%s", name)
+			v, next, err = dec.tracedValue(next, depth+1)
+		} else {
+			v, next, err = dec.value(next, depth+1)
 		}
-		v, next, err := dec.value(next, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, "."+name)
 		}
@@ -694,10 +690,15 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 		if !fits && !dec.take(1) {
 			return fail(p, detail(ErrTooManyElements, "%d elements", n))
 		}
+		var v any
+		var next int
+		var err error
 		if dec.tr != nil {
 			dec.tr.enterf("[%d]", i)
+			v, next, err = dec.tracedValue(p, depth+1)
+		} else {
+			v, next, err = dec.value(p, depth+1)
 		}
-		v, next, err := dec.value(p, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, fmt.Sprintf("[%d]", i))
 		}
@@ -782,18 +783,25 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		if !fits && !dec.take(1) {
 			return fail(p, detail(ErrTooManyElements, "%d entries", n))
 		}
+		var k, v any
+		var next int
+		var err error
 		if dec.tr != nil {
 			dec.tr.enterf(".key(%d)", i)
+			k, next, err = dec.tracedValue(p, depth+1)
+		} else {
+			k, next, err = dec.value(p, depth+1)
 		}
-		k, next, err := dec.value(p, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, fmt.Sprintf(".key(%d)", i))
 		}
 		if dec.tr != nil {
 			dec.tr.leave()
 			dec.tr.enterKey(k)
+			v, next, err = dec.tracedValue(next, depth+1)
+		} else {
+			v, next, err = dec.value(next, depth+1)
 		}
-		v, next, err := dec.value(next, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, "["+keyLabel(k)+"]")
 		}

@@ -52,7 +52,7 @@ func (o DecOptions) Explain(data []byte) ([]Field, error) {
 func (o DecOptions) ExplainFirst(data []byte, max int) (fields []Field, more bool, err error) {
 	dec := o.decoder(data)
 	dec.tr = &tracer{max: max}
-	_, end, err := dec.value(0, 0)
+	_, end, err := dec.tracedValue(0, 0)
 	if err == nil && end < len(data) {
 		dec.tr.add(end, len(data)-end, 0, "bytes", "%d trailing bytes, ignored (as the engine ignores them)", len(data)-end)
 	}
