@@ -287,6 +287,21 @@ func hexDump(t *testing.T, ctx context.Context, b *browser.Browser, base string)
 	if head != "GSF frames · 22 bytes (hex dump)" {
 		t.Errorf("from a file: head %q", head)
 	}
+	// A raw file dropped on the page.
+	raw := filepath.Join(t.TempDir(), "frame.bin")
+	one, _ := hex.DecodeString(strings.ReplaceAll(seedGSF, " ", ""))
+	if err := os.WriteFile(raw, append(one, one...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Eval(ctx, `window.inspector.state.reqSeq`, &before)
+	if err := p.DropFiles(ctx, 700, 400, raw); err != nil {
+		t.Fatal(err)
+	}
+	waitExplained(t, ctx, p, before)
+	p.Eval(ctx, `document.getElementById('hexhead').textContent`, &head)
+	if head != "GSF frames · 44 bytes (hex)" {
+		t.Errorf("dropped: head %q, want two GSF frames", head)
+	}
 }
 
 // gsfSeed pastes the seed's GSF request, gives the body's field list, and checks the tree, the

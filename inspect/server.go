@@ -29,7 +29,7 @@ const MaxRequest = 8 << 20
 
 // Handler serves the inspector page and its API: GET api/formats lists the formats, and POST
 // api/explain takes a [Request] and answers with an [Explanation] (or {"error": …} with status
-// 400). Mount it at any path that ends in a slash.
+// 400). The page uses relative URLs: to serve it under a prefix, wrap it in http.StripPrefix.
 func Handler() http.Handler {
 	mux := http.NewServeMux()
 	files := http.FileServerFS(assets())

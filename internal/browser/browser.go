@@ -518,3 +518,15 @@ func (p *Page) SetFiles(ctx context.Context, sel string, paths ...string) error 
 	}
 	return p.call(ctx, "DOM.setFileInputFiles", map[string]any{"nodeId": q.NodeID, "files": paths}, nil)
 }
+
+// DropFiles drags files from outside the page and drops them at (x, y), as a user dropping
+// files from a file manager does (the page gets dragenter, dragover and drop events).
+func (p *Page) DropFiles(ctx context.Context, x, y float64, paths ...string) error {
+	data := map[string]any{"items": []any{}, "files": paths, "dragOperationsMask": 1}
+	for _, t := range []string{"dragEnter", "dragOver", "drop"} {
+		if err := p.call(ctx, "Input.dispatchDragEvent", map[string]any{"type": t, "x": x, "y": y, "data": data}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
