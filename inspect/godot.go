@@ -132,10 +132,16 @@ func godotValue(ex *Explanation, b *builder, parent *Node, data []byte, base int
 			} else {
 				p = parent
 			}
-			n := byteNode(variantName(f, name), headerType(f.Text), "", base+f.Offset, 4)
+			typ := headerType(f.Text)
+			n := byteNode(variantName(f, name), typ, "", base+f.Offset, 4)
 			if f.Span > 0 {
 				n.Len, n.Bits = f.Span, 8*f.Span
 				n.Value = summarize(f.Value, 0)
+				// Math types by the dialect's name: Godot 3's Quat and Transform, and Vector3
+				// for a double-precision Vector3d.
+				if rt := reflect.TypeOf(f.Value); rt != nil && rt.Kind() == reflect.Struct && strings.HasPrefix(n.Value, rt.Name()+"(") {
+					n.Value = typ + strings.TrimPrefix(n.Value, rt.Name())
+				}
 			}
 			if b.node(p, n) == nil {
 				ex.Notes = append(ex.Notes, limitNote(base+f.Offset))

@@ -359,3 +359,43 @@ func TestGSFManyFrames(t *testing.T) {
 		t.Errorf("1 MiB of frames: %d fields, notes %q", ex.Fields, ex.Notes)
 	}
 }
+
+func TestGodot3EveryType(t *testing.T) {
+	v := []any{
+		nil, true, int64(1) << 40, 0.1, "s", godot.Vector2{X: 1, Y: 2},
+		godot.Rect2{Size: godot.Vector2{X: 1, Y: 1}}, godot.Vector3{X: 1, Y: 2, Z: 3},
+		godot.Transform2D{X: godot.Vector2{X: 1}, Y: godot.Vector2{Y: 1}},
+		godot.Plane{Normal: godot.Vector3{Z: 1}}, godot.Quaternion{W: 1}, godot.AABB{},
+		godot.Basis{X: godot.Vector3{X: 1}, Y: godot.Vector3{Y: 1}, Z: godot.Vector3{Z: 1}},
+		godot.Transform3D{}, godot.Color{A: 1}, godot.ParseNodePath("a/b"), godot.RID(1),
+		&godot.Object{Class: "Node"}, &godot.Dictionary{}, []any{}, []byte{9}, []int32{1},
+		[]float32{1}, []string{"x"}, []godot.Vector2{{}}, []godot.Vector3{{}}, []godot.Color{{}},
+	}
+	// Godot 3 writes a RID as its bare header: the id is lost (RID(0)).
+	want := "Nil=null bool=true int=1099511627776 float=0.1 String=\"s\" Vector2=Vector2(1, 2) " +
+		"Rect2=Rect2(0, 0, 1, 1) Vector3=Vector3(1, 2, 3) Transform2D=Transform2D(1, 0, 0, 1, 0, 0) " +
+		"Plane=Plane(0, 0, 1, 0) Quat=Quat(0, 0, 0, 1) AABB=AABB(0, 0, 0, 0, 0, 0) " +
+		"Basis=Basis(1, 0, 0, 0, 1, 0, 0, 0, 1) Transform=Transform(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) " +
+		"Color=Color(0, 0, 0, 1) NodePath=^\"a/b\" RID=RID(0) Object=Node {0 properties} " +
+		"Dictionary={0 entries} Array=[0 elements] PoolByteArray=[09] PoolIntArray=[1] " +
+		"PoolRealArray=[1] PoolStringArray=[\"x\"] PoolVector2Array=[Vector2(0, 0)] " +
+		"PoolVector3Array=[Vector3(0, 0, 0)] PoolColorArray=[Color(0, 0, 0, 0)]"
+	b, err := godot.EncOptions{Dialect: godot.Godot3}.Append(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Explain(Request{Format: "godot3", Input: hex.EncodeToString(b)})
+	if err != nil || len(ex.Errors) != 0 {
+		t.Fatal(err, ex.Errors)
+	}
+	checkTiles(t, ex, 8*len(b))
+	var got []string
+	for _, c := range ex.Nodes[0].Children {
+		if strings.HasPrefix(c.Name, "[") {
+			got = append(got, c.Type+"="+c.Value)
+		}
+	}
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("elements:\n%s\nwant:\n%s", g, want)
+	}
+}
