@@ -334,6 +334,11 @@ func gsfSeed(t *testing.T, ctx context.Context, b *browser.Browser, base string,
 	if v.Sel != id || !slices.Equal(v.HexSel, []int{2, 3}) || !slices.Equal(v.BitSel, rangeInts(16, 27)) {
 		t.Errorf("svcClass selected: sel %d (want %d), bytes %v (want [2 3]), bits %v (want 16…26)", v.Sel, id, v.HexSel, v.BitSel)
 	}
+	var detail string
+	p.Eval(ctx, `document.getElementById('detail').innerText`, &detail)
+	if !strings.Contains(detail, "bits 11000010010") {
+		t.Errorf("detail %q, want svcClass's 11 bits", detail)
+	}
 	// The other way: clicking a bit of the string's text selects the field that holds it.
 	if err := p.ClickSelector(ctx, `.bt[data-b="100"]`); err != nil {
 		t.Fatal(err)

@@ -440,6 +440,11 @@
     const bytes = st.bytes.subarray(n.off, Math.min(n.off + n.len, n.off + 32));
     let h = '<b>' + esc(n.name) + '</b> <span class="muted">' + esc(n.type || '') + '</span> ' + esc(n.value || '') +
       '<br><span class="muted">' + place(n) + (n.bits ? ' (' + n.len + ' byte' + (n.len === 1 ? '' : 's') + (st.bitLevel ? ', ' + n.bits + ' bits from bit ' + n.bit : '') + ')' : '') + '</span> <code>' + spacedHex(bytes) + (n.len > 32 ? ' …' : '') + '</code>';
+    if (st.bitLevel && n.bits > 0 && n.bits <= 64) {
+      let bits = '';
+      for (let b = n.bit; b < n.bit + n.bits; b++) bits += (st.bytes[b >> 3] >> (7 - (b & 7))) & 1;
+      h += ' <span class="muted">bits</span> <code>' + bits + '</code>';
+    }
     if (n.error) h += '<br><span class="e">' + esc(n.error) + '</span>';
     d.innerHTML = h;
   }
