@@ -347,6 +347,23 @@ func gsfSeed(t *testing.T, ctx context.Context, b *browser.Browser, base string,
 	if !strings.Contains(v.SelRow, `"AmazingWorld"`) || !slices.Equal(v.HexSel, rangeInts(9, 21)) {
 		t.Errorf("bit 100 selected %q with bytes %v; want the string's 12 bytes 9…20", v.SelRow, v.HexSel)
 	}
+	// Hovering a bit marks its field's row; hovering a row marks its bits.
+	if err := p.HoverSelector(ctx, `.bt[data-b="33"]`); err != nil {
+		t.Fatal(err)
+	}
+	var hovered []string
+	p.Eval(ctx, `[...document.querySelectorAll('.trow.hov .tn')].map(e => e.textContent)`, &hovered)
+	if !slices.Equal(hovered, []string{"msgType"}) {
+		t.Errorf("hovering bit 33 marks rows %q, want msgType's value step", hovered)
+	}
+	if err := p.HoverSelector(ctx, fmt.Sprintf("#row-%d .tn", nodeID(t, ctx, p, "requestId"))); err != nil {
+		t.Fatal(err)
+	}
+	var hovBits []int
+	p.Eval(ctx, `[...document.querySelectorAll('.bt.hov')].map(e => +e.dataset.b)`, &hovBits)
+	if !slices.Equal(hovBits, rangeInts(47, 53)) {
+		t.Errorf("hovering requestId marks bits %v, want 47…52", hovBits)
+	}
 	// Keyboard: from the svcClass row, ↓ goes to its first step and ← back to it.
 	if err := p.ClickSelector(ctx, fmt.Sprintf("#row-%d .tn", id)); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -325,6 +326,18 @@ func TestHandler(t *testing.T) {
 		t.Errorf("unknown format: %s", res.Status)
 	}
 	res.Body.Close()
+	big := `{"input":"` + strings.Repeat("0", MaxRequest) + `"}`
+	res, _ = http.Post(srv.URL+"/api/explain", "application/json", strings.NewReader(big))
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a request over MaxRequest: %s", res.Status)
+	}
+	res.Body.Close()
+	res, _ = http.Get(srv.URL + "/config.js")
+	cfg, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(cfg), `mode: "server"`) {
+		t.Errorf("config.js: %s", cfg)
+	}
 }
 
 func TestRegisterDuplicate(t *testing.T) {
