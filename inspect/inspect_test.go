@@ -3,18 +3,15 @@ package inspect
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/inspect/internal/samples"
 )
 
 // seedGSF is the 22-byte GetClientVersionInfo request of the protocol documentation (seed 000).
-const seedGSF = "15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64 00"
+const seedGSF = samples.GSFRequest
 
 // find returns the first node, depth first, whose name is name.
 func find(nodes []*Node, name string) *Node {
@@ -120,50 +117,7 @@ func TestGSFTruncated(t *testing.T) {
 	}
 }
 
-// everyType is a Godot 4 Array holding a value of every Variant type, and the values the tree
-// shows for them.
-func everyType() (any, []string) {
-	d := &godot.Dictionary{}
-	d.Entries = []godot.Entry{{Key: "k", Value: int64(1)}}
-	v := []any{
-		nil, true, int64(-7), 2.5, "héllo",
-		godot.Vector2{X: 1, Y: 2}, godot.Vector2i{X: 3, Y: 4},
-		godot.Rect2{Position: godot.Vector2{X: 1, Y: 2}, Size: godot.Vector2{X: 3, Y: 4}},
-		godot.Rect2i{Position: godot.Vector2i{X: 1, Y: 2}, Size: godot.Vector2i{X: 3, Y: 4}},
-		godot.Vector3{X: 1.5, Y: 0, Z: -2}, godot.Vector3i{X: 1, Y: 2, Z: 3},
-		godot.Transform2D{X: godot.Vector2{X: 1}, Y: godot.Vector2{Y: 1}, Origin: godot.Vector2{X: 5, Y: 6}},
-		godot.Vector4{X: 1, Y: 2, Z: 3, W: 4}, godot.Vector4i{X: 1, Y: 2, Z: 3, W: 4},
-		godot.Plane{Normal: godot.Vector3{Y: 1}, D: 2},
-		godot.Quaternion{W: 1},
-		godot.AABB{Size: godot.Vector3{X: 1, Y: 1, Z: 1}},
-		godot.Basis{X: godot.Vector3{X: 1}, Y: godot.Vector3{Y: 1}, Z: godot.Vector3{Z: 1}},
-		godot.Transform3D{Basis: godot.Basis{X: godot.Vector3{X: 1}, Y: godot.Vector3{Y: 1}, Z: godot.Vector3{Z: 1}}, Origin: godot.Vector3{X: 7}},
-		godot.Projection{X: godot.Vector4{X: 1}, Y: godot.Vector4{Y: 1}, Z: godot.Vector4{Z: 1}, W: godot.Vector4{W: 1}},
-		godot.Color{R: 1, G: 0.5, B: 0, A: 1},
-		godot.StringName("name"), godot.ParseNodePath("/root/Main:position"), godot.RID(42),
-		&godot.Object{Class: "Node"}, godot.Callable{}, godot.Signal{Name: "hit", Object: 9},
-		d, []any{int64(1), "two"},
-		[]byte{1, 2, 3}, []int32{1, -1}, []int64{1 << 40}, []float32{0.5}, []float64{0.1},
-		[]string{"a", "b"}, []godot.Vector2{{X: 1, Y: 2}}, []godot.Vector3{{X: 1, Y: 2, Z: 3}},
-		[]godot.Color{{R: 1, A: 1}}, []godot.Vector4{{X: 1, Y: 2, Z: 3, W: 4}},
-	}
-	want := []string{
-		"Nil=null", "bool=true", "int=-7", "float=2.5", `String="héllo"`,
-		"Vector2=Vector2(1, 2)", "Vector2i=Vector2i(3, 4)", "Rect2=Rect2(1, 2, 3, 4)", "Rect2i=Rect2i(1, 2, 3, 4)",
-		"Vector3=Vector3(1.5, 0, -2)", "Vector3i=Vector3i(1, 2, 3)", "Transform2D=Transform2D(1, 0, 0, 1, 5, 6)",
-		"Vector4=Vector4(1, 2, 3, 4)", "Vector4i=Vector4i(1, 2, 3, 4)", "Plane=Plane(0, 1, 0, 2)",
-		"Quaternion=Quaternion(0, 0, 0, 1)", "AABB=AABB(0, 0, 0, 1, 1, 1)",
-		"Basis=Basis(1, 0, 0, 0, 1, 0, 0, 0, 1)", "Transform3D=Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 7, 0, 0)",
-		"Projection=Projection(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1)", "Color=Color(1, 0.5, 0, 1)",
-		`StringName=&"name"`, `NodePath=^"/root/Main:position"`, "RID=RID(42)", "Object=Node {0 properties}",
-		"Callable=Callable()", `Signal=Signal("hit", object 9)`, `Dictionary={"k": 1}`, `Array=[1, "two"]`,
-		"PackedByteArray=[01 02 03]", "PackedInt32Array=[1, -1]", "PackedInt64Array=[1099511627776]",
-		"PackedFloat32Array=[0.5]", "PackedFloat64Array=[0.1]", `PackedStringArray=["a", "b"]`,
-		"PackedVector2Array=[Vector2(1, 2)]", "PackedVector3Array=[Vector3(1, 2, 3)]",
-		"PackedColorArray=[Color(1, 0, 0, 1)]", "PackedVector4Array=[Vector4(1, 2, 3, 4)]",
-	}
-	return v, want
-}
+var everyType = samples.Godot4EveryType
 
 func TestGodotEveryType(t *testing.T) {
 	v, want := everyType()
@@ -297,46 +251,6 @@ func TestReadInput(t *testing.T) {
 	}
 	if _, _, err := ReadInput("hello there!", "auto"); err == nil {
 		t.Error("text read as bytes")
-	}
-}
-
-func TestHandler(t *testing.T) {
-	srv := httptest.NewServer(Handler())
-	defer srv.Close()
-	res, err := http.Get(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Security-Policy"), "default-src 'self'") {
-		t.Fatalf("GET /: %s, CSP %q", res.Status, res.Header.Get("Content-Security-Policy"))
-	}
-	body, _ := json.Marshal(Request{Format: "gsf", Input: seedGSF})
-	res, err = http.Post(srv.URL+"/api/explain", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ex Explanation
-	if err := json.NewDecoder(res.Body).Decode(&ex); err != nil || res.StatusCode != 200 || ex.Fields == 0 || len(ex.Data) != 22 {
-		t.Fatalf("explain: %s, %v, %d fields, %d bytes", res.Status, err, ex.Fields, len(ex.Data))
-	}
-	res.Body.Close()
-	res, _ = http.Post(srv.URL+"/api/explain", "application/json", strings.NewReader(`{"format":"nope","input":"00"}`))
-	if res.StatusCode != 400 {
-		t.Errorf("unknown format: %s", res.Status)
-	}
-	res.Body.Close()
-	big := `{"input":"` + strings.Repeat("0", MaxRequest) + `"}`
-	res, _ = http.Post(srv.URL+"/api/explain", "application/json", strings.NewReader(big))
-	if res.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("a request over MaxRequest: %s", res.Status)
-	}
-	res.Body.Close()
-	res, _ = http.Get(srv.URL + "/config.js")
-	cfg, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if !strings.Contains(string(cfg), `mode: "server"`) {
-		t.Errorf("config.js: %s", cfg)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 
 	"github.com/gamewire/gamewire/inspect"
+	"github.com/gamewire/gamewire/inspect/web"
 )
 
 func init() {
@@ -26,7 +27,7 @@ func inspectCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *export != "" {
-		if err := inspect.Export(context.Background(), *export, inspect.ExportOptions{}); err != nil {
+		if err := web.Export(context.Background(), *export, web.ExportOptions{}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote the inspector to %s; serve it with any static file server, e.g.\n  python3 -m http.server -d %s 8000\n", *export, *export)
@@ -39,7 +40,7 @@ func inspectCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "gamewire inspector: http://%s/\n", l.Addr())
 	ctx, stop := serveContext()
 	defer stop()
-	return inspect.Serve(ctx, l)
+	return web.Serve(ctx, l)
 }
 
 func formatList() string {

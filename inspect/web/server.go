@@ -1,4 +1,8 @@
-package inspect
+// Package web serves the packet inspector's page (package inspect explains, this package shows):
+// [Handler] serves the page and its JSON API from files embedded in the binary, and [Export]
+// writes the same page as a static site whose decoding runs in WebAssembly, built from the
+// inspect/wasm command by the local Go toolchain. The page makes no request outside its origin.
+package web
 
 import (
 	"context"
@@ -9,14 +13,16 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/gamewire/gamewire/inspect"
 )
 
-//go:embed web
-var web embed.FS
+//go:embed static
+var static embed.FS
 
 // assets are the files of the page, the same for the server and the static site.
 func assets() fs.FS {
-	sub, err := fs.Sub(web, "web")
+	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embedded directory is there by construction
 	}
@@ -28,7 +34,7 @@ func assets() fs.FS {
 const MaxRequest = 8 << 20
 
 // Handler serves the inspector page and its API: GET api/formats lists the formats, and POST
-// api/explain takes a [Request] and answers with an [Explanation] (or {"error": …} with status
+// api/explain takes an [inspect.Request] and answers with an [inspect.Explanation] (or {"error": …} with status
 // 400). The page uses relative URLs: to serve it under a prefix, wrap it in http.StripPrefix.
 func Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -39,10 +45,10 @@ func Handler() http.Handler {
 		w.Write([]byte(configJS("server")))
 	})
 	mux.HandleFunc("GET /api/formats", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, Formats())
+		writeJSON(w, http.StatusOK, inspect.Formats())
 	})
 	mux.HandleFunc("POST /api/explain", func(w http.ResponseWriter, r *http.Request) {
-		var req Request
+		var req inspect.Request
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxRequest))
 		if err := dec.Decode(&req); err != nil {
 			var tooBig *http.MaxBytesError
@@ -53,7 +59,7 @@ func Handler() http.Handler {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad request: " + err.Error()})
 			return
 		}
-		ex, err := Explain(req)
+		ex, err := inspect.Explain(req)
 		if err != nil {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 			return

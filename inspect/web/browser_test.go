@@ -1,4 +1,4 @@
-package inspect
+package web
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/inspect/internal/samples"
 	"github.com/gamewire/gamewire/internal/browser"
 )
 
@@ -23,9 +24,13 @@ import (
 // and the static site written by Export, served by a plain file server. Screenshots go to the
 // test's artifact directory: run
 //
-//	go test -run Browser -artifacts -outputdir /tmp/inspector ./inspect
+//	mkdir -p /tmp/inspector && go test -run Browser -artifacts -outputdir /tmp/inspector ./inspect/web
 //
 // to keep them (without -artifacts they are removed with the test's temporary files).
+
+const seedGSF = samples.GSFRequest
+
+var everyType = samples.Godot4EveryType
 
 func TestBrowserServed(t *testing.T) {
 	browser.Require(t)
