@@ -88,6 +88,7 @@ func Start(ctx context.Context) (*Browser, error) {
 	args := append(append([]string{}, Flags...), "--remote-debugging-pipe", "--user-data-dir="+profile, "about:blank")
 	cmd := exec.Command(bin, args...)
 	cmd.ExtraFiles = []*os.File{cmdR, outW} // fd 3: commands in, fd 4: replies out
+	setProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		cmdR.Close()
 		cmdW.Close()
@@ -197,7 +198,8 @@ func (b *Browser) call(ctx context.Context, session, method string, params, out 
 	}
 }
 
-// Close ends Chromium and removes its profile.
+// Close asks Chromium to close, waits for it, kills whatever is left of its processes, and
+// removes its profile.
 func (b *Browser) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -205,9 +207,9 @@ func (b *Browser) Close() error {
 	select {
 	case <-b.exited:
 	case <-time.After(5 * time.Second):
-		b.cmd.Process.Kill()
-		<-b.exited
 	}
+	killGroup(b.cmd)
+	<-b.exited
 	b.in.Close()
 	return os.RemoveAll(b.profile)
 }
