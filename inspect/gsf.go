@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/gamewire/gamewire/bitproto"
@@ -163,8 +164,9 @@ func explainBits(data []byte, opts map[string]string) (*Explanation, error) {
 		return nil, err
 	}
 	start := 0
-	if s := strings.TrimSpace(opts["offset"]); s != "" && s != "0" {
-		if _, err := fmt.Sscan(s, &start); err != nil || start < 0 {
+	if s := strings.TrimSpace(opts["offset"]); s != "" {
+		var err error
+		if start, err = strconv.Atoi(s); err != nil || start < 0 {
 			return nil, fmt.Errorf("inspect: start bit %q: want a number of bits", s)
 		}
 	}

@@ -218,6 +218,13 @@ func TestBits(t *testing.T) {
 	if _, err := Explain(Request{Format: "bits", Input: "20"}); err == nil {
 		t.Error("no field list accepted")
 	}
+	if _, err := Explain(Request{Format: "bits", Input: "20", Options: map[string]string{"fields": "bool", "offset": "3x"}}); err == nil {
+		t.Error("start bit 3x accepted")
+	}
+	ex, _ = Explain(Request{Format: "bits", Input: "20", Options: map[string]string{"fields": "bool", "offset": "2"}})
+	if len(ex.Nodes) != 1 || ex.Nodes[0].Bit != 2 || ex.Nodes[0].Value != "true" {
+		t.Errorf("from bit 2: %+v", ex.Nodes)
+	}
 }
 
 func TestReadInput(t *testing.T) {
