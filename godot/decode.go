@@ -251,6 +251,23 @@ func (dec *decoder) take(n int) bool {
 	return true
 }
 
+// tracedValue is value for Explain: it completes the Variant's header field with the Variant's
+// length and decoded value. The decoder calls it instead of value where dec.tr is set, so that
+// decoding without a tracer pays no extra call.
+func (dec *decoder) tracedValue(p, depth int) (any, int, error) {
+	i := len(dec.tr.fields)
+	v, end, err := dec.value(p, depth)
+	if i < len(dec.tr.fields) && dec.tr.fields[i].Kind == "header" && dec.tr.fields[i].Offset == p {
+		f := &dec.tr.fields[i]
+		if err != nil {
+			f.Span = -1
+		} else {
+			f.Span, f.Value = min(end, len(dec.buf))-p, v
+		}
+	}
+	return v, end, err
+}
+
 // value decodes the Variant at buf[p:] and returns it with the offset just after it.
 func (dec *decoder) value(p, depth int) (any, int, error) {
 	if depth > dec.maxDepth {
@@ -666,9 +683,18 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 			return fail(p, err)
 		}
 		vp := next
-		v, next, err := dec.value(next, depth+1)
+		var v any
+		if dec.tr != nil {
+			dec.tr.enterf(".%s", name)
+			v, next, err = dec.tracedValue(next, depth+1)
+		} else {
+			v, next, err = dec.value(next, depth+1)
+		}
 		if err != nil {
 			return nil, 0, prependPath(err, "."+name)
+		}
+		if dec.tr != nil {
+			dec.tr.leave()
 		}
 		if name == "script" && v != nil && dec.d == Godot4 {
 			// Godot 4.3+ sends an object's script as the script's path, and loads it.
@@ -781,10 +807,15 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 		if !fits && !dec.take(1) {
 			return fail(p, detail(ErrTooManyElements, "%d elements", n))
 		}
+		var v any
+		var next int
+		var err error
 		if dec.tr != nil {
-			dec.tr.enter(fmt.Sprintf("[%d]", i))
+			dec.tr.enterf("[%d]", i)
+			v, next, err = dec.tracedValue(p, depth+1)
+		} else {
+			v, next, err = dec.value(p, depth+1)
 		}
-		v, next, err := dec.value(p, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, fmt.Sprintf("[%d]", i))
 		}
@@ -880,18 +911,25 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		if !fits && !dec.take(1) {
 			return fail(p, detail(ErrTooManyElements, "%d entries", n))
 		}
+		var k, v any
+		var next int
+		var err error
 		if dec.tr != nil {
-			dec.tr.enter(fmt.Sprintf(".key(%d)", i))
+			dec.tr.enterf(".key(%d)", i)
+			k, next, err = dec.tracedValue(p, depth+1)
+		} else {
+			k, next, err = dec.value(p, depth+1)
 		}
-		k, next, err := dec.value(p, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, fmt.Sprintf(".key(%d)", i))
 		}
 		if dec.tr != nil {
 			dec.tr.leave()
-			dec.tr.enter("[" + keyLabel(k) + "]")
+			dec.tr.enterKey(k)
+			v, next, err = dec.tracedValue(next, depth+1)
+		} else {
+			v, next, err = dec.value(next, depth+1)
 		}
-		v, next, err := dec.value(next, depth+1)
 		if err != nil {
 			return nil, 0, prependPath(err, "["+keyLabel(k)+"]")
 		}

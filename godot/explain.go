@@ -23,6 +23,12 @@ type Field struct {
 	Kind string
 	// Text says what the field holds.
 	Text string
+	// Span is, for a "header" field, the length in bytes of the whole Variant the header starts
+	// (header included), or -1 when that Variant did not decode; 0 for other fields.
+	Span int
+	// Value is, for a "header" field whose Variant decoded, the decoded Variant as
+	// [DecOptions.Decode] returns it; nil otherwise.
+	Value any
 	// Uninitialized marks NodePath name padding, which the engine never writes: in real engine
 	// output these bytes hold leftover memory, so comparisons must mask them.
 	Uninitialized bool
@@ -35,13 +41,22 @@ func (f Field) String() string {
 // Explain decodes data like [DecOptions.Decode] and returns every field it read, in order. On a
 // decoding error it returns the fields read up to that point together with the error.
 func (o DecOptions) Explain(data []byte) ([]Field, error) {
+	fields, _, err := o.ExplainFirst(data, 0)
+	return fields, err
+}
+
+// ExplainFirst is [DecOptions.Explain] keeping only the first max fields (all of them when max
+// is 0 or less); more reports that fields were left out. Decoding still runs to the end, so
+// the error is the same as Explain's, but the fields of a long input take no more memory than
+// max of them.
+func (o DecOptions) ExplainFirst(data []byte, max int) (fields []Field, more bool, err error) {
 	dec := o.decoder(data)
-	dec.tr = &tracer{}
-	_, end, err := dec.value(0, 0)
+	dec.tr = &tracer{max: max}
+	_, end, err := dec.tracedValue(0, 0)
 	if err == nil && end < len(data) {
 		dec.tr.add(end, len(data)-end, 0, "bytes", "%d trailing bytes, ignored (as the engine ignores them)", len(data)-end)
 	}
-	return dec.tr.fields, finishPath(err)
+	return dec.tr.fields, dec.tr.full, finishPath(err)
 }
 
 // WriteFields prints fields as a table with a heading, one field a line, indented by depth.
@@ -78,17 +93,50 @@ func (o DecOptions) UninitializedBytes(data []byte) ([][2]int, error) {
 type tracer struct {
 	fields []Field
 	path   []string
+	max    int  // keep at most this many fields (0: all)
+	full   bool // fields were left out
+}
+
+// stopped reports that the tracer keeps no more fields.
+func (t *tracer) stopped() bool {
+	if t.max > 0 && len(t.fields) >= t.max {
+		t.full = true
+	}
+	return t.full
 }
 
 func (t *tracer) add(off, n, depth int, kind, format string, args ...any) {
+	if t.stopped() {
+		return
+	}
 	t.fields = append(t.fields, Field{Offset: off, Len: n, Depth: depth, Path: strings.Join(t.path, ""),
 		Kind: kind, Text: fmt.Sprintf(format, args...)})
 }
 
-func (t *tracer) enter(seg string) { t.path = append(t.path, seg) }
-func (t *tracer) leave()           { t.path = t.path[:len(t.path)-1] }
+// enterf enters a path segment; once the tracer is full, it only keeps count.
+func (t *tracer) enterf(format string, arg any) {
+	seg := ""
+	if !t.full {
+		seg = fmt.Sprintf(format, arg)
+	}
+	t.path = append(t.path, seg)
+}
+
+// enterKey enters the segment of a Dictionary value, labelled by its key.
+func (t *tracer) enterKey(k any) {
+	seg := ""
+	if !t.full {
+		seg = "[" + keyLabel(k) + "]"
+	}
+	t.path = append(t.path, seg)
+}
+
+func (t *tracer) leave() { t.path = t.path[:len(t.path)-1] }
 
 func (t *tracer) header(dec *decoder, p, depth int, h uint32, typ Type) {
+	if t.stopped() {
+		return
+	}
 	var flags []string
 	if h>>16 != 0 {
 		flags = append(flags, fmt.Sprintf("flags %#04x", h>>16))
@@ -163,7 +211,7 @@ func (t *tracer) nodePathPad(p int) {
 
 // bytes reports the content of a PackedByteArray, 16 bytes a line, and its padding.
 func (t *tracer) bytes(p int, b []byte, depth int) {
-	for i := 0; i < len(b); i += 16 {
+	for i := 0; i < len(b) && !t.stopped(); i += 16 {
 		j := min(i+16, len(b))
 		t.add(p+i, j-i, depth, "bytes", "% x", b[i:j])
 	}
@@ -179,7 +227,7 @@ func (t *tracer) packed(dec *decoder, p, depth int, typ Type, n, comps, size int
 		names = [4]string{"r", "g", "b", "a"}
 	}
 	kind := map[Type]string{TypePackedInt32Array: "int32", TypePackedInt64Array: "int64"}[typ]
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && !t.stopped(); i++ {
 		for c := 0; c < comps; c++ {
 			off := p + (i*comps+c)*size
 			b := dec.buf[off : off+size]

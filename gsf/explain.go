@@ -24,6 +24,9 @@ type ExplainOptions struct {
 	// bodies of its catalog (messages.Describer). Without either the body is shown as
 	// undecoded bits.
 	Describer BodyDescriber
+	// MaxFrames, when positive, stops the explanation after that many frames, so that a
+	// caller can explain a long input a part at a time.
+	MaxFrames int
 }
 
 // A BodyDescriber describes the body of a message with header h, read from r, which is
@@ -67,6 +70,9 @@ type FrameExplanation struct {
 	Names  *HeaderNames     `json:"names,omitempty"`
 	Body   *BodyExplanation `json:"body,omitempty"`
 	Steps  []bitproto.Step  `json:"steps"`
+	// Fields are the fields decoded, header and body, in order, numbered like Steps; each holds
+	// its own steps. The length prefix, padding and terminator are steps of no field.
+	Fields []bitproto.Value `json:"-"`
 
 	// Err is the error that stopped the explanation of this frame, if any.
 	Err      error  `json:"-"`
@@ -100,7 +106,7 @@ type BodyExplanation struct {
 // cannot be decoded; that frame is included with its Err set, and the error is returned too.
 func Explain(data []byte, opts ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{}
-	for off := 0; off < len(data); {
+	for off := 0; off < len(data) && (opts.MaxFrames <= 0 || len(ex.Frames) < opts.MaxFrames); {
 		fe, n := explainFrame(data[off:], off, opts)
 		ex.Frames = append(ex.Frames, fe)
 		if fe.Err != nil {
@@ -140,8 +146,23 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	fe.Length, fe.PrefixLen = l, size
 	frame, n, err := consumeFrame(b)
 	if err != nil {
-		// Explain what there is of the prefix before giving up.
-		fe.Steps = append(fe.Steps, lengthStep(b[:size], l))
+		// Explain the prefix, and the fields that the bytes there are hold, before giving up:
+		// a cut capture still shows its header.
+		end := len(b)
+		if l <= len(b)-size {
+			end = size + l
+		}
+		e := &explainer{fe: &fe, r: bitstream.NewReader(b[:end])}
+		if opts.PayloadBits {
+			e.shift = 8 * size
+		} else {
+			fe.FirstPayloadBit = 8 * size
+		}
+		e.add(lengthStep(b[:size], l))
+		if l > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrMissingTerminator)) {
+			_ = e.r.Seek(8 * size)
+			e.partial(opts.Body)
+		}
 		return fail(err)
 	}
 	fe.Size = n
@@ -202,6 +223,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 				}
 				e.shiftValue(&v)
 				body.Fields = append(body.Fields, v)
+				fe.Fields = append(fe.Fields, v)
 				fe.Steps = append(fe.Steps, v.Steps...)
 			}
 		} else if opts.Describer != nil {
@@ -233,6 +255,29 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	}
 	e.add(bitproto.Step{Bit: payloadEnd, Len: 8, Bits: e.bits(payloadEnd, 8), Text: "terminator 0x00"})
 	return fe, n
+}
+
+// partial explains the fields of an incomplete frame as far as its bytes go.
+func (e *explainer) partial(body []bitproto.Field) {
+	if v, ok := e.field("message", bitproto.Null); !ok || v.Value == true {
+		return
+	}
+	hv, ok := e.field("header", bitproto.Null)
+	if !ok || hv.Value == false && !e.header() {
+		return
+	}
+	if bv, ok := e.field("body", bitproto.Null); !ok || bv.Value == true {
+		return
+	}
+	for _, f := range body {
+		v, err := bitproto.DecodeField(e.r, f)
+		if err != nil {
+			return
+		}
+		e.shiftValue(&v)
+		e.fe.Fields = append(e.fe.Fields, v)
+		e.fe.Steps = append(e.fe.Steps, v.Steps...)
+	}
 }
 
 func lengthStep(prefix []byte, l int) bitproto.Step {
@@ -276,6 +321,7 @@ func (e *explainer) field(name string, t bitproto.FieldType, annotate ...string)
 		v.Steps[len(v.Steps)-1].Text += " (" + annotate[0] + ")"
 	}
 	e.fe.Steps = append(e.fe.Steps, v.Steps...)
+	e.fe.Fields = append(e.fe.Fields, v)
 	return v, true
 }
 

@@ -731,3 +731,52 @@ func TestEnums(t *testing.T) {
 		t.Error("sessionStatus")
 	}
 }
+
+// TestExplainPartial: a frame cut short, or without its terminator, still shows the fields its
+// bytes hold, and Fields lists every decoded field with its steps.
+func TestExplainPartial(t *testing.T) {
+	full := unhex(t, seedRequest)
+	ex, err := Explain(full[:13], ExplainOptions{})
+	if !errors.Is(err, io.ErrUnexpectedEOF) || len(ex.Frames) != 1 {
+		t.Fatalf("err %v, %d frames", err, len(ex.Frames))
+	}
+	fe := ex.Frames[0]
+	var names []string
+	for _, v := range fe.Fields {
+		names = append(names, v.Field.Name)
+		if len(v.Steps) == 0 || v.Steps[0].Bit != v.Bit {
+			t.Errorf("field %s at bit %d: steps %+v", v.Field.Name, v.Bit, v.Steps)
+		}
+	}
+	if got := strings.Join(names, ","); got != "message,header,flags,svcClass,msgType,requestId,logCorrelator,body" {
+		t.Errorf("fields %s", got)
+	}
+	if last := fe.Steps[len(fe.Steps)-1]; last.Bit != 59 || last.Text != "body is not null" {
+		t.Errorf("last step %+v", last)
+	}
+	// With the body's field list, the string that does not fit is left out.
+	ex, _ = Explain(full[:13], ExplainOptions{Body: mustFields(t, "clientName:string")})
+	if n := len(ex.Frames[0].Fields); n != 8 {
+		t.Errorf("%d fields, want the 8 of the header", n)
+	}
+	// A whole frame lists its body fields too; bits count from the payload with PayloadBits.
+	ex, _ = Explain(full, ExplainOptions{Body: mustFields(t, "clientName:string"), PayloadBits: true})
+	fs := ex.Frames[0].Fields
+	if v := fs[len(fs)-1]; v.Field.Name != "clientName" || v.Bit != 52 || v.Value != "AmazingWorld" {
+		t.Errorf("last field %+v", v)
+	}
+	// Without its terminator: the fields of the payload, then the error.
+	ex, err = Explain(unhex(t, "03 20 c2 5c"), ExplainOptions{})
+	if !errors.Is(err, ErrMissingTerminator) || len(ex.Frames[0].Fields) < 3 {
+		t.Errorf("err %v, fields %+v", err, ex.Frames[0].Fields)
+	}
+}
+
+func TestExplainMaxFrames(t *testing.T) {
+	one := unhex(t, seedRequest)
+	in := append(append(append([]byte(nil), one...), one...), one...)
+	ex, err := Explain(in, ExplainOptions{MaxFrames: 2})
+	if err != nil || len(ex.Frames) != 2 || ex.Frames[1].Offset != len(one) {
+		t.Fatalf("err %v, %d frames", err, len(ex.Frames))
+	}
+}

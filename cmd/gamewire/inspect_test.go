@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestInspect starts "gamewire inspect" on a free port, reads the URL it prints, asks its API
+// to explain the seed's GSF request, and stops it.
+func TestInspect(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	old := serveContext
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	t.Cleanup(func() { serveContext = old })
+	out, errs := new(lockedBuffer), new(lockedBuffer)
+	code := make(chan int, 1)
+	go func() { code <- run([]string{"inspect", "--addr", "127.0.0.1:0"}, strings.NewReader(""), out, errs) }()
+	urlRE := regexp.MustCompile(`gamewire inspector: (http://127\.0\.0\.1:\d+/)\n`)
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == ""; {
+		if m := urlRE.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no URL printed: %q %q", out.String(), errs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	res, err := http.Post(url+"api/explain", "application/json",
+		strings.NewReader(`{"format":"gsf","input":"15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64 00","options":{"body":"clientName:string"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex struct {
+		Title  string
+		Fields int
+		Nodes  []struct{ Value string }
+	}
+	json.NewDecoder(res.Body).Decode(&ex)
+	res.Body.Close()
+	if ex.Title != "GSF frames" || len(ex.Nodes) != 1 || ex.Nodes[0].Value != "request USER_SERVER/GET_CLIENT_VERSION_INFO id=1" {
+		t.Errorf("explanation: %+v", ex)
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Errorf("exit status %d: %s", c, errs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("gamewire inspect does not stop")
+	}
+}
+
+// TestInspectExport writes the static site with the local Go toolchain.
+func TestInspectExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: -short (builds the WebAssembly decoder)")
+	}
+	dir := filepath.Join(t.TempDir(), "site")
+	out, errs := new(lockedBuffer), new(lockedBuffer)
+	if c := run([]string{"inspect", "--export", dir}, strings.NewReader(""), out, errs); c != 0 {
+		t.Fatalf("exit status %d: %s", c, errs.String())
+	}
+	for _, f := range []string{"index.html", "app.js", "style.css", "config.js", "wasm_exec.js", "explain.wasm"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if !strings.Contains(out.String(), "wrote the inspector to "+dir) {
+		t.Errorf("output %q", out.String())
+	}
+	if c := run([]string{"inspect", "extra"}, strings.NewReader(""), out, errs); c != 2 {
+		t.Errorf("a positional argument: exit status %d, want 2", c)
+	}
+}

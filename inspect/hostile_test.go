@@ -1,0 +1,62 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestHostileMemory explains a megabyte of adversarial shapes in every format and checks the
+// memory allocated: at most 16 times the input (the decoded values) and 1 KiB per field of the
+// tree, which holds at most MaxNodes fields however many the input has.
+func TestHostileMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: -short")
+	}
+	const n = 1 << 20
+	one, _ := hex.DecodeString(strings.ReplaceAll(seedGSF, " ", ""))
+	u32 := func(vals ...uint32) []byte {
+		b := make([]byte, n)
+		for i, v := range vals {
+			binary.LittleEndian.PutUint32(b[4*i:], v)
+		}
+		return b
+	}
+	cases := []struct {
+		name string
+		req  Request
+		data []byte
+	}{
+		{"small GSF frames", Request{Format: "gsf"}, bytes.Repeat(one, n/len(one))},
+		{"Godot Nils back to back", Request{Format: "godot4"}, make([]byte, n)},
+		{"Godot Array of Nils", Request{Format: "godot4"}, u32(28, n/4-2)},
+		{"Godot Dictionary of Nils", Request{Format: "godot3"}, u32(18, n/8-1)},
+		{"Godot nested Arrays", Request{Format: "godot4"}, bytes.Repeat([]byte{28, 0, 0, 0, 1, 0, 0, 0}, n/8)},
+		{"Godot PackedByteArray", Request{Format: "godot4"}, u32(29, n-8)},
+		{"Godot PackedInt32Array", Request{Format: "godot4"}, u32(30, n/4-2)},
+		{"Godot messages", Request{Format: "godot4", Options: map[string]string{"framing": "streampeer"}}, bytes.Repeat([]byte{4, 0, 0, 0, 0, 0, 0, 0}, n/8)},
+		{"bits", Request{Format: "bits", Options: map[string]string{"fields": "bool*4096"}}, make([]byte, n)},
+		{"detect", Request{Format: Auto}, make([]byte, n)},
+	}
+	for _, c := range cases {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		req := c.req
+		req.Input, req.Encoding = string(c.data), "raw"
+		ex, err := Explain(req)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		limit := 16*uint64(len(c.data)) + 1024*uint64(ex.Fields)
+		t.Logf("%s: %d fields, %.1f MB allocated (limit %.1f MB)", c.name, ex.Fields, float64(alloc)/1e6, float64(limit)/1e6)
+		if alloc > limit || ex.Fields > MaxNodes {
+			t.Errorf("%s: %.1f MB allocated for %d fields, more than %.1f MB", c.name, float64(alloc)/1e6, ex.Fields, float64(limit)/1e6)
+		}
+	}
+}
