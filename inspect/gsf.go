@@ -10,11 +10,12 @@ import (
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
 	"github.com/gamewire/gamewire/gsf"
+	"github.com/gamewire/gamewire/gsf/messages"
 )
 
 func init() {
 	Register(Format{Name: "gsf", Title: "GSF frames", BitLevel: true, Order: 10, Detect: true,
-		Options: []Option{{Name: "body", Label: "body fields", Placeholder: "clientName:string",
+		Options: []Option{{Name: "body", Label: "body fields", Placeholder: "catalog, or clientName:string",
 			Default: ""}},
 		Explain: explainGSF})
 	Register(Format{Name: "bits", Title: "BitProtocol field list", BitLevel: true, Order: 40,
@@ -24,9 +25,11 @@ func init() {
 }
 
 // explainGSF explains every frame with gsf.Explain: a node per frame, a node per field with
-// its steps, and a node for every other step (length prefix, padding, terminator).
+// its steps, and a node for every other step (length prefix, padding, terminator). Without a
+// field list, bodies are described by the message catalog (package gsf/messages), the same as
+// "gamewire gsf decode" does.
 func explainGSF(data []byte, opts map[string]string) (*Explanation, error) {
-	var eo gsf.ExplainOptions
+	eo := messages.ExplainOptions(messages.Options{})
 	if spec := strings.TrimSpace(opts["body"]); spec != "" {
 		fields, err := bitproto.ParseFields(spec)
 		if err != nil {
@@ -82,8 +85,30 @@ func gsfFrames(ex *Explanation, b *builder, frames []gsf.FrameExplanation, data 
 		ex.Nodes = append(ex.Nodes, frame)
 		fi := 0
 		end := base
+		var desc *gsf.BodyDescription
+		bodyStart := -1
+		if fe.Body != nil && fe.Body.Message != nil {
+			desc, bodyStart = fe.Body.Message, fe.Body.Bit
+		}
 		for si := 0; si < len(fe.Steps); si++ {
 			s := fe.Steps[si]
+			if desc != nil && s.Bit >= bodyStart {
+				// The catalog's account of the body: its fields as a tree, in wire order.
+				if !catalogBody(b, frame, desc, base, bodyStart) {
+					break
+				}
+				bodyEnd := bodyStart
+				for _, st := range desc.Steps {
+					bodyEnd = max(bodyEnd, st.Bit+st.Len)
+				}
+				for si < len(fe.Steps) && fe.Steps[si].Bit >= bodyStart && fe.Steps[si].Bit < bodyEnd {
+					end = base + fe.Steps[si].Bit + fe.Steps[si].Len
+					si++
+				}
+				desc = nil
+				si--
+				continue
+			}
 			if fi < len(fe.Fields) && fe.Fields[fi].Bit == s.Bit && len(fe.Fields[fi].Steps) > 0 {
 				v := fe.Fields[fi]
 				fi++
@@ -127,6 +152,71 @@ func gsfFrames(ex *Explanation, b *builder, frames []gsf.FrameExplanation, data 
 		}
 	}
 	return false
+}
+
+// catalogBody adds a body described by the catalog: a node for the body, with a node per field
+// (objects, slices and maps hold theirs), or the raw dump of a body the catalog does not know.
+// It reports false when the tree is full.
+func catalogBody(b *builder, frame *Node, desc *gsf.BodyDescription, base, bodyStart int) bool {
+	fields, _ := desc.Fields.([]messages.Field)
+	name, typ, value := desc.Type, "message", "the catalog's layout"
+	if name == "" {
+		name, typ, value = "body", "unknown", "not in the catalog"
+	}
+	bits := 0
+	for _, st := range desc.Steps {
+		bits = max(bits, st.Bit+st.Len-bodyStart)
+	}
+	body := b.node(frame, bitNode(name, typ, value, base+bodyStart, bits))
+	if body == nil {
+		return false
+	}
+	if len(fields) == 0 {
+		for _, st := range desc.Steps {
+			if b.node(body, stepNode(st, base)) == nil {
+				return false
+			}
+		}
+		return true
+	}
+	// The leaves tile the body: the bits of an object, slice or map before its first child (a
+	// null bit, a count) and between children get nodes of their own.
+	var add func(parent *Node, container string, fs []messages.Field) bool
+	add = func(parent *Node, container string, fs []messages.Field) bool {
+		at := parent.Bit
+		gap := func(upTo int) bool {
+			if upTo <= at {
+				return true
+			}
+			name := "bits"
+			switch {
+			case at == parent.Bit && (strings.HasPrefix(container, "[]") || strings.HasPrefix(container, "map[")):
+				name = "count"
+			case at == parent.Bit && upTo-at == 1:
+				name = "null bit"
+			}
+			return b.node(parent, bitNode(name, "bits", "", at, upTo-at)) != nil
+		}
+		for _, f := range fs {
+			if !gap(base + f.Bit) {
+				return false
+			}
+			text := f.Text
+			if text == "" && f.Value != nil {
+				text = fmt.Sprint(f.Value)
+			}
+			n := b.node(parent, bitNode(f.Name, f.Type, text, base+f.Bit, f.Bits))
+			if n == nil || (len(f.Fields) > 0 && !add(n, f.Type, f.Fields)) {
+				return false
+			}
+			at = base + f.Bit + f.Bits
+		}
+		if len(fs) > 0 && parent != body {
+			return gap(parent.Bit + parent.Bits)
+		}
+		return true
+	}
+	return add(body, "", fields)
 }
 
 // valueText is a field's value without its name: "18 (USER_SERVER)" rather than the step's

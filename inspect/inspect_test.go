@@ -333,3 +333,36 @@ func TestGodot3EveryType(t *testing.T) {
 		t.Errorf("elements:\n%s\nwant:\n%s", g, want)
 	}
 }
+
+// TestGSFCatalog: without a field list, the body is described by the message catalog, as
+// "gamewire gsf decode" does: the seed's body is a GetClientVersionInfoRequest, and a notify's
+// nested objects are nodes within their parents.
+func TestGSFCatalog(t *testing.T) {
+	ex, err := Explain(Request{Format: "gsf", Input: seedGSF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Errors) != 0 {
+		t.Fatalf("errors %v", ex.Errors)
+	}
+	checkTiles(t, ex, 176)
+	body := find(ex.Nodes, "GetClientVersionInfoRequest")
+	if body == nil || body.Type != "message" {
+		t.Fatalf("body node %+v", body)
+	}
+	n := find(body.Children, "ClientName")
+	if n == nil || n.Value != `"AmazingWorld"` || n.Bit != 60 || n.Bits != 108 {
+		t.Fatalf("ClientName node %+v", n)
+	}
+	// A CLIENT/CHAT notify: OIDs are objects with their four numbers inside.
+	chat := "1e 22 bf 04 26 68 69 20 61 6c 6c 49 82 60 8a 92 18 32 6c 38 20 67 72 65 65 74 69 6e 67 80 00"
+	ex, err = Explain(Request{Format: "gsf", Input: chat})
+	if err != nil || len(ex.Errors) != 0 {
+		t.Fatalf("%v %v", err, ex.Errors)
+	}
+	checkTiles(t, ex, 8*31)
+	sender := find(find(ex.Nodes, "ChatNotify").Children, "SenderID")
+	if sender == nil || find(sender.Children, "Number") == nil || find(sender.Children, "Number").Value != "77" {
+		t.Fatalf("SenderID node %+v", sender)
+	}
+}
