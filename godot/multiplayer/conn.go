@@ -1,0 +1,97 @@
+package multiplayer
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// wsTransport writes packets to one WebSocket connection from its own goroutine, in order, each
+// as one binary message. A full queue closes the connection (1008): the engine would drop the
+// packet, which would leave the path cache of both ends out of step.
+type wsTransport struct {
+	c            *websocket.Conn
+	out          chan outItem
+	done         chan struct{} // closed when the writer ends
+	writeTimeout time.Duration
+	closeOnce    sync.Once
+	closed       chan struct{} // closed by close(); the writer then sends the Close frame
+	closeCode    websocket.StatusCode
+	closeWhy     string
+}
+
+type outItem struct {
+	pkt []byte
+}
+
+func newWSTransport(c *websocket.Conn, queue int, writeTimeout time.Duration) *wsTransport {
+	t := &wsTransport{c: c, out: make(chan outItem, queue), done: make(chan struct{}),
+		closed: make(chan struct{}), writeTimeout: writeTimeout}
+	go t.writer()
+	return t
+}
+
+func (t *wsTransport) send(pkt []byte) bool {
+	select {
+	case <-t.closed:
+		return false
+	default:
+	}
+	select {
+	case t.out <- outItem{pkt: pkt}:
+		return true
+	default:
+		t.close(int(websocket.StatusPolicyViolation), "send queue full")
+		return false
+	}
+}
+
+func (t *wsTransport) close(code int, why string) {
+	t.closeOnce.Do(func() {
+		t.closeCode, t.closeWhy = websocket.StatusCode(code), why
+		close(t.closed)
+	})
+}
+
+func (t *wsTransport) write(pkt []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), t.writeTimeout)
+	defer cancel()
+	return t.c.Write(ctx, websocket.MessageBinary, pkt)
+}
+
+// writer sends queued packets; after close() it sends what was queued before and then the
+// Close frame, as wslay sends its queue before a queued Close.
+func (t *wsTransport) writer() {
+	defer close(t.done)
+	for {
+		select {
+		case it := <-t.out:
+			if err := t.write(it.pkt); err != nil {
+				t.close(-1, "")
+				t.c.CloseNow()
+				return
+			}
+		case <-t.closed:
+			for {
+				select {
+				case it := <-t.out:
+					if t.write(it.pkt) != nil {
+						t.c.CloseNow()
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
+			if t.closeCode < 0 {
+				t.c.CloseNow()
+			} else {
+				t.c.Close(t.closeCode, t.closeWhy)
+			}
+			return
+		}
+	}
+}
