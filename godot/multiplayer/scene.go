@@ -11,7 +11,7 @@ import (
 
 // transport sends whole packets to the other end of one WebSocket connection, in order.
 type transport interface {
-	send(pkt []byte) bool        // queue pkt; false if the queue is full (the peer is then closed)
+	send(pkt []byte) bool       // queue pkt; false if the queue is full (the peer is then closed)
 	close(code int, why string) // queue a Close frame after the queued packets
 }
 

@@ -258,7 +258,9 @@ func (s *Server) Peers() []int32 {
 // RPC calls the named method of node n on every connected peer (Node.rpc): each peer gets the
 // node's SIMPLIFY_PATH first, then calls by path until it confirms, then by cache id. A
 // call_local method also runs here, with the caller peer id 1.
-func (s *Server) RPC(n *Node, method string, args ...any) error { return s.RPCID(0, n, method, args...) }
+func (s *Server) RPC(n *Node, method string, args ...any) error {
+	return s.RPCID(0, n, method, args...)
+}
 
 // RPCID calls the named method of node n as Node.rpc_id(id, …) does: id > 0 is one peer, 0 all
 // peers, and id < 0 all peers but -id.
