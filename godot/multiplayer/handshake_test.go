@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -156,7 +157,7 @@ func rawGodotConn(t *testing.T, s *Server) (net.Conn, *bufio.Reader, string) {
 func TestHandshakeNativeClient(t *testing.T) {
 	n := MustNode("Main", RPC{Name: "hello", Mode: ModeAnyPeer, Handler: func(p *Peer, b []byte) {}})
 	got65534 := make(chan int, 1)
-	s := &Server{Nodes: []*Node{n}, NewPeerID: func() int32 { return 0x12345678 },
+	s := &Server{Nodes: []*Node{n}, NewPeerID: func(*http.Request) int32 { return 0x12345678 },
 		OnBytes: func(p *Peer, data []byte) { got65534 <- len(data) }}
 	t.Cleanup(func() { s.Shutdown(t.Context()) })
 	conn, r, resp := rawGodotConn(t, s)

@@ -74,6 +74,7 @@ type Peer struct {
 	authRemote  bool
 	admitted    bool
 	gone        bool
+	authFailed  bool // peer_authentication_failed was reported
 	authTimer   *time.Timer
 	connectedAt time.Time
 }
@@ -193,6 +194,9 @@ func (sc *scene) removePeer(p *Peer) {
 		p.authTimer.Stop()
 	}
 	wasAdmitted := p.admitted
+	// A peer that leaves while authenticating fails authentication (_del_peer).
+	authFail := p.pending && !p.authFailed
+	p.authFailed = p.authFailed || authFail
 	if wasAdmitted {
 		delete(sc.peers, p.id)
 		if sc.relay && sc.self == 1 {
@@ -205,11 +209,15 @@ func (sc *scene) removePeer(p *Peer) {
 	if wasAdmitted && sc.onDisconnect != nil {
 		sc.onDisconnect(p)
 	}
+	if authFail && sc.onAuthFail != nil {
+		sc.onAuthFail(p)
+	}
 }
 
 func (sc *scene) authExpired(p *Peer) {
 	sc.mu.Lock()
-	expired := p.pending && !p.gone
+	expired := p.pending && !p.gone && !p.authFailed
+	p.authFailed = p.authFailed || expired
 	sc.mu.Unlock()
 	if !expired {
 		return
@@ -586,11 +594,15 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 		allConfirmed = allConfirmed && confirmed
 	}
 	if allConfirmed {
+		// The engine sends the compact form to each target in turn (a client's rpc() reaches
+		// the server unwrapped, not as a RELAY to 0).
 		pkt, err := AppendRemoteCall(nil, id, false, m.id, "", args)
 		if err != nil {
 			return err
 		}
-		sc.sendCommand(to, pkt)
+		for _, q := range targets {
+			sc.sendCommand(q.id, pkt)
+		}
 		return nil
 	}
 	wide, err := AppendRemoteCall(nil, id, true, m.id, "", args)

@@ -90,9 +90,9 @@ type Server struct {
 	QueueSize int
 	// WriteTimeout bounds the write of one message. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
-	// NewPeerID returns the id for a new peer; it must be ≥ 2 and unused. nil means random
-	// 31-bit ids, as the engine's generate_unique_id.
-	NewPeerID func() int32
+	// NewPeerID returns the id for the peer connecting with r; it must be ≥ 2 and unused, or 0
+	// for a random one. nil means random 31-bit ids, as the engine's generate_unique_id.
+	NewPeerID func(r *http.Request) int32
 
 	// Logger receives the server's logs. nil means slog.Default().
 	Logger *slog.Logger
@@ -153,7 +153,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "too many peers", http.StatusServiceUnavailable)
 		return
 	}
-	id := s.newID()
+	id := s.newID(r)
 	s.conns[id] = nil // reserve the id
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -214,19 +214,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sc.log.Debug("multiplayer: peer disconnected", "peer", id)
 }
 
-func (s *Server) newID() int32 {
-	for {
-		var id int32
-		if s.NewPeerID != nil {
-			id = s.NewPeerID()
-		} else {
-			id = int32(rand.Uint32() & 0x7fffffff)
-		}
-		if _, used := s.conns[id]; id >= 2 && !used {
+func (s *Server) newID(r *http.Request) int32 {
+	if s.NewPeerID != nil {
+		if id := s.NewPeerID(r); id != 0 {
+			if _, used := s.conns[id]; id < 2 || used {
+				panic(fmt.Sprintf("multiplayer: NewPeerID returned %d, which is < 2 or in use", id))
+			}
 			return id
 		}
-		if s.NewPeerID != nil {
-			panic(fmt.Sprintf("multiplayer: NewPeerID returned %d, which is < 2 or in use", id))
+	}
+	for {
+		id := int32(rand.Uint32() & 0x7fffffff)
+		if _, used := s.conns[id]; id >= 2 && !used {
+			return id
 		}
 	}
 }

@@ -1,0 +1,368 @@
+package multiplayer
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/internal/engine/godot4"
+)
+
+// engineRun is one run of testdata/engine/main.gd in the real Godot 4.6 engine against the
+// scenario servers; the tests below check what it printed and what the servers received.
+type engineRun struct {
+	ss  *scenarioServers
+	out []string // the script's "MP …" lines, without the prefix
+	err []string // the engine's stderr
+}
+
+var engineOnce struct {
+	run *engineRun
+	err error
+	ok  bool
+}
+
+// runEngine runs the scenarios once per test binary (one engine start costs ~5 s).
+func runEngine(t *testing.T) *engineRun {
+	t.Helper()
+	godot4.Require(t)
+	if engineOnce.ok {
+		if engineOnce.err != nil {
+			t.Fatal(engineOnce.err)
+		}
+		return engineOnce.run
+	}
+	engineOnce.ok = true
+	ss := startScenarioServersShared()
+	read := func(name string) []byte {
+		b, err := os.ReadFile("testdata/engine/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var vals []string
+	for _, a := range argValues {
+		vals = append(vals, a.gd)
+	}
+	script := strings.ReplaceAll(string(read("main.gd")), "__BASE__", ss.url)
+	script = strings.ReplaceAll(script, "__VALUES__", strings.Join(vals, ",\n\t\t"))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := godot4.Run(ctx, script, map[string][]byte{"rpc_main.gd": read("rpc_main.gd"), "rpc_own.gd": read("rpc_own.gd")})
+	r := &engineRun{ss: ss}
+	if res != nil {
+		for _, l := range res.Stdout {
+			if s, ok := strings.CutPrefix(l, "MP "); ok {
+				r.out = append(r.out, s)
+			}
+		}
+		r.err = res.Stderr
+	}
+	if err == nil && !slices.Contains(r.out, "END") {
+		err = errors.New("the script did not reach its end")
+	}
+	if err != nil {
+		err = fmt.Errorf("engine run: %w\nMP lines:\n%s\nstderr:\n%s", err, strings.Join(r.out, "\n"), strings.Join(r.err, "\n"))
+	}
+	engineOnce.run, engineOnce.err = r, err
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != nil {
+		t.Logf("engine run took %v", res.Elapsed)
+	}
+	return r
+}
+
+// shared scenario servers for the engine run: they outlive the first test that starts them.
+func startScenarioServersShared() *scenarioServers {
+	ft := &fakeT{}
+	ss := startScenarioServers(ft)
+	return ss
+}
+
+func (r *engineRun) printed(t *testing.T, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if !slices.Contains(r.out, l) {
+			t.Errorf("the engine did not print %q; it printed:\n%s", l, strings.Join(r.out, "\n"))
+		}
+	}
+}
+
+func (r *engineRun) errored(t *testing.T, substr string) {
+	t.Helper()
+	if !slices.ContainsFunc(r.err, func(l string) bool { return strings.Contains(l, substr) }) {
+		t.Errorf("the engine's stderr lacks %q:\n%s", substr, strings.Join(r.err, "\n"))
+	}
+}
+
+// TestEngineRPCArguments: the engine's calls with every argument reach the Go handlers as the
+// same values, and the Go server's echoes of the same values reach the engine intact.
+func TestEngineRPCArguments(t *testing.T) {
+	r := runEngine(t)
+	rec := r.ss.rec
+	rec.mu.Lock()
+	got := append([]any(nil), rec.values[1001]...)
+	rec.mu.Unlock()
+	if len(got) < len(argValues) {
+		t.Fatalf("the server got %d calls, want at least %d: %v", len(got), len(argValues), got)
+	}
+	for i, a := range argValues {
+		call := got[i].([]any)
+		want, _ := godot.Marshal(a.v)
+		have, err := godot.Marshal(call[1])
+		if call[0] != "v1" || err != nil || !bytes.Equal(have, want) {
+			t.Errorf("%s: the Go handler got %#v (%x), want %x", a.gd, call[1], have, want)
+		}
+	}
+	rest := got[len(argValues):]
+	wantRest := [][]any{
+		{"v0"}, {"v2", 1, []byte{1, 2}}, {"v1", []byte{9, 8, 7}},
+		append([]any{"vmany"}, int64(0), int64(-1), int64(127), int64(128), int64(-129), int64(32768), int64(2147483648), true, false, float32(1.5), "s", []any{int64(1), []any{int64(2), godot.NewDictionary("k", nil)}}),
+		{"loc", 5},
+	}
+	restBytes, err1 := godot.Marshal(rest)
+	wantBytes, err2 := godot.Marshal(wantRest)
+	if err1 != nil || err2 != nil || !bytes.Equal(restBytes, wantBytes) {
+		t.Errorf("calls after the values:\n got %v\nwant %v", rest, wantRest)
+	}
+	// The empty PackedByteArray arrives as a call without arguments, which v1 refuses, as the
+	// engine's own call would.
+	rec.mu.Lock()
+	errs := rec.errs[1001]
+	rec.mu.Unlock()
+	if !slices.ContainsFunc(errs, func(e error) bool { return errors.Is(e, ErrArgs) }) {
+		t.Errorf("no ErrArgs for v1(PackedByteArray()): %v", errs)
+	}
+	// Server → client: every echo decoded by the engine re-encodes to the Go encoding.
+	for i, a := range argValues {
+		want, _ := godot.Marshal(a.v)
+		prefix := fmt.Sprintf("R echo %d ", i)
+		idx := slices.IndexFunc(r.out, func(l string) bool { return strings.HasPrefix(l, prefix) })
+		if idx < 0 {
+			t.Errorf("%s: no echo", a.gd)
+			continue
+		}
+		f := strings.Fields(r.out[idx])
+		have, _ := hex.DecodeString(f[len(f)-1])
+		if !bytes.Equal(maskVariant(have), maskVariant(want)) {
+			t.Errorf("%s: the engine got %x, want %x", a.gd, have, want)
+		}
+	}
+	r.printed(t, "R finish from 1", "R peer_packet 1 aabb", "R loc 5 from 1001")
+}
+
+// maskVariant zeroes the uninitialised bytes of a plain Variant.
+func maskVariant(b []byte) []byte {
+	out := bytes.Clone(b)
+	ranges, _ := godot.DecOptions{}.UninitializedBytes(b)
+	for _, r := range ranges {
+		clear(out[r[0]:r[1]])
+	}
+	return out
+}
+
+// TestEngineModes: rpc modes and authority are enforced on both sides as the engine does.
+func TestEngineModes(t *testing.T) {
+	r := runEngine(t)
+	rec := r.ss.rec
+	if rec.has("only_server ran") {
+		t.Error("the Go server ran an authority RPC called by a client")
+	}
+	rec.mu.Lock()
+	errs := rec.errs[1001]
+	rec.mu.Unlock()
+	if !slices.ContainsFunc(errs, func(e error) bool {
+		return errors.Is(e, ErrNotAllowed) && strings.Contains(e.Error(), `RPC 'only_server' is not allowed on node /root/Main from: 1001. Mode is "authority", authority is 1.`)
+	}) {
+		t.Errorf("no ErrNotAllowed for only_server: %v", errs)
+	}
+	// The engine refuses the server's call to a node whose authority is the client, and runs an
+	// any_peer method relayed from an unknown peer 7 as from 7.
+	if slices.Contains(r.out, "R owned ran") {
+		t.Error("the engine ran owned")
+	}
+	r.errored(t, `RPC 'owned' is not allowed on node /root/R/Own from: 1. Mode is "authority", authority is 1001.`)
+	r.printed(t, "R anyone from 7")
+}
+
+// TestEngineRPCBytes: the Go client, making the engine's calls, sends the engine's packets:
+// SIMPLIFY_PATH, the path form until CONFIRM_PATH, then cached ids; every argument form;
+// call_local through RELAY; send_bytes both ways.
+func TestEngineRPCBytes(t *testing.T) {
+	r := runEngine(t)
+	engine := r.ss.rec.packets(1001)
+
+	ss := startScenarioServers(t)
+	cown := MustNode("Own", RPC{Name: "anyone", Mode: ModeAnyPeer}, RPC{Name: "owned"})
+	goOn := make(chan bool, 1)
+	finish := make(chan bool, 1)
+	cmain := MustNode("Main", clientRPCs(map[string]any{
+		"go_on":  func(p *Peer) { goOn <- true },
+		"finish": func(p *Peer) { finish <- true },
+	})...)
+	c := dial(t, ss.url+"/rpc/1001", &ClientOptions{Nodes: []*Node{cmain, cown.WithAuthority(1001)}})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(c.RPCID(1, cmain, "v1", argValues[0].v))
+	wait(t, goOn)
+	for _, a := range argValues[1:] {
+		must(c.RPCID(1, cmain, "v1", a.v))
+	}
+	must(c.RPCID(1, cmain, "v0"))
+	must(c.RPCID(1, cmain, "v2", 1, []byte{1, 2}))
+	must(c.RPCID(1, cmain, "v1", []byte{9, 8, 7}))
+	must(c.RPCID(1, cmain, "v1", []byte{}))
+	must(c.RPCID(1, cmain, "vmany", vmanyArgs...))
+	must(c.RPC(cmain, "loc", 5))
+	must(c.RPCID(1, cmain, "only_server"))
+	must(c.SendBytes(0, []byte{1, 2, 3}))
+	must(c.SendBytes(1, []byte{4, 5}))
+	must(c.RPCID(1, cmain, "done"))
+	wait(t, finish)
+	samePackets(t, "rpc scenario", engine, waitPackets(ss.rec, 1001, len(engine)))
+}
+
+// clientRPCs is the client side's declaration of Main (the table of rpc_main.gd).
+func clientRPCs(handlers map[string]any) []RPC {
+	rpcs := []RPC{
+		{Name: "done", Mode: ModeAnyPeer}, {Name: "echo"}, {Name: "finish"}, {Name: "go_on"},
+		{Name: "loc", Mode: ModeAnyPeer, CallLocal: true}, {Name: "only_server"},
+		{Name: "relay_me", Mode: ModeAnyPeer}, {Name: "v0", Mode: ModeAnyPeer}, {Name: "v1", Mode: ModeAnyPeer},
+		{Name: "v2", Mode: ModeAnyPeer}, {Name: "vmany", Mode: ModeAnyPeer},
+	}
+	for i := range rpcs {
+		rpcs[i].Handler = handlers[rpcs[i].Name]
+	}
+	if rpcs[4].Handler == nil {
+		rpcs[4].Handler = func(p *Peer, x int) {}
+	}
+	return rpcs
+}
+
+// TestEngineRelay: two engine clients talk through the Go server's relay; two Go clients
+// making the same calls send the same packets.
+func TestEngineRelay(t *testing.T) {
+	r := runEngine(t)
+	r.printed(t, "A peer_connected 2002", "B peer_connected 2001", "B relay_me first from 2001",
+		"A relay_me ack from 2002", "B relay_me second from 2001", "A peer_disconnected 2002")
+	engineA, engineB := r.ss.rec.packets(2001), r.ss.rec.packets(2002)
+
+	ss := startScenarioServers(t)
+	got := make(chan string, 4)
+	var b *Client
+	mk := func(id int32) *Node {
+		var n *Node
+		n = MustNode("Main", clientRPCs(map[string]any{"relay_me": func(p *Peer, x string) {
+			got <- fmt.Sprintf("%d %s from %d", id, x, p.ID())
+			if x == "first" {
+				b.RPCID(p.ID(), n, "relay_me", "ack")
+			}
+		}})...)
+		return n
+	}
+	na, nb := mk(2001), mk(2002)
+	a := dial(t, ss.url+"/relay/2001", &ClientOptions{Nodes: []*Node{na}})
+	b = dial(t, ss.url+"/relay/2002", &ClientOptions{Nodes: []*Node{nb}})
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.Contains(a.Peers(), 2002) {
+		if time.Now().After(deadline) {
+			t.Fatal("A never heard of B")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := a.RPCID(2002, na, "relay_me", "first"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"2002 first from 2001", "2001 ack from 2002"} {
+		if g := wait(t, got); g != want {
+			t.Fatalf("got %q, want %q", g, want)
+		}
+	}
+	a.RPCID(2002, na, "relay_me", "second")
+	if g := wait(t, got); g != "2002 second from 2001" {
+		t.Fatal(g)
+	}
+	samePackets(t, "relay client A", engineA, waitPackets(ss.rec, 2001, len(engineA)))
+	samePackets(t, "relay client B", engineB, waitPackets(ss.rec, 2002, len(engineB)))
+}
+
+// TestEngineDisconnect: the server's Disconnect reaches the engine as server_disconnected, and a
+// client that closes its peer is reported by OnDisconnect and DEL_PEER.
+func TestEngineDisconnect(t *testing.T) {
+	r := runEngine(t)
+	r.printed(t, "D connected_to_server", "D server_disconnected")
+	if !r.ss.rec.has("disconnect 3001") || !r.ss.rec.has("disconnect 2002") {
+		t.Errorf("server events: %v", r.ss.rec.events)
+	}
+}
+
+// TestEngineAuth: authentication accepted, refused and timed out on either side.
+func TestEngineAuth(t *testing.T) {
+	r := runEngine(t)
+	rec := r.ss.rec
+	// Accepted: the client got "hi", answered "secret", both completed, then its RPC ran.
+	r.printed(t, "AO peer_authenticating 1", "AO auth_data 1 hi", "AO connected_to_server", "AO peer_connected 1")
+	if !rec.has("auth 4001 secret") || !rec.has("connect 4001") {
+		t.Errorf("server events: %v", rec.events)
+	}
+	want := [][]byte{[]byte("\x07\x00secret"), {7, 0}}
+	if got := rec.packets(4001); len(got) < 3 || !bytes.Equal(got[0], want[0]) || !bytes.Equal(got[1], want[1]) {
+		t.Errorf("auth packets:\n%s", hexPackets(got))
+	}
+	// Refused: the server disconnects; the client reports the failed authentication.
+	r.printed(t, "AB auth_data 1 hi", "AB peer_authentication_failed 1")
+	if slices.Contains(r.out, "AB connected_to_server") || rec.has("connect 4002") {
+		t.Error("refused peer was admitted")
+	}
+	// The server's timeout (500 ms) closes a client that never completes.
+	r.printed(t, "AT auth_data 1 hi", "AT peer_authentication_failed 1")
+	if !rec.has("authfail 4003") {
+		t.Errorf("no authfail 4003: %v", rec.events)
+	}
+	// The client's timeout (1 s) closes a server that never completes.
+	r.printed(t, "AC auth_data 1 hi", "AC peer_authentication_failed 1")
+	if !rec.has("auth 4004 secret") || !rec.has("authfail 4004") || rec.has("connect 4004") {
+		t.Errorf("server events: %v", rec.events)
+	}
+
+	// The Go client's authentication sends the engine's packets.
+	ss := startScenarioServers(t)
+	n := MustNode("Main", clientRPCs(nil)...)
+	var c *Client
+	ready := make(chan *Client, 1)
+	c = dial(t, ss.url+"/auth/4001", &ClientOptions{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {
+		p.SendAuth([]byte("secret"))
+		p.CompleteAuth()
+	}})
+	ready <- c
+	if err := c.RPCID(1, n, "v0"); err != nil {
+		t.Fatal(err)
+	}
+	samePackets(t, "auth", rec.packets(4001), waitPackets(ss.rec, 4001, len(rec.packets(4001))))
+}
+
+// waitPackets waits (up to 2 s) until the server has received n packets from peer, and returns
+// them; a reply the engine sent after its last call (a CONFIRM_PATH) may still be on its way.
+func waitPackets(rec *recorder, peer int32, n int) [][]byte {
+	deadline := time.Now().Add(2 * time.Second)
+	for len(rec.packets(peer)) < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // and no more than n
+	return rec.packets(peer)
+}
