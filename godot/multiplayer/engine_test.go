@@ -366,3 +366,36 @@ func waitPackets(rec *recorder, peer int32, n int) [][]byte {
 	time.Sleep(20 * time.Millisecond) // and no more than n
 	return rec.packets(peer)
 }
+
+// TestEngineVars: a plain WebSocketPeer's put_var sends each value as one message holding its
+// plain Variant encoding, which VarConn decodes; VarConn's messages reach get_var intact.
+func TestEngineVars(t *testing.T) {
+	r := runEngine(t)
+	r.printed(t, "V done")
+	rec := r.ss.rec
+	want := append(sliceValues(), []byte{1, 2, 3})
+	rec.mu.Lock()
+	got, raw, errs := rec.values[-1], rec.in[-1], rec.errs[-1]
+	rec.mu.Unlock()
+	if len(errs) > 0 || len(got) != len(want) {
+		t.Fatalf("%d values, want %d; errors %v", len(got), len(want), errs)
+	}
+	for i, v := range want {
+		wb, _ := godot.Marshal(v)
+		gb, _ := godot.Marshal(got[i])
+		if !bytes.Equal(maskVariant(raw[i]), maskVariant(wb)) || !bytes.Equal(gb, wb) {
+			t.Errorf("value %d: the engine sent %x (decoded %#v), want %x", i, raw[i], got[i], wb)
+		}
+		prefix := fmt.Sprintf("V got %d ", i)
+		idx := slices.IndexFunc(r.out, func(l string) bool { return strings.HasPrefix(l, prefix) })
+		if idx < 0 {
+			t.Errorf("value %d: the engine did not get it", i)
+			continue
+		}
+		f := strings.Fields(r.out[idx])
+		have, _ := hex.DecodeString(f[len(f)-1])
+		if !bytes.Equal(maskVariant(have), maskVariant(wb)) {
+			t.Errorf("value %d: get_var gave %x, want %x", i, have, wb)
+		}
+	}
+}

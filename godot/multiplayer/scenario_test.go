@@ -248,7 +248,37 @@ func startScenarioServers(t interface{ Cleanup(func()) }) *scenarioServers {
 	never.Auth = func(p *Peer, data []byte) { rec.event("auth %d %s", p.ID(), data) }
 	ss.servers["authnever"] = never
 
+	// The put_var scenario: read every value the engine sends, then send the Go encoding of
+	// each back.
+	varsValues := append(sliceValues(), []byte{1, 2, 3})
+	vars := &VarServer{VarOptions: VarOptions{OriginPatterns: []string{"*"}}, Handler: func(ctx context.Context, c *VarConn) {
+		for range varsValues {
+			b, err := c.ReadMessage(ctx)
+			if err != nil {
+				rec.event("vars read: %v", err)
+				return
+			}
+			var v any
+			err = c.dec.Unmarshal(b, &v)
+			rec.mu.Lock()
+			rec.in[-1] = append(rec.in[-1], b)
+			rec.values[-1] = append(rec.values[-1], v)
+			if err != nil {
+				rec.errs[-1] = append(rec.errs[-1], err)
+			}
+			rec.mu.Unlock()
+		}
+		for _, v := range varsValues {
+			if err := c.Encode(ctx, v); err != nil {
+				rec.event("vars write: %v", err)
+				return
+			}
+		}
+		c.ReadMessage(ctx) // until the client closes
+	}}
+
 	mux := http.NewServeMux()
+	mux.Handle("/vars/", vars)
 	for name, s := range ss.servers {
 		mux.Handle("/"+name+"/", s)
 	}
@@ -316,3 +346,11 @@ func samePackets(t *testing.T, what string, engine, goClient [][]byte) {
 type fakeT struct{ testing.T }
 
 func (*fakeT) Cleanup(func()) {}
+
+func sliceValues() []any {
+	var vs []any
+	for _, a := range argValues {
+		vs = append(vs, a.v)
+	}
+	return vs
+}

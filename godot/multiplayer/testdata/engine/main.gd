@@ -133,6 +133,35 @@ func scenario_auth(tag: String, path: String, answer: String, complete: bool) ->
 	else:
 		await frames(10)
 
+# scenario_vars: a plain WebSocketPeer exchanges put_var/get_var Variants with a Go VarServer.
+func scenario_vars() -> void:
+	var ws := WebSocketPeer.new()
+	ws.connect_to_url(BASE + "/vars/")
+	var until := Time.get_ticks_msec() + 5000
+	while ws.get_ready_state() != WebSocketPeer.STATE_OPEN:
+		ws.poll()
+		if ws.get_ready_state() == WebSocketPeer.STATE_CLOSED or Time.get_ticks_msec() > until:
+			out("V connect failed")
+			return
+		await get_tree().process_frame
+	var vs := values()
+	vs.append(PackedByteArray([1, 2, 3]))
+	for v in vs:
+		ws.put_var(v)
+	var got := 0
+	while got < vs.size():
+		ws.poll()
+		while ws.get_available_packet_count() > 0:
+			var x = ws.get_var()
+			out("V got %d %d %s" % [got, typeof(x), var_to_bytes(x).hex_encode()])
+			got += 1
+		if Time.get_ticks_msec() > until:
+			out("V TIMEOUT")
+			return
+		await get_tree().process_frame
+	ws.close()
+	out("V done")
+
 func main() -> void:
 	await get_tree().process_frame  # the root is busy adding the runner until then
 	await scenario_rpc()
@@ -142,4 +171,5 @@ func main() -> void:
 	await scenario_auth("AB", "/auth/4002", "wrong", true)
 	await scenario_auth("AT", "/auth/4003", "", false)
 	await scenario_auth("AC", "/authnever/4004", "secret", true)
+	await scenario_vars()
 	out("END")
