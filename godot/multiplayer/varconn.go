@@ -98,7 +98,9 @@ func (c *VarConn) Decode(ctx context.Context, v any) error {
 }
 
 // Close closes the connection with the status code and reason.
-func (c *VarConn) Close(code websocket.StatusCode, reason string) error { return c.c.Close(code, reason) }
+func (c *VarConn) Close(code websocket.StatusCode, reason string) error {
+	return c.c.Close(code, reason)
+}
 
 // VarServer is an http.Handler that accepts WebSocketPeer connections and serves each with
 // Handler on the request's goroutine; the connection is closed when Handler returns.
