@@ -76,8 +76,9 @@ type Server struct {
 	// OnError receives every packet the server refuses, as a *PacketError (the engine logs
 	// these). A bad packet never ends the connection.
 	OnError func(p *Peer, err error)
-	// Trace, if set, is called with every packet received ("in") and sent ("out"). See
-	// TraceWriter for a JSON Lines log.
+	// Trace, if set, is called with every packet received ("in") and sent ("out"), and with
+	// the 4-byte peer-id message that opens each connection ("id"). See TraceWriter for a JSON
+	// Lines log.
 	Trace func(dir string, peer int32, pkt []byte)
 
 	// MaxPacketSize bounds a received message; a longer one closes the connection with 1009,
@@ -179,7 +180,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var idMsg [4]byte
 	binary.LittleEndian.PutUint32(idMsg[:], uint32(id))
 	sc.mu.Lock()
-	sc.write(tr, id, idMsg[:])
+	if sc.trace != nil {
+		sc.trace("id", id, idMsg[:])
+	}
+	tr.send(idMsg[:])
 	after := sc.addPeer(p)
 	pending := p.pending
 	sc.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 // `gamewire godot mp decode` reads it.
 type TraceRecord struct {
 	Time time.Time `json:"time"`
-	Dir  string    `json:"dir"`  // "in" (received by the tracing side) or "out"
+	Dir  string    `json:"dir"`  // "in" (received by the tracing side), "out", or "id" (the peer-id message)
 	Peer int32     `json:"peer"` // the remote peer
 	Hex  string    `json:"hex"`  // the packet
 }
