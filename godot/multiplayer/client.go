@@ -32,9 +32,10 @@ type ClientOptions struct {
 	OnBytes func(p *Peer, data []byte)
 	OnError func(p *Peer, err error)
 	Trace   func(dir string, peer int32, pkt []byte)
-	// MaxPacketSize, QueueSize, WriteTimeout: as the Server's fields.
+	// MaxPacketSize, QueueSize, QueueBytes, WriteTimeout: as the Server's fields.
 	MaxPacketSize int
 	QueueSize     int
+	QueueBytes    int
 	WriteTimeout  time.Duration
 	// HTTPHeader is sent with the upgrade request (handshake_headers).
 	HTTPHeader http.Header
@@ -103,7 +104,8 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 		conn.CloseNow()
 		return nil, err
 	}
-	c.tr = newWSTransport(conn, orDefault(opts.QueueSize, DefaultQueueSize), orDefault(opts.WriteTimeout, DefaultWriteTimeout))
+	c.tr = newWSTransport(conn, orDefault(opts.QueueSize, DefaultQueueSize), int64(orDefault(opts.QueueBytes, DefaultQueueBytes)),
+		orDefault(opts.WriteTimeout, DefaultWriteTimeout))
 	c.server = c.sc.newPeer(1, c.tr)
 	c.sc.server = c.server
 	c.sc.mu.Lock()

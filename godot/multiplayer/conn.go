@@ -3,17 +3,21 @@ package multiplayer
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 )
 
 // wsTransport writes packets to one WebSocket connection from its own goroutine, in order, each
-// as one binary message. A full queue closes the connection (1008): the engine would drop the
-// packet, which would leave the path cache of both ends out of step.
+// as one binary message. A full queue (in packets or in bytes) closes the connection (1008): the
+// engine would drop the packet, which would leave the path cache of both ends out of step.
 type wsTransport struct {
 	c            *websocket.Conn
 	out          chan outItem
+	maxBytes     int64
+	queued       atomic.Int64 // bytes in out
+	peakQueued   atomic.Int64 // the most bytes ever in out (tests)
 	done         chan struct{} // closed when the writer ends
 	writeTimeout time.Duration
 	closeOnce    sync.Once
@@ -26,9 +30,9 @@ type outItem struct {
 	pkt []byte
 }
 
-func newWSTransport(c *websocket.Conn, queue int, writeTimeout time.Duration) *wsTransport {
+func newWSTransport(c *websocket.Conn, queue int, maxBytes int64, writeTimeout time.Duration) *wsTransport {
 	t := &wsTransport{c: c, out: make(chan outItem, queue), done: make(chan struct{}),
-		closed: make(chan struct{}), writeTimeout: writeTimeout}
+		closed: make(chan struct{}), writeTimeout: writeTimeout, maxBytes: maxBytes}
 	go t.writer()
 	return t
 }
@@ -39,10 +43,19 @@ func (t *wsTransport) send(pkt []byte) bool {
 		return false
 	default:
 	}
+	n := t.queued.Add(int64(len(pkt)))
+	if n > t.maxBytes {
+		t.queued.Add(-int64(len(pkt)))
+		t.close(int(websocket.StatusPolicyViolation), "send queue full")
+		return false
+	}
 	select {
 	case t.out <- outItem{pkt: pkt}:
+		for p := t.peakQueued.Load(); n > p && !t.peakQueued.CompareAndSwap(p, n); p = t.peakQueued.Load() {
+		}
 		return true
 	default:
+		t.queued.Add(-int64(len(pkt)))
 		t.close(int(websocket.StatusPolicyViolation), "send queue full")
 		return false
 	}
@@ -56,6 +69,7 @@ func (t *wsTransport) close(code int, why string) {
 }
 
 func (t *wsTransport) write(pkt []byte) error {
+	defer t.queued.Add(-int64(len(pkt)))
 	ctx, cancel := context.WithTimeout(context.Background(), t.writeTimeout)
 	defer cancel()
 	return t.c.Write(ctx, websocket.MessageBinary, pkt)

@@ -26,6 +26,8 @@ const (
 	// DefaultQueueSize is the per-peer outgoing queue, in packets (the engine's
 	// max_queued_packets).
 	DefaultQueueSize = 4096
+	// DefaultQueueBytes bounds the bytes in a peer's outgoing queue.
+	DefaultQueueBytes = 4 << 20
 	// DefaultWriteTimeout bounds the time one message may take to write.
 	DefaultWriteTimeout = 10 * time.Second
 )
@@ -89,6 +91,9 @@ type Server struct {
 	// QueueSize bounds each peer's outgoing queue in packets; a peer whose queue is full is
 	// disconnected (1008). 0 means DefaultQueueSize.
 	QueueSize int
+	// QueueBytes bounds the bytes in each peer's outgoing queue, with the same effect. 0 means
+	// DefaultQueueBytes.
+	QueueBytes int
 	// WriteTimeout bounds the write of one message. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// NewPeerID returns the id for the peer connecting with r; it must be ≥ 2 and unused, or 0
@@ -172,7 +177,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(int64(orDefault(s.MaxPacketSize, DefaultMaxPacketSize)))
-	tr := newWSTransport(c, orDefault(s.QueueSize, DefaultQueueSize), orDefault(s.WriteTimeout, DefaultWriteTimeout))
+	tr := newWSTransport(c, orDefault(s.QueueSize, DefaultQueueSize), int64(orDefault(s.QueueBytes, DefaultQueueBytes)),
+		orDefault(s.WriteTimeout, DefaultWriteTimeout))
 	sc := s.sc
 	p := sc.newPeer(id, tr)
 
