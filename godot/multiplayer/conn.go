@@ -16,8 +16,8 @@ type wsTransport struct {
 	c            *websocket.Conn
 	out          chan outItem
 	maxBytes     int64
-	queued       atomic.Int64 // bytes in out
-	peakQueued   atomic.Int64 // the most bytes ever in out (tests)
+	queued       atomic.Int64  // bytes in out
+	peakQueued   atomic.Int64  // the most bytes ever in out (tests)
 	done         chan struct{} // closed when the writer ends
 	writeTimeout time.Duration
 	closeOnce    sync.Once
