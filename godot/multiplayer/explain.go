@@ -147,6 +147,14 @@ func (e *explainer) variant(c []byte, base, depth int, name string) {
 	fields, _ := argDecOptions.Explain(c)
 	e.add(base, 0, depth, "", "%s: a plain Variant", name)
 	for _, f := range fields {
+		// godot's Explain may name padding that the input lacks (it is optional on decode);
+		// keep the fields inside the packet.
+		if f.Offset+f.Len > len(c) {
+			if f.Offset >= len(c) {
+				continue
+			}
+			f.Len = len(c) - f.Offset
+		}
 		f.Offset += base
 		f.Depth += depth
 		e.fields = append(e.fields, f)
