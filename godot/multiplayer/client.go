@@ -120,13 +120,7 @@ func (c *Client) read(after func()) {
 	if after != nil {
 		after()
 	}
-	for {
-		_, msg, err := c.conn.Read(context.Background())
-		if err != nil {
-			break
-		}
-		c.sc.receive(c.server, msg)
-	}
+	readLoop(c.conn, func(msg []byte) { c.sc.receive(c.server, msg) })
 	c.tr.close(-1, "")
 	<-c.tr.done
 	// The server went away: forget the relayed peers, then the server.

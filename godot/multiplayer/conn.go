@@ -2,6 +2,7 @@ package multiplayer
 
 import (
 	"context"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,8 @@ type wsTransport struct {
 	closed       chan struct{} // closed by close(); the writer then sends the Close frame
 	closeCode    websocket.StatusCode
 	closeWhy     string
+	ctx          context.Context // canceled by timer when a write takes too long
+	timer        *time.Timer
 }
 
 type outItem struct {
@@ -33,6 +36,10 @@ type outItem struct {
 func newWSTransport(c *websocket.Conn, queue int, maxBytes int64, writeTimeout time.Duration) *wsTransport {
 	t := &wsTransport{c: c, out: make(chan outItem, queue), done: make(chan struct{}),
 		closed: make(chan struct{}), writeTimeout: writeTimeout, maxBytes: maxBytes}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.ctx = ctx
+	t.timer = time.AfterFunc(time.Hour, cancel)
+	t.timer.Stop()
 	go t.writer()
 	return t
 }
@@ -68,11 +75,44 @@ func (t *wsTransport) close(code int, why string) {
 	})
 }
 
+// write writes one message. The write timeout cancels the writer's context, which makes the
+// library close the connection; one timer serves every write, so a write does not allocate.
 func (t *wsTransport) write(pkt []byte) error {
 	defer t.queued.Add(-int64(len(pkt)))
-	ctx, cancel := context.WithTimeout(context.Background(), t.writeTimeout)
-	defer cancel()
-	return t.c.Write(ctx, websocket.MessageBinary, pkt)
+	t.timer.Reset(t.writeTimeout)
+	err := t.c.Write(t.ctx, websocket.MessageBinary, pkt)
+	t.timer.Stop()
+	return err
+}
+
+// readLoop reads messages into one reused buffer and passes each to fn, until an error. fn must
+// not keep the slice.
+func readLoop(c *websocket.Conn, fn func(msg []byte)) {
+	buf := make([]byte, 0, 512)
+	for {
+		_, r, err := c.Reader(context.Background())
+		if err != nil {
+			return
+		}
+		buf = buf[:0]
+		for {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return
+			}
+		}
+		fn(buf)
+		if cap(buf) > 64<<10 && len(buf) < 4<<10 {
+			buf = make([]byte, 0, 512) // do not keep a large buffer for small messages
+		}
+	}
 }
 
 // writer sends queued packets; after close() it sends what was queued before and then the

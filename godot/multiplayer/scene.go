@@ -580,7 +580,8 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 		sc.cacheIDs[n.path] = id
 	}
 	allConfirmed := true
-	var targets []*Peer
+	var stack [8]*Peer
+	targets := stack[:0]
 	for pid, q := range sc.peers {
 		if (to > 0 && pid != to) || (to < 0 && pid == -to) {
 			continue

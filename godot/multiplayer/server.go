@@ -79,8 +79,8 @@ type Server struct {
 	// these). A bad packet never ends the connection.
 	OnError func(p *Peer, err error)
 	// Trace, if set, is called with every packet received ("in") and sent ("out"), and with
-	// the 4-byte peer-id message that opens each connection ("id"). See TraceWriter for a JSON
-	// Lines log.
+	// the 4-byte peer-id message that opens each connection ("id"). It must not keep pkt. See
+	// TraceWriter for a JSON Lines log.
 	Trace func(dir string, peer int32, pkt []byte)
 
 	// MaxPacketSize bounds a received message; a longer one closes the connection with 1009,
@@ -208,15 +208,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		after()
 	}
 
-	ctx := context.Background()
-	for {
-		typ, msg, err := c.Read(ctx)
-		if err != nil {
-			break
-		}
-		_ = typ // the engine does not look at the text/binary flag
-		sc.receive(p, msg)
-	}
+	// The engine does not look at the text/binary flag; neither does the server.
+	readLoop(c, func(msg []byte) { sc.receive(p, msg) })
 	tr.close(-1, "")
 	<-tr.done
 	sc.removePeer(p)
