@@ -202,6 +202,18 @@ func TestEngineModes(t *testing.T) {
 func TestEngineRPCBytes(t *testing.T) {
 	r := runEngine(t)
 	engine := r.ss.rec.packets(1001)
+	// The engine wins over the protocol notes (godot-multiplayer.md §3.3): a client's rpc()
+	// (target 0) in the compact form reaches the server unwrapped, once per target, not as a
+	// RELAY to 0 as send_bytes() with the default id does.
+	loc := []byte{0x00, 0x01, 0x04, 0x01, 0x02, 0x05} // cached node 1, method 4 (loc), 1 arg, int 5
+	relayed := append(AppendSys(nil, SysRelay, 0, nil), loc...)
+	if !slices.ContainsFunc(engine, func(p []byte) bool { return bytes.Equal(p, loc) }) ||
+		slices.ContainsFunc(engine, func(p []byte) bool { return bytes.Equal(p, relayed) }) {
+		t.Errorf("loc.rpc(5) was not sent as % x:\n%s", loc, hexPackets(engine))
+	}
+	if !slices.ContainsFunc(engine, func(p []byte) bool { return bytes.Equal(p, []byte{7, 3, 0, 0, 0, 0, 3, 1, 2, 3}) }) {
+		t.Errorf("send_bytes([1, 2, 3]) was not relayed to 0:\n%s", hexPackets(engine))
+	}
 
 	ss := startScenarioServers(t)
 	cown := MustNode("Own", RPC{Name: "anyone", Mode: ModeAnyPeer}, RPC{Name: "owned"})
