@@ -11,8 +11,9 @@ import (
 )
 
 // wsTransport writes packets to one WebSocket connection from its own goroutine, in order, each
-// as one binary message. A full queue (in packets or in bytes) closes the connection (1008): the
-// engine would drop the packet, which would leave the path cache of both ends out of step.
+// as one binary message. A full queue (in packets or in bytes) drops the connection: the engine
+// would drop the packet, which would leave the path cache of both ends out of step, and a peer
+// that does not read would not complete a Close handshake either.
 type wsTransport struct {
 	c            *websocket.Conn
 	out          chan outItem
@@ -140,7 +141,9 @@ func (t *wsTransport) writer() {
 				}
 				break
 			}
-			if t.closeCode < 0 {
+			if t.closeCode < 0 || t.closeCode == websocket.StatusPolicyViolation {
+				// A peer that does not read would not answer the Close handshake either: the
+				// library would wait 5 s for it. Drop the connection at once.
 				t.c.CloseNow()
 			} else {
 				t.c.Close(t.closeCode, t.closeWhy)

@@ -194,6 +194,14 @@ func TestEngineModes(t *testing.T) {
 	}
 	r.errored(t, `RPC 'owned' is not allowed on node /root/R/Own from: 1. Mode is "authority", authority is 1001.`)
 	r.printed(t, "R anyone from 7")
+	// The engine confirmed the server's SIMPLIFY_PATH for both nodes with valid = 1: the Go
+	// checksums of Main and Own equal the engine's.
+	engine := r.ss.rec.packets(1001)
+	for _, want := range [][]byte{AppendConfirmPath(nil, true, 1), AppendConfirmPath(nil, true, 2)} {
+		if !slices.ContainsFunc(engine, func(p []byte) bool { return bytes.Equal(p, want) }) {
+			t.Errorf("the engine did not confirm % x:\n%s", want, hexPackets(engine))
+		}
+	}
 }
 
 // TestEngineRPCBytes: the Go client, making the engine's calls, sends the engine's packets:
@@ -355,17 +363,32 @@ func TestEngineAuth(t *testing.T) {
 	// The Go client's authentication sends the engine's packets.
 	ss := startScenarioServers(t)
 	n := MustNode("Main", clientRPCs(nil)...)
-	var c *Client
-	ready := make(chan *Client, 1)
-	c = dial(t, ss.url+"/auth/4001", &ClientOptions{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {
+	c := dial(t, ss.url+"/auth/4001", &ClientOptions{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {
 		p.SendAuth([]byte("secret"))
 		p.CompleteAuth()
 	}})
-	ready <- c
 	if err := c.RPCID(1, n, "v0"); err != nil {
 		t.Fatal(err)
 	}
 	samePackets(t, "auth", rec.packets(4001), waitPackets(ss.rec, 4001, len(rec.packets(4001))))
+
+	// The refused client's packets too: 07 00 "wrong", 07 00, then the server closes.
+	refused, err := Dial(t.Context(), ss.url+"/auth/4002", &ClientOptions{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {
+		p.SendAuth([]byte("wrong"))
+		p.CompleteAuth()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, refused.Done())
+	// Whether the server still reads the 07 00 that follows "wrong" before its Close completes
+	// is a race on the server's side, so compare the packets both runs got to the server.
+	engineRefused, goRefused := rec.packets(4002), ss.rec.packets(4002)
+	k := min(len(engineRefused), len(goRefused))
+	if k == 0 {
+		t.Fatalf("refused auth: no packets (engine %d, Go %d)", len(engineRefused), len(goRefused))
+	}
+	samePackets(t, "refused auth", engineRefused[:k], goRefused[:k])
 }
 
 // waitPackets waits (up to 2 s) until the server has received n packets from peer, and returns

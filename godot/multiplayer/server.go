@@ -89,7 +89,7 @@ type Server struct {
 	// MaxPeers bounds the connections; more are refused with 503. 0 means DefaultMaxPeers.
 	MaxPeers int
 	// QueueSize bounds each peer's outgoing queue in packets; a peer whose queue is full is
-	// disconnected (1008). 0 means DefaultQueueSize.
+	// dropped (it does not read, so no Close handshake is attempted). 0 means DefaultQueueSize.
 	QueueSize int
 	// QueueBytes bounds the bytes in each peer's outgoing queue, with the same effect. 0 means
 	// DefaultQueueBytes.
