@@ -194,6 +194,13 @@ func TestEngineModes(t *testing.T) {
 	}
 	r.errored(t, `RPC 'owned' is not allowed on node /root/R/Own from: 1. Mode is "authority", authority is 1001.`)
 	r.printed(t, "R anyone from 7")
+	// A wrong checksum: the engine reports it, answers valid = 0, and still runs calls by that id.
+	r.errored(t, "The rpc node checksum failed. Make sure to have the same methods on both nodes. Node path: Main")
+	viaBytes, _ := godot.Marshal("via 99")
+	r.printed(t, "R echo -1 4 "+hex.EncodeToString(viaBytes))
+	if !slices.ContainsFunc(r.ss.rec.packets(1001), func(p []byte) bool { return bytes.Equal(p, AppendConfirmPath(nil, false, 99)) }) {
+		t.Error("no CONFIRM_PATH valid = 0 for cache id 99")
+	}
 	// The engine confirmed the server's SIMPLIFY_PATH for both nodes with valid = 1: the Go
 	// checksums of Main and Own equal the engine's.
 	engine := r.ss.rec.packets(1001)

@@ -158,6 +158,12 @@ func scenarioNodes(rec *recorder, s **Server) (mainNode, own *Node) {
 			inner, _ := AppendRemoteCall(nil, 0, true, 0, "Own", nil)
 			(*s).sc.mu.Lock()
 			(*s).sc.write(p.tr, p.id, AppendSys(nil, SysRelay, 7, inner))
+			// A SIMPLIFY_PATH with a wrong checksum: the engine answers CONFIRM_PATH valid = 0,
+			// keeps the mapping, and runs a later call through that cache id.
+			(*s).sc.write(p.tr, p.id, AppendSimplifyPath(nil, strings.Repeat("0", 32), 99, "Main"))
+			echoID, _ := main.MethodID("echo")
+			via99, _ := AppendRemoteCall(nil, 99, false, echoID, "", []any{-1, "via 99"})
+			(*s).sc.write(p.tr, p.id, via99)
 			(*s).sc.mu.Unlock()
 			p.RPC(main, "finish")
 		}},
