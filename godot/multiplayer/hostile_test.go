@@ -91,13 +91,9 @@ func TestHostilePackets(t *testing.T) {
 	bad := dialRaw(t, url)
 	good := dial(t, url, &ClientOptions{Nodes: []*Node{n}})
 
-	deep := []byte{0x00, 0x80, 0x00, 0x01, 0x01} // not yet: built below
-	deep = deep[:0]
-	rc, _ := AppendRemoteCall(nil, 0, true, 0, "Main", []any{"x"})
-	ofs := binary.LittleEndian.Uint32(rc[1:]) &^ pathFlag
 	// An argument of 2000 nested Arrays: deeper than the decoder's limit.
 	nested := bytes.Repeat([]byte{0x1c, 0, 0, 0, 1, 0, 0, 0}, 2000)
-	deep = append(append([]byte{0x20, 0, 0, 0, 0, 0, 1}, nested...), 0, 0, 0, 0)
+	deep := append(append([]byte{0x20, 0, 0, 0, 0, 0, 1}, nested...), 0, 0, 0, 0)
 	binary.LittleEndian.PutUint32(deep[1:], pathFlag|uint32(len(deep)))
 	deep = append(deep, "Main\x00"...)
 	hugeArgc := append([]byte{0x20, 0, 0, 0, 0, 0, 255}, bytes.Repeat([]byte{2, 0}, 3)...)
@@ -106,7 +102,6 @@ func TestHostilePackets(t *testing.T) {
 	manyArgs := append([]byte{0x20, 0, 0, 0, 0, 0, 255}, bytes.Repeat([]byte{2, 0}, 255)...)
 	binary.LittleEndian.PutUint32(manyArgs[1:], pathFlag|uint32(len(manyArgs)))
 	manyArgs = append(manyArgs, "Main\x00"...)
-	_ = ofs
 
 	for _, tc := range []struct {
 		name string
