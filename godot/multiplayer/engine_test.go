@@ -441,3 +441,58 @@ func TestEngineVars(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineReplication: a MultiplayerSynchronizer whose authority is the engine client sends
+// SYNC (ALWAYS properties) and delta SYNC (ON_CHANGE) packets once the server confirmed its
+// path; Explain and Decode read them, and the server refuses them with ErrReplication.
+func TestEngineReplication(t *testing.T) {
+	r := runEngine(t)
+	r.printed(t, "S sync done")
+	var syncs, deltas []*PacketInfo
+	var cacheID uint32
+	for _, p := range r.ss.rec.packets(5001) {
+		if _, err := Explain(p); err != nil {
+			t.Errorf("Explain % x: %v", p, err)
+			continue
+		}
+		info, err := Decode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case info.Command == "SIMPLIFY_PATH" && info.Path == "Main/Sync":
+			cacheID = *info.CacheID
+			if info.Checksum != Checksum(nil) {
+				t.Errorf("synchronizer checksum %s", info.Checksum)
+			}
+		case info.Command == "SYNC" && info.Flags&0x10 == 0:
+			syncs = append(syncs, info)
+		case info.Command == "SYNC":
+			deltas = append(deltas, info)
+		}
+	}
+	if cacheID == 0 || len(syncs) == 0 || len(deltas) == 0 {
+		t.Fatalf("cache id %d, %d SYNC, %d delta SYNC:\n%s", cacheID, len(syncs), len(deltas), hexPackets(r.ss.rec.packets(5001)))
+	}
+	scores := map[any]bool{}
+	for _, s := range syncs {
+		e := s.Entries[0]
+		if e.NetID != 0x80000000|cacheID || len(e.Values) != 1 {
+			t.Fatalf("SYNC entry %+v", e)
+		}
+		scores[e.Values[0]] = true
+	}
+	if !scores[int64(7)] || !scores[int64(42)] {
+		t.Errorf("SYNC carried scores %v, want 7 and 42", scores)
+	}
+	last := deltas[len(deltas)-1].Entries[0]
+	if last.NetID != 0x80000000|cacheID || *last.Mask != 1 || len(last.Values) != 1 || last.Values[0] != "changed" {
+		t.Errorf("last delta SYNC %+v %v", last, last.Values)
+	}
+	rec := r.ss.rec
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if !slices.ContainsFunc(rec.errs[5001], func(e error) bool { return errors.Is(e, ErrReplication) }) {
+		t.Errorf("no ErrReplication: %v", rec.errs[5001])
+	}
+}

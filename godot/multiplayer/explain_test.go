@@ -35,6 +35,9 @@ func TestExplainPackets(t *testing.T) {
 			[]string{"SPAWN", "scene id 0", "spawner's path cache id 2", "net id 5", "synchronizer 0 net id 7", `node name "P"`, "spawn state value 0: int", "spawn state value 1: bool true"},
 			`{"command":"SPAWN","cache_id":2,"scene_id":0,"net_id":5,"sync_ids":[7],"name":"P","state":[{"type":"int","value":3},{"type":"bool","value":true}]}`},
 		{"0505000000", []string{"DESPAWN", "net id 5"}, `{"command":"DESPAWN","net_id":5}`},
+		// The engine's delta SYNC of label = "changed" (synchronizer at path cache id 1).
+		{"160100008001000000000000001000000004000000070000006368616e67656400", []string{"delta", "path cache id 1", "changed mask 0x1", "state size 16", "changed property 0", `"changed"`},
+			`{"command":"SYNC","flags":16,"entries":[{"net_id":2147483649,"changed_mask":1,"values":[{"type":"String","value":"changed"}]}]}`},
 		{"06" + "0700" + "03000080" + "02000000" + "0201", []string{"SYNC (ALWAYS", "sync time 7", "path cache id 3", "state size 2", "property 0: int"},
 			`{"command":"SYNC","sync_time":7,"entries":[{"net_id":2147483651,"values":[{"type":"int","value":1}]}]}`},
 		{"16" + "05000000" + "0200000000000000" + "01000000" + "81", []string{"delta", "changed mask 0x2", "changed property 0: bool true"},

@@ -283,6 +283,10 @@ func startScenarioServers(t interface{ Cleanup(func()) }) *scenarioServers {
 		c.ReadMessage(ctx) // until the client closes
 	}}
 
+	sync := base()
+	sync.Nodes = []*Node{ss.main, ss.own, MustNode("Main/Sync")} // a synchronizer has no RPCs
+	ss.servers["sync"] = sync
+
 	mux := http.NewServeMux()
 	mux.Handle("/vars/", vars)
 	for name, s := range ss.servers {

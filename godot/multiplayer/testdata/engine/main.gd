@@ -162,6 +162,29 @@ func scenario_vars() -> void:
 	ws.close()
 	out("V done")
 
+# scenario_sync: a MultiplayerSynchronizer whose authority is the client replicates two
+# properties of Main to the server: SYNC for score (ALWAYS), delta SYNC for label (ON_CHANGE).
+func scenario_sync() -> void:
+	var m := make_mp("S")
+	await start(m, "/sync/5001")
+	if not await wait_flag(m, "peer 1"):
+		return
+	var cfg := SceneReplicationConfig.new()
+	cfg.add_property(NodePath(".:score"))
+	cfg.property_set_replication_mode(NodePath(".:score"), SceneReplicationConfig.REPLICATION_MODE_ALWAYS)
+	cfg.add_property(NodePath(".:label"))
+	cfg.property_set_replication_mode(NodePath(".:label"), SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE)
+	var sync := MultiplayerSynchronizer.new()
+	sync.name = "Sync"
+	sync.replication_config = cfg
+	sync.set_multiplayer_authority(m.multiplayer.get_unique_id())
+	m.add_child(sync)
+	await frames(10)
+	m.score = 42
+	m.label = "changed"
+	await frames(10)
+	out("S sync done")
+
 func main() -> void:
 	await get_tree().process_frame  # the root is busy adding the runner until then
 	await scenario_rpc()
@@ -172,4 +195,5 @@ func main() -> void:
 	await scenario_auth("AT", "/auth/4003", "", false)
 	await scenario_auth("AC", "/authnever/4004", "secret", true)
 	await scenario_vars()
+	await scenario_sync()
 	out("END")

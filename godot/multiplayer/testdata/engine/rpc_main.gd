@@ -5,6 +5,8 @@ extends Node
 var tag := ""
 var out: Callable
 var flags := {}
+var score := 7          # replicated by the sync scenario (ALWAYS)
+var label := "start"    # replicated by the sync scenario (ON_CHANGE)
 
 func _log(s: String) -> void:
 	out.call(tag + " " + s)
