@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -57,7 +58,8 @@ func runEngine(t *testing.T) *engineRun {
 	script = strings.ReplaceAll(script, "__VALUES__", strings.Join(vals, ",\n\t\t"))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	res, err := godot4.Run(ctx, script, map[string][]byte{"rpc_main.gd": read("rpc_main.gd"), "rpc_own.gd": read("rpc_own.gd")})
+	res, err := godot4.Run(ctx, script, map[string][]byte{"rpc_main.gd": read("rpc_main.gd"), "rpc_own.gd": read("rpc_own.gd"),
+		"thing.tscn": read("thing.tscn")})
 	r := &engineRun{ss: ss}
 	if res != nil {
 		for _, l := range res.Stdout {
@@ -443,13 +445,13 @@ func TestEngineVars(t *testing.T) {
 }
 
 // TestEngineReplication: a MultiplayerSynchronizer whose authority is the engine client sends
-// SYNC (ALWAYS properties) and delta SYNC (ON_CHANGE) packets once the server confirmed its
-// path; Explain and Decode read them, and the server refuses them with ErrReplication.
+// SYNC (ALWAYS properties) and delta SYNC (ON_CHANGE) packets, and a MultiplayerSpawner SPAWN and
+// DESPAWN; Explain and Decode read them, and the server refuses them with ErrReplication.
 func TestEngineReplication(t *testing.T) {
 	r := runEngine(t)
 	r.printed(t, "S sync done")
-	var syncs, deltas []*PacketInfo
-	var cacheID uint32
+	var syncs, deltas, spawns, despawns []*PacketInfo
+	var cacheID, spawnerID uint32
 	for _, p := range r.ss.rec.packets(5001) {
 		if _, err := Explain(p); err != nil {
 			t.Errorf("Explain % x: %v", p, err)
@@ -465,6 +467,12 @@ func TestEngineReplication(t *testing.T) {
 			if info.Checksum != Checksum(nil) {
 				t.Errorf("synchronizer checksum %s", info.Checksum)
 			}
+		case info.Command == "SIMPLIFY_PATH" && info.Path == "Main/Spawner":
+			spawnerID = *info.CacheID
+		case info.Command == "SPAWN":
+			spawns = append(spawns, info)
+		case info.Command == "DESPAWN":
+			despawns = append(despawns, info)
 		case info.Command == "SYNC" && info.Flags&0x10 == 0:
 			syncs = append(syncs, info)
 		case info.Command == "SYNC":
@@ -488,6 +496,18 @@ func TestEngineReplication(t *testing.T) {
 	last := deltas[len(deltas)-1].Entries[0]
 	if last.NetID != 0x80000000|cacheID || *last.Mask != 1 || len(last.Values) != 1 || last.Values[0] != "changed" {
 		t.Errorf("last delta SYNC %+v %v", last, last.Values)
+	}
+	// The spawner's SPAWN of thing.tscn (scene 0) as "Thing", net id 1, and its DESPAWN.
+	if len(spawns) != 1 || len(despawns) != 1 || spawnerID == 0 {
+		t.Fatalf("%d SPAWN, %d DESPAWN, spawner cache id %d", len(spawns), len(despawns), spawnerID)
+	}
+	sp := spawns[0]
+	if *sp.SceneID != 0 || *sp.CacheID != spawnerID || *sp.NetID != 1 || len(sp.SyncIDs) != 0 || sp.Name != "Thing" || len(sp.State) != 0 {
+		js, _ := json.Marshal(sp)
+		t.Errorf("SPAWN %s", js)
+	}
+	if *despawns[0].NetID != 1 {
+		t.Errorf("DESPAWN of net id %d", *despawns[0].NetID)
 	}
 	rec := r.ss.rec
 	rec.mu.Lock()

@@ -284,7 +284,7 @@ func startScenarioServers(t interface{ Cleanup(func()) }) *scenarioServers {
 	}}
 
 	sync := base()
-	sync.Nodes = []*Node{ss.main, ss.own, MustNode("Main/Sync")} // a synchronizer has no RPCs
+	sync.Nodes = []*Node{ss.main, ss.own, MustNode("Main/Sync"), MustNode("Main/Spawner")} // no RPCs
 	ss.servers["sync"] = sync
 
 	mux := http.NewServeMux()

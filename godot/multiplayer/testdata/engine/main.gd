@@ -183,6 +183,20 @@ func scenario_sync() -> void:
 	m.score = 42
 	m.label = "changed"
 	await frames(10)
+	# A MultiplayerSpawner whose authority is the client: adding a Thing under Main sends
+	# SPAWN, freeing it DESPAWN.
+	var spawner := MultiplayerSpawner.new()
+	spawner.name = "Spawner"
+	spawner.spawn_path = NodePath("..")
+	spawner.add_spawnable_scene("res://thing.tscn")
+	spawner.set_multiplayer_authority(m.multiplayer.get_unique_id())
+	m.add_child(spawner)
+	await frames(5)
+	var thing = load("res://thing.tscn").instantiate()
+	m.add_child(thing, true)
+	await frames(10)
+	thing.queue_free()
+	await frames(10)
 	out("S sync done")
 
 func main() -> void:
