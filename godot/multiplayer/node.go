@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -279,6 +280,17 @@ func (m *method) call(p *Peer, rc *RemoteCall) error {
 		}
 		in[1+i] = ptr.Elem()
 	}
+	return m.invoke(in)
+}
+
+// invoke calls the handler; a panic is returned as an error wrapping ErrHandlerPanic, so that
+// one peer's call cannot take the server down or leave its connection half closed.
+func (m *method) invoke(in []reflect.Value) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("multiplayer: RPC %s: %w: %v\n%s", m.Name, ErrHandlerPanic, r, debug.Stack())
+		}
+	}()
 	out := m.fn.Call(in)
 	if m.errRet && !out[0].IsNil() {
 		return fmt.Errorf("multiplayer: RPC %s: %w", m.Name, out[0].Interface().(error))

@@ -121,3 +121,68 @@ func TestAuthorityRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCalls: RPCPeers reaches the listed peers only, RPCID(-id) all but one, and a call_local
+// method runs on the server too (as from peer 1) when the call includes it, as the engine
+// decides; a handler that panics is reported and the server goes on.
+func TestCalls(t *testing.T) {
+	local := make(chan int32, 4)
+	srvNode := MustNode("Main",
+		RPC{Name: "note", CallLocal: true, Handler: func(p *Peer, s string) { local <- p.ID() }},
+		RPC{Name: "boom", Mode: ModeAnyPeer, Handler: func(p *Peer) { panic("boom") }},
+	)
+	errs := make(chan error, 4)
+	s := &Server{Nodes: []*Node{srvNode}, OnError: func(p *Peer, err error) { errs <- err }}
+	url := testServer(t, s)
+	type got struct {
+		client int
+		text   string
+	}
+	notes := make(chan got, 16)
+	var clients []*Client
+	var nodes []*Node
+	for i := range 3 {
+		n := MustNode("Main", RPC{Name: "note", CallLocal: true, Handler: func(p *Peer, s string) { notes <- got{i, s} }}, RPC{Name: "boom", Mode: ModeAnyPeer})
+		nodes = append(nodes, n)
+		clients = append(clients, dial(t, url, &ClientOptions{Nodes: []*Node{n}}))
+	}
+	if err := s.RPCPeers([]int32{clients[0].ID(), clients[2].ID()}, srvNode, "note", "list"); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{wait(t, notes).client: true, wait(t, notes).client: true}
+	if !seen[0] || !seen[2] {
+		t.Fatalf("list reached %v", seen)
+	}
+	if err := s.RPCID(-clients[0].ID(), srvNode, "note", "all but 0"); err != nil {
+		t.Fatal(err)
+	}
+	// rpc_id(-id) includes the caller, so call_local runs here, as from peer 1; rpc_id(id) to
+	// the listed peers did not.
+	if id := wait(t, local); id != 1 {
+		t.Fatalf("call_local ran as peer %d", id)
+	}
+	seen = map[int]bool{wait(t, notes).client: true, wait(t, notes).client: true}
+	if !seen[1] || !seen[2] {
+		t.Fatalf("all but one reached %v", seen)
+	}
+	select {
+	case g := <-notes:
+		t.Fatalf("extra %v", g)
+	case id := <-local:
+		t.Fatalf("an extra local call as %d", id)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if n := len(s.Peers()); n != 3 {
+		t.Fatalf("%d peers", n)
+	}
+	clients[1].RPCID(1, nodes[1], "boom")
+	if err := wait(t, errs); !errors.Is(err, ErrHandlerPanic) {
+		t.Fatal(err)
+	}
+	if err := s.RPCID(clients[1].ID(), srvNode, "note", "after the panic"); err != nil {
+		t.Fatal(err)
+	}
+	if g := wait(t, notes); g.client != 1 || g.text != "after the panic" {
+		t.Fatal(g)
+	}
+}

@@ -107,6 +107,9 @@ var (
 	ErrUnauthenticated = errors.New("peer not authenticated")
 	// ErrReplication: SPAWN, DESPAWN and SYNC are decoded and explained but not acted on.
 	ErrReplication = errors.New("replication packets are not supported by this peer")
+	// ErrHandlerPanic: an RPC handler panicked; the panic is reported (with its stack) instead
+	// of ending the server.
+	ErrHandlerPanic = errors.New("RPC handler panicked")
 	// ErrTooLarge: a packet exceeds the size limit.
 	ErrTooLarge = errors.New("packet too large")
 )
