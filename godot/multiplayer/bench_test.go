@@ -161,7 +161,7 @@ func BenchmarkMultiplayerRemoteCallEncode(b *testing.B) {
 // bytes to the typed handler's call, without the network.
 func BenchmarkMultiplayerRemoteCallDecode(b *testing.B) {
 	n := MustNode("Main", RPC{Name: "move", Mode: ModeAnyPeer, Handler: func(p *Peer, id int, pos godot.Vector2, name string) {}})
-	sc, err := newScene(1, true, []*Node{n}, hooks{onError: func(_ *Peer, err error) { b.Fatal(err) }}, 0)
+	sc, err := newScene(1, true, []*Node{n}, hooks{onError: func(_ *Peer, err error) { b.Fatal(err) }}, 0, Encoding{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,6 +20,8 @@ type ClientOptions struct {
 	// NoRelay turns server_relay off: calls to peers other than 1 go to the server unwrapped,
 	// and ADD_PEER/DEL_PEER are refused.
 	NoRelay bool
+	// Encoding: as the Server's field.
+	Encoding Encoding
 	// Auth, AuthTimeout, OnAuthFailed: as the Server's fields, for the server (peer 1).
 	Auth         func(p *Peer, data []byte)
 	AuthTimeout  time.Duration
@@ -100,7 +102,7 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 			opts.OnConnect(p)
 		}
 	}
-	if c.sc, err = newScene(c.id, !opts.NoRelay, opts.Nodes, h, max(timeout, 0)); err != nil {
+	if c.sc, err = newScene(c.id, !opts.NoRelay, opts.Nodes, h, max(timeout, 0), opts.Encoding); err != nil {
 		conn.CloseNow()
 		return nil, err
 	}

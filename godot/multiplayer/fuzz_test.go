@@ -99,7 +99,7 @@ func newFuzzScene(tb testing.TB) (*scene, *Peer) {
 		RPC{Name: "c", Handler: func(p *Peer) {}},
 		RPC{Name: "d", Mode: ModeAnyPeer, Handler: func(p *Peer, b []byte) error { return nil }},
 	)
-	sc, err := newScene(1, true, []*Node{n}, hooks{onError: func(*Peer, error) {}, onBytes: func(*Peer, []byte) {}}, 0)
+	sc, err := newScene(1, true, []*Node{n}, hooks{onError: func(*Peer, error) {}, onBytes: func(*Peer, []byte) {}}, 0, Encoding{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -245,12 +245,12 @@ func (m *method) bind() error {
 
 // call decodes the arguments into the handler's parameters and calls it. An argument count
 // that differs from the handler's fails, as the engine's call does ("RPC - …").
-func (m *method) call(p *Peer, rc *RemoteCall) error {
+func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecOptions) error {
 	if !m.fn.IsValid() {
 		return nil
 	}
 	var stack [8][]byte
-	parts, err := rc.splitArgs(stack[:0])
+	parts, err := rc.splitArgsOpts(stack[:0], dec)
 	if err != nil {
 		return err
 	}
@@ -275,8 +275,10 @@ func (m *method) call(p *Peer, rc *RemoteCall) error {
 		} else {
 			plain = plainVariant(part, &buf)
 		}
-		if err := argDecOptions.Unmarshal(plain, ptr.Interface()); err != nil {
-			return perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s argument %d: %v", m.Name, i, err)
+		if err := dec.Unmarshal(plain, ptr.Interface()); err != nil {
+			pe := perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s argument %d: %v", m.Name, i, err)
+			pe.Cause = err
+			return pe
 		}
 		in[1+i] = ptr.Elem()
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/gamewire/gamewire/godot"
 )
 
 // transport sends whole packets to the other end of one WebSocket connection, in order.
@@ -33,6 +35,8 @@ type scene struct {
 	hooks
 	self        int32
 	relay       bool
+	encoding    Encoding
+	dec         godot.DecOptions
 	nodes       map[string]*Node
 	authTimeout time.Duration
 
@@ -43,9 +47,9 @@ type scene struct {
 	server    *Peer             // on a client: peer 1's transport
 }
 
-func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration) (*scene, error) {
+func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
 	sc := &scene{hooks: h, self: self, relay: relay, nodes: map[string]*Node{}, authTimeout: authTimeout,
-		cacheIDs: map[string]uint32{}, peers: map[int32]*Peer{}}
+		cacheIDs: map[string]uint32{}, peers: map[int32]*Peer{}, encoding: enc, dec: enc.decOptions()}
 	for _, n := range nodes {
 		if _, dup := sc.nodes[n.path]; dup {
 			return nil, fmt.Errorf("multiplayer: node %q declared twice", n.path)
@@ -529,7 +533,7 @@ func (sc *scene) processRPC(p *Peer, pkt []byte) error {
 		return perr(CmdRemoteCall, 1+rc.NodeIDSize, ErrNotAllowed,
 			"RPC '%s' is not allowed on node /root/%s from: %d. Mode is \"%s\", authority is %d.", m.Name, n.path, p.id, m.Mode, n.authority)
 	}
-	return m.call(p, &rc)
+	return m.call(p, &rc, sc.dec)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -556,12 +560,12 @@ func (sc *scene) rpc(to int32, n *Node, name string, args []any) error {
 	}
 	if local {
 		self := &Peer{id: sc.self, sc: sc}
-		pkt, err := AppendRemoteCall(nil, 0, false, m.id, "", args)
+		pkt, err := sc.encoding.AppendRemoteCall(nil, 0, false, m.id, "", args)
 		if err != nil {
 			return err
 		}
 		rc, _ := ParseRemoteCall(pkt)
-		return m.call(self, &rc)
+		return m.call(self, &rc, sc.dec)
 	}
 	return nil
 }
@@ -597,7 +601,7 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 	if allConfirmed {
 		// The engine sends the compact form to each target in turn (a client's rpc() reaches
 		// the server unwrapped, not as a RELAY to 0).
-		pkt, err := AppendRemoteCall(nil, id, false, m.id, "", args)
+		pkt, err := sc.encoding.AppendRemoteCall(nil, id, false, m.id, "", args)
 		if err != nil {
 			return err
 		}
@@ -606,11 +610,11 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 		}
 		return nil
 	}
-	wide, err := AppendRemoteCall(nil, id, true, m.id, "", args)
+	wide, err := sc.encoding.AppendRemoteCall(nil, id, true, m.id, "", args)
 	if err != nil {
 		return err
 	}
-	pathForm, _ := AppendRemoteCall(nil, 0, true, m.id, n.path, args)
+	pathForm, _ := sc.encoding.AppendRemoteCall(nil, 0, true, m.id, n.path, args)
 	for _, q := range targets {
 		if q.sent[id] {
 			sc.sendCommand(q.id, wide)

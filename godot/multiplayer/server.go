@@ -56,6 +56,9 @@ type Server struct {
 	// are refused.
 	NoRelay bool
 
+	// Encoding: allow_object_decoding, and the double-precision form of real_t types.
+	Encoding Encoding
+
 	// Auth, when set, is the auth_callback: every new peer must authenticate before it is
 	// connected. It receives the data a peer sends with send_auth; call Peer.SendAuth to answer
 	// and Peer.CompleteAuth to accept.
@@ -129,7 +132,7 @@ func (s *Server) init() error {
 		}
 		h := hooks{auth: s.Auth, onConnect: s.OnConnect, onDisconnect: s.OnDisconnect, onAuthFail: s.OnAuthFailed,
 			onBytes: s.OnBytes, onError: s.OnError, trace: s.Trace, log: logger}
-		s.sc, s.initErr = newScene(1, !s.NoRelay, s.Nodes, h, max(timeout, 0))
+		s.sc, s.initErr = newScene(1, !s.NoRelay, s.Nodes, h, max(timeout, 0), s.Encoding)
 		s.conns = map[int32]*serverConn{}
 	})
 	return s.initErr

@@ -186,3 +186,36 @@ func TestCalls(t *testing.T) {
 		t.Fatal(g)
 	}
 }
+
+// TestEncoding: allow_object_decoding admits full objects in arguments, which the default
+// refuses; DoublePrecision writes real_t types as a precision=double build, and both forms
+// decode into the handler's type.
+func TestEncoding(t *testing.T) {
+	obj := &godot.Object{Class: "Resource", Properties: []godot.Property{{Name: "resource_name", Value: "r"}}}
+	b, err := Encoding{DoublePrecision: true}.AppendCompressed(nil, godot.Vector2{X: 1, Y: 2})
+	if err != nil || len(b) != 20 || b[2]&1 == 0 {
+		t.Fatalf("double Vector2: % x %v", b, err)
+	}
+	got := make(chan any, 4)
+	errs := make(chan error, 4)
+	for _, allow := range []bool{false, true} {
+		n := MustNode("Main",
+			RPC{Name: "obj", Mode: ModeAnyPeer, Handler: func(p *Peer, o *godot.Object) { got <- o }},
+			RPC{Name: "vec", Mode: ModeAnyPeer, Handler: func(p *Peer, v godot.Vector2) { got <- v }})
+		enc := Encoding{AllowObjectDecoding: allow, DoublePrecision: true}
+		s := &Server{Nodes: []*Node{n}, Encoding: enc, OnError: func(p *Peer, err error) { errs <- err }}
+		c := dial(t, testServer(t, s), &ClientOptions{Nodes: []*Node{n}, Encoding: enc})
+		c.RPCID(1, n, "obj", obj)
+		if allow {
+			if o := wait(t, got).(*godot.Object); o.Class != "Resource" || o.Properties[0].Value != "r" {
+				t.Fatalf("object %+v", o)
+			}
+		} else if err := wait(t, errs); !errors.Is(err, ErrBadVariant) || !errors.Is(err, godot.ErrObjectsNotAllowed) {
+			t.Fatalf("full object without allow_object_decoding: %v", err)
+		}
+		c.RPCID(1, n, "vec", godot.Vector2{X: 1, Y: 2})
+		if v := wait(t, got); v != (godot.Vector2{X: 1, Y: 2}) {
+			t.Fatalf("vector %v", v)
+		}
+	}
+}

@@ -123,6 +123,9 @@ type PacketError struct {
 	Offset  int
 	Detail  string
 	Err     error
+	// Cause is the underlying error where there is one, such as the *godot.DecodeError of an
+	// argument that does not decode.
+	Cause error
 }
 
 func (e *PacketError) Error() string {
@@ -137,8 +140,13 @@ func (e *PacketError) Error() string {
 	return s
 }
 
-// Unwrap returns the sentinel error.
-func (e *PacketError) Unwrap() error { return e.Err }
+// Unwrap returns the sentinel error and the cause, so that errors.Is and errors.As see both.
+func (e *PacketError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.Cause}
+}
 
 func perr(cmd Command, off int, err error, detail string, args ...any) *PacketError {
 	if len(args) > 0 {
@@ -154,9 +162,32 @@ func perr(cmd Command, off int, err error, detail string, args ...any) *PacketEr
 // as one byte (0x01 false, 0x81 true), an int as a meta byte and the smallest of 1, 2, 4 or 8
 // little-endian bytes that holds it, and every other value as its plain Godot 4 Variant
 // encoding. Integers and bools inside containers keep their plain form, as in the engine.
-func AppendCompressed(b []byte, v any) ([]byte, error) {
+func AppendCompressed(b []byte, v any) ([]byte, error) { return Encoding{}.AppendCompressed(b, v) }
+
+// Encoding holds the settings that change how arguments are encoded and decoded. The zero value
+// is the engine's default: an official (single-precision) build with allow_object_decoding off.
+type Encoding struct {
+	// AllowObjectDecoding is SceneMultiplayer.allow_object_decoding: full objects (class name and
+	// properties) in arguments are decoded (as *godot.Object data; nothing is instantiated)
+	// instead of refused. Both ends must agree.
+	AllowObjectDecoding bool
+	// DoublePrecision encodes the real_t types (Vector2, Transform3D …) as a Godot build with
+	// precision=double does. Decoding reads both forms.
+	DoublePrecision bool
+}
+
+func (e Encoding) encOptions() godot.EncOptions {
+	return godot.EncOptions{DoublePrecision: e.DoublePrecision}
+}
+
+func (e Encoding) decOptions() godot.DecOptions {
+	return godot.DecOptions{MaxElements: 1 << 16, AllowObjects: e.AllowObjectDecoding}
+}
+
+// AppendCompressed is the package's AppendCompressed with e's settings.
+func (e Encoding) AppendCompressed(b []byte, v any) ([]byte, error) {
 	start := len(b)
-	b, err := godot.Append(b, v)
+	b, err := e.encOptions().Append(b, v)
 	if err != nil {
 		return b, err
 	}
@@ -192,12 +223,14 @@ func appendCompressedInt(b []byte, n int64) []byte {
 	return binary.LittleEndian.AppendUint64(append(b, 0xc2), uint64(n))
 }
 
-// DecOptions are the options arguments are decoded with: the engine's defaults (no full
-// objects, nesting up to 1024 levels), with the element limit lowered to what fits a packet.
-var argDecOptions = godot.DecOptions{MaxElements: 1 << 16}
+// argDecOptions are the options arguments are decoded with by default: the engine's defaults (no
+// full objects, nesting up to 1024 levels), with the element limit lowered to what fits a packet.
+var argDecOptions = Encoding{}.decOptions()
 
 // compressedLen returns the length of the compressed variant at the start of data.
-func compressedLen(data []byte) (int, error) {
+func compressedLen(data []byte) (int, error) { return compressedLenOpts(data, argDecOptions) }
+
+func compressedLenOpts(data []byte, dec godot.DecOptions) (int, error) {
 	if len(data) < 1 {
 		return 0, godot.ErrTruncated
 	}
@@ -215,7 +248,7 @@ func compressedLen(data []byte) (int, error) {
 		}
 		return n, nil
 	}
-	_, n, err := argDecOptions.Decode(data)
+	_, n, err := dec.Decode(data)
 	return n, err
 }
 
@@ -224,6 +257,11 @@ func compressedLen(data []byte) (int, error) {
 // godot.DecOptions.Decode) with the number of bytes it took. Full objects are refused, as the
 // engine's default allow_object_decoding = false does.
 func DecodeCompressed(data []byte) (v any, n int, err error) {
+	return Encoding{}.DecodeCompressed(data)
+}
+
+// DecodeCompressed is the package's DecodeCompressed with e's settings.
+func (e Encoding) DecodeCompressed(data []byte) (v any, n int, err error) {
 	if len(data) < 1 {
 		return nil, 0, godot.ErrTruncated
 	}
@@ -241,7 +279,7 @@ func DecodeCompressed(data []byte) (v any, n int, err error) {
 		}
 		return compressedInt(data[:n]), n, nil
 	}
-	return argDecOptions.Decode(data)
+	return e.decOptions().Decode(data)
 }
 
 func compressedInt(d []byte) int64 {
@@ -285,6 +323,11 @@ func plainVariant(c []byte, buf *[12]byte) []byte {
 // arguments → nothing; one []byte → its raw bytes; otherwise a count byte and the compressed
 // variants. More than 255 arguments fail, as in the engine.
 func AppendArgs(b []byte, args []any) (out []byte, bytesOnly bool, err error) {
+	return Encoding{}.AppendArgs(b, args)
+}
+
+// AppendArgs is the package's AppendArgs with e's settings.
+func (e Encoding) AppendArgs(b []byte, args []any) (out []byte, bytesOnly bool, err error) {
 	if len(args) == 0 {
 		return b, true, nil
 	}
@@ -299,7 +342,7 @@ func AppendArgs(b []byte, args []any) (out []byte, bytesOnly bool, err error) {
 	start := len(b)
 	b = append(b, byte(len(args)))
 	for i, a := range args {
-		if b, err = AppendCompressed(b, a); err != nil {
+		if b, err = e.AppendCompressed(b, a); err != nil {
 			return b[:start], false, fmt.Errorf("multiplayer: argument %d: %w", i, err)
 		}
 	}
@@ -408,6 +451,10 @@ func cstring(b []byte) string {
 
 // splitArgs returns the compressed variants of rc's arguments, one slice each.
 func (rc *RemoteCall) splitArgs(dst [][]byte) ([][]byte, error) {
+	return rc.splitArgsOpts(dst, argDecOptions)
+}
+
+func (rc *RemoteCall) splitArgsOpts(dst [][]byte, dec godot.DecOptions) ([][]byte, error) {
 	if rc.BytesOnly {
 		if rc.Argc == 1 {
 			dst = append(dst, rc.Args)
@@ -419,9 +466,11 @@ func (rc *RemoteCall) splitArgs(dst [][]byte) ([][]byte, error) {
 		if off >= len(rc.Args) {
 			return dst, perr(CmdRemoteCall, rc.ArgsOffset+off, ErrShortPacket, "argument %d of %d missing", i, rc.Argc)
 		}
-		n, err := compressedLen(rc.Args[off:])
+		n, err := compressedLenOpts(rc.Args[off:], dec)
 		if err != nil {
-			return dst, perr(CmdRemoteCall, rc.ArgsOffset+off, ErrBadVariant, "argument %d: %v", i, err)
+			pe := perr(CmdRemoteCall, rc.ArgsOffset+off, ErrBadVariant, "argument %d: %v", i, err)
+			pe.Cause = err
+			return dst, pe
 		}
 		dst = append(dst, rc.Args[off:off+n])
 		off += n
@@ -444,7 +493,9 @@ func (rc *RemoteCall) Values() ([]any, error) {
 	out := make([]any, len(parts))
 	for i, p := range parts {
 		if out[i], _, err = DecodeCompressed(p); err != nil {
-			return nil, perr(CmdRemoteCall, 0, ErrBadVariant, "argument %d: %v", i, err)
+			pe := perr(CmdRemoteCall, 0, ErrBadVariant, "argument %d: %v", i, err)
+			pe.Cause = err
+			return nil, pe
 		}
 	}
 	return out, nil
@@ -456,6 +507,11 @@ func (rc *RemoteCall) Values() ([]any, error) {
 // with a path the node id is 0x80000000 | offset and the path follows the arguments. The method
 // id takes 2 bytes if it exceeds 255 (always for Node.rpc_config() entries).
 func AppendRemoteCall(b []byte, nodeID uint32, wide bool, method uint16, path string, args []any) ([]byte, error) {
+	return Encoding{}.AppendRemoteCall(b, nodeID, wide, method, path, args)
+}
+
+// AppendRemoteCall is the package's AppendRemoteCall with e's settings.
+func (e Encoding) AppendRemoteCall(b []byte, nodeID uint32, wide bool, method uint16, path string, args []any) ([]byte, error) {
 	start := len(b)
 	nodeSize := 4
 	if path == "" && !wide {
@@ -480,7 +536,7 @@ func AppendRemoteCall(b []byte, nodeID uint32, wide bool, method uint16, path st
 	} else {
 		b = binary.LittleEndian.AppendUint16(b, method)
 	}
-	b, bytesOnly, err := AppendArgs(b, args)
+	b, bytesOnly, err := e.AppendArgs(b, args)
 	if err != nil {
 		return b[:start], err
 	}
