@@ -73,6 +73,11 @@ func (t *wsTransport) close(code int, why string) {
 	t.closeOnce.Do(func() {
 		t.closeCode, t.closeWhy = websocket.StatusCode(code), why
 		close(t.closed)
+		if code < 0 || t.closeCode == websocket.StatusPolicyViolation {
+			// Drop the connection now, even if the writer is blocked on a peer that does not
+			// read.
+			t.c.CloseNow()
+		}
 	})
 }
 
