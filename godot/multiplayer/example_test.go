@@ -83,3 +83,36 @@ func ExampleExplain() {
 	//     19     2    pad     padding
 	//     21    10  utf8    node path "RpcTarget" relative to /root, NUL-terminated
 }
+
+// A Go server for a game that put_vars Variants on a plain WebSocketPeer: each message is one
+// Variant; this one answers each Dictionary with its "text" upper-cased.
+func ExampleVarServer() {
+	type chat struct {
+		Text string        `godot:"text"`
+		Pos  godot.Vector2 `godot:"pos"`
+	}
+	srv := &multiplayer.VarServer{Handler: func(ctx context.Context, c *multiplayer.VarConn) {
+		for {
+			var m chat
+			if err := c.Decode(ctx, &m); err != nil {
+				return
+			}
+			c.Encode(ctx, strings.ToUpper(m.Text))
+		}
+	}}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	// The game's side, in Go: ws.put_var({"text": "hello", "pos": Vector2(1, 2)}); ws.get_var().
+	ctx := context.Background()
+	c, err := multiplayer.DialVars(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), nil)
+	if err != nil {
+		panic(err)
+	}
+	c.Encode(ctx, chat{Text: "hello", Pos: godot.Vector2{X: 1, Y: 2}})
+	var reply string
+	c.Decode(ctx, &reply)
+	fmt.Println(reply)
+	c.Close(1000, "")
+	// Output: HELLO
+}
