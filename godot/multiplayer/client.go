@@ -41,6 +41,8 @@ type ClientOptions struct {
 	WriteTimeout  time.Duration
 	// HTTPHeader is sent with the upgrade request (handshake_headers).
 	HTTPHeader http.Header
+	// Subprotocols are offered in the upgrade request (supported_protocols).
+	Subprotocols []string
 	// HTTPClient is used for the upgrade; nil means http.DefaultClient.
 	HTTPClient *http.Client
 	// Logger receives the client's logs. nil means slog.Default().
@@ -69,7 +71,7 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 	if opts == nil {
 		opts = &ClientOptions{}
 	}
-	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: opts.HTTPHeader, HTTPClient: opts.HTTPClient})
+	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: opts.HTTPHeader, HTTPClient: opts.HTTPClient, Subprotocols: opts.Subprotocols})
 	if err != nil {
 		return nil, fmt.Errorf("multiplayer: dial %s: %w", url, err)
 	}

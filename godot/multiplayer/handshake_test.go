@@ -235,3 +235,46 @@ func TestHandshakeOrigin(t *testing.T) {
 		hs.Close()
 	}
 }
+
+// TestHandshakeSubprotocol: a Godot client with supported_protocols gets exactly one of them
+// back; the server adds none that was not asked for.
+func TestHandshakeSubprotocol(t *testing.T) {
+	for _, tc := range []struct {
+		asked string
+		want  string
+	}{{"", ""}, {"other", ""}, {"game, chat", "game"}, {"chat", "chat"}} {
+		s := &Server{Subprotocols: []string{"game", "chat"}}
+		hs := httptest.NewServer(s)
+		conn, err := net.Dial("tcp", hs.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := godotRequest(hs.Listener.Addr().String(), "dGhlIHNhbXBsZSBub25jZQ==")
+		if tc.asked != "" {
+			req = strings.Replace(req, "\r\n\r\n", "\r\nSec-WebSocket-Protocol: "+tc.asked+"\r\n\r\n", 1)
+		}
+		io.WriteString(conn, req)
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		r := bufio.NewReader(conn)
+		var resp strings.Builder
+		for !strings.HasSuffix(resp.String(), "\r\n\r\n") {
+			c, err := r.ReadByte()
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.WriteByte(c)
+		}
+		got := ""
+		for _, l := range strings.Split(resp.String(), "\r\n") {
+			if v, ok := strings.CutPrefix(strings.ToLower(l), "sec-websocket-protocol: "); ok {
+				got = v
+			}
+		}
+		if got != tc.want {
+			t.Errorf("asked %q: got protocol %q, want %q\n%s", tc.asked, got, tc.want, resp.String())
+		}
+		conn.Close()
+		s.Shutdown(t.Context())
+		hs.Close()
+	}
+}

@@ -52,6 +52,11 @@ type Server struct {
 	// allowed here (for example "*" or "game.example.com").
 	OriginPatterns []string
 
+	// Subprotocols are the WebSocket subprotocols the server speaks, in order of preference. A
+	// Godot client that sets supported_protocols requires the response to name exactly one of
+	// them; one that sets none (the default) requires none, which is what an empty list gives.
+	Subprotocols []string
+
 	// NoRelay turns server_relay off: peers are not announced to each other and RELAY packets
 	// are refused.
 	NoRelay bool
@@ -173,7 +178,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
 	if err != nil {
 		release()
 		s.sc.log.Info("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
