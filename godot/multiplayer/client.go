@@ -108,6 +108,7 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 		conn.CloseNow()
 		return nil, err
 	}
+	c.sc.maxPacket = orDefault(opts.MaxPacketSize, DefaultMaxPacketSize)
 	c.tr = newWSTransport(conn, orDefault(opts.QueueSize, DefaultQueueSize), int64(orDefault(opts.QueueBytes, DefaultQueueBytes)),
 		orDefault(opts.WriteTimeout, DefaultWriteTimeout))
 	c.server = c.sc.newPeer(1, c.tr)

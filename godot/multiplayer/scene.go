@@ -39,6 +39,7 @@ type scene struct {
 	dec         godot.DecOptions
 	nodes       map[string]*Node
 	authTimeout time.Duration
+	maxPacket   int // the largest message sent (the other end's inbound buffer)
 
 	mu        sync.Mutex
 	nextCache uint32            // the path cache's id counter (the first id is 1)
@@ -59,6 +60,7 @@ func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.D
 	if sc.log == nil {
 		sc.log = slog.New(slog.DiscardHandler)
 	}
+	sc.maxPacket = DefaultMaxPacketSize
 	return sc, nil
 }
 
@@ -576,7 +578,6 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 	if to > 0 && sc.peers[to] == nil {
 		return fmt.Errorf("multiplayer: attempt to call RPC with unknown peer ID: %d: %w", to, ErrUnknownPeer)
 	}
-	// send_object_cache: SIMPLIFY_PATH to every target that has not had it.
 	id, ok := sc.cacheIDs[n.path]
 	if !ok {
 		sc.nextCache++
@@ -591,34 +592,41 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 			continue
 		}
 		targets = append(targets, q)
-		confirmed, sent := q.sent[id]
-		if !sent {
-			q.sent[id] = false
-			sc.sendCommand(pid, AppendSimplifyPath(nil, n.checksum, id, n.path))
-		}
-		allConfirmed = allConfirmed && confirmed
+		allConfirmed = allConfirmed && q.sent[id]
 	}
+	// Build the packets first, so that one too large for the other end sends nothing.
+	var pkt, wide, pathForm []byte
+	var err error
 	if allConfirmed {
-		// The engine sends the compact form to each target in turn (a client's rpc() reaches
-		// the server unwrapped, not as a RELAY to 0).
-		pkt, err := sc.encoding.AppendRemoteCall(nil, id, false, m.id, "", args)
-		if err != nil {
-			return err
+		pkt, err = sc.encoding.AppendRemoteCall(nil, id, false, m.id, "", args)
+	} else {
+		pathForm, err = sc.encoding.AppendRemoteCall(nil, 0, true, m.id, n.path, args)
+		if err == nil {
+			wide, err = sc.encoding.AppendRemoteCall(nil, id, true, m.id, "", args)
 		}
-		for _, q := range targets {
-			sc.sendCommand(q.id, pkt)
-		}
-		return nil
 	}
-	wide, err := sc.encoding.AppendRemoteCall(nil, id, true, m.id, "", args)
 	if err != nil {
 		return err
 	}
-	pathForm, _ := sc.encoding.AppendRemoteCall(nil, 0, true, m.id, n.path, args)
+	if err := sc.checkSize(max(len(pkt), len(pathForm)) + sc.relayOverhead(to)); err != nil {
+		return err
+	}
+	// send_object_cache: SIMPLIFY_PATH to every target that has not had it.
 	for _, q := range targets {
-		if q.sent[id] {
+		if _, sent := q.sent[id]; !sent {
+			q.sent[id] = false
+			sc.sendCommand(q.id, AppendSimplifyPath(nil, n.checksum, id, n.path))
+		}
+	}
+	for _, q := range targets {
+		switch {
+		case allConfirmed:
+			// The engine sends the compact form to each target in turn (a client's rpc()
+			// reaches the server unwrapped, not as a RELAY to 0).
+			sc.sendCommand(q.id, pkt)
+		case q.sent[id]:
 			sc.sendCommand(q.id, wide)
-		} else {
+		default:
 			sc.sendCommand(q.id, pathForm)
 		}
 	}
@@ -629,6 +637,9 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 func (sc *scene) sendBytes(to int32, data []byte) error {
 	if len(data) == 0 {
 		return errors.New("multiplayer: trying to send an empty raw packet")
+	}
+	if err := sc.checkSize(len(data) + 1 + sc.relayOverhead(to)); err != nil {
+		return err
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
@@ -646,3 +657,20 @@ func (p *Peer) RPC(n *Node, method string, args ...any) error {
 
 // SendBytes sends data to this peer as a RAW packet (send_bytes(data, p.ID())).
 func (p *Peer) SendBytes(data []byte) error { return p.sc.sendBytes(p.id, data) }
+
+// relayOverhead is what sendCommand adds to a packet for to: a client's RELAY header.
+func (sc *scene) relayOverhead(to int32) int {
+	if sc.relay && sc.self != 1 && to != 1 {
+		return sysCmdSize
+	}
+	return 0
+}
+
+// checkSize refuses a packet of n bytes that the other end could not receive (a Godot peer
+// closes the connection with 1009 on a message larger than its inbound buffer).
+func (sc *scene) checkSize(n int) error {
+	if n > sc.maxPacket {
+		return fmt.Errorf("multiplayer: a packet of %d bytes exceeds the %d-byte limit: %w", n, sc.maxPacket, ErrTooLarge)
+	}
+	return nil
+}

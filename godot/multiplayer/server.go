@@ -91,8 +91,10 @@ type Server struct {
 	// TraceWriter for a JSON Lines log.
 	Trace func(dir string, peer int32, pkt []byte)
 
-	// MaxPacketSize bounds a received message; a longer one closes the connection with 1009,
-	// as the engine does. 0 means DefaultMaxPacketSize.
+	// MaxPacketSize bounds a received message (a longer one closes the connection with 1009,
+	// as the engine does) and a sent one (a call or SendBytes that would exceed it fails with
+	// ErrTooLarge, since a Godot client would close the connection). 0 means
+	// DefaultMaxPacketSize.
 	MaxPacketSize int
 	// MaxPeers bounds the connections; more are refused with 503. 0 means DefaultMaxPeers.
 	MaxPeers int
@@ -138,6 +140,9 @@ func (s *Server) init() error {
 		h := hooks{auth: s.Auth, onConnect: s.OnConnect, onDisconnect: s.OnDisconnect, onAuthFail: s.OnAuthFailed,
 			onBytes: s.OnBytes, onError: s.OnError, trace: s.Trace, log: logger}
 		s.sc, s.initErr = newScene(1, !s.NoRelay, s.Nodes, h, max(timeout, 0), s.Encoding)
+		if s.sc != nil {
+			s.sc.maxPacket = orDefault(s.MaxPacketSize, DefaultMaxPacketSize)
+		}
 		s.conns = map[int32]*serverConn{}
 	})
 	return s.initErr

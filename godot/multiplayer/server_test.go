@@ -219,3 +219,26 @@ func TestEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestSendTooLarge: a call or raw packet that a Godot client could not receive (it closes the
+// connection on a message beyond 65535 bytes) fails with ErrTooLarge and sends nothing.
+func TestSendTooLarge(t *testing.T) {
+	n := MustNode("Main", RPC{Name: "blob"})
+	s := &Server{Nodes: []*Node{n}}
+	url := testServer(t, s)
+	got := make(chan int, 4)
+	cn := MustNode("Main", RPC{Name: "blob", Handler: func(p *Peer, b []byte) { got <- len(b) }})
+	c := dial(t, url, &ClientOptions{Nodes: []*Node{cn}})
+	if err := s.RPCID(c.ID(), n, "blob", make([]byte, 70000)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("RPC: %v", err)
+	}
+	if err := s.SendBytes(c.ID(), make([]byte, 65535)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("SendBytes: %v", err)
+	}
+	if err := s.RPCID(c.ID(), n, "blob", make([]byte, 60000)); err != nil {
+		t.Fatal(err)
+	}
+	if k := wait(t, got); k != 60000 {
+		t.Fatal(k)
+	}
+}

@@ -110,7 +110,8 @@ var (
 	// ErrHandlerPanic: an RPC handler panicked; the panic is reported (with its stack) instead
 	// of ending the server.
 	ErrHandlerPanic = errors.New("RPC handler panicked")
-	// ErrTooLarge: a packet exceeds the size limit.
+	// ErrTooLarge: a packet exceeds a size limit (received: the path-cache bound; sent: the
+	// MaxPacketSize that the other end accepts).
 	ErrTooLarge = errors.New("packet too large")
 )
 
