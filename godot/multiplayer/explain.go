@@ -119,7 +119,10 @@ func (e *explainer) remoteCall(p []byte, base, depth int) error {
 		parts, err := rc.splitArgs(nil)
 		at := rc.ArgsOffset
 		for i, part := range parts {
-			e.variant(part, base+at, depth+1, fmt.Sprintf("argument %d", i))
+			if verr := e.variant(part, base+at, depth+1, fmt.Sprintf("argument %d", i)); verr != nil {
+				verr.(*PacketError).Command = CmdRemoteCall
+				return verr
+			}
 			at += len(part)
 		}
 		if err != nil {
@@ -134,17 +137,24 @@ func (e *explainer) remoteCall(p []byte, base, depth int) error {
 }
 
 // variant explains one compressed variant (encode_and_compress_variant).
-func (e *explainer) variant(c []byte, base, depth int, name string) {
+func (e *explainer) variant(c []byte, base, depth int, name string) error {
 	switch godot.Type(c[0] & 0x3f) {
 	case godot.TypeBool:
 		e.add(base, 1, depth, "u8", "%s: bool %t, compressed (%#02x: type 1, bit 7 the value)", name, c[0]&0x80 != 0, c[0])
-		return
+		return nil
 	case godot.TypeInt:
 		e.add(base, 1, depth, "u8", "%s: int compressed to %d bytes (%#02x: type 2, bits 6-7 the size)", name, len(c)-1, c[0])
 		e.add(base+1, len(c)-1, depth, fmt.Sprintf("int%d", 8*(len(c)-1)), "%d", compressedInt(c))
-		return
+		return nil
 	}
-	fields, _ := argDecOptions.Explain(c)
+	fields, err := argDecOptions.Explain(c)
+	if err == nil {
+		if _, n, derr := argDecOptions.Decode(c); derr != nil {
+			err = derr
+		} else if n != len(c) {
+			err = fmt.Errorf("the value takes %d bytes, its header says %d", n, len(c))
+		}
+	}
 	e.add(base, 0, depth, "", "%s: a plain Variant", name)
 	for _, f := range fields {
 		// godot's Explain may name padding that the input lacks (it is optional on decode);
@@ -159,15 +169,24 @@ func (e *explainer) variant(c []byte, base, depth int, name string) {
 		f.Depth += depth
 		e.fields = append(e.fields, f)
 	}
+	if err != nil {
+		pe := perr(0, base, ErrBadVariant, "%s: %v", name, err)
+		pe.Cause = err
+		return pe
+	}
+	return nil
 }
 
-func (e *explainer) variants(p []byte, base, depth int, what string) error {
+func (e *explainer) variants(cmd Command, p []byte, base, depth int, what string) error {
 	for i, off := 0, 0; off < len(p); i++ {
 		n, err := compressedLen(p[off:])
 		if err != nil {
-			return perr(CmdSync, base+off, ErrBadVariant, "%s %d: %v", what, i, err)
+			return perr(cmd, base+off, ErrBadVariant, "%s %d: %v", what, i, err)
 		}
-		e.variant(p[off:off+n], base+off, depth, fmt.Sprintf("%s %d", what, i))
+		if verr := e.variant(p[off:off+n], base+off, depth, fmt.Sprintf("%s %d", what, i)); verr != nil {
+			verr.(*PacketError).Command = cmd
+			return verr
+		}
 		off += n
 	}
 	return nil
@@ -213,12 +232,12 @@ func (e *explainer) spawn(p []byte, base, depth int) error {
 		if a < 0 || a > len(p)-off {
 			return perr(CmdSpawn, base+off-4, ErrShortPacket, "custom spawn argument of %d bytes", a)
 		}
-		if err := e.variants(p[off:off+a], base+off, depth+1, "spawn argument"); err != nil {
+		if err := e.variants(CmdSpawn, p[off:off+a], base+off, depth+1, "spawn argument"); err != nil {
 			return err
 		}
 		off += a
 	}
-	return e.variants(p[off:], base+off, depth+1, "spawn state value")
+	return e.variants(CmdSpawn, p[off:], base+off, depth+1, "spawn state value")
 }
 
 func (e *explainer) sync(p []byte, base, depth int) error {
@@ -240,7 +259,7 @@ func (e *explainer) sync(p []byte, base, depth int) error {
 			if size < 0 || size > len(p)-off {
 				return perr(CmdSync, base+off-4, ErrShortPacket, "state of %d bytes", size)
 			}
-			if err := e.variants(p[off:off+size], base+off, depth+1, "changed property"); err != nil {
+			if err := e.variants(CmdSync, p[off:off+size], base+off, depth+1, "changed property"); err != nil {
 				return err
 			}
 			off += size
@@ -263,7 +282,7 @@ func (e *explainer) sync(p []byte, base, depth int) error {
 		if size < 0 || size > len(p)-off {
 			return perr(CmdSync, base+off-4, ErrShortPacket, "state of %d bytes", size)
 		}
-		if err := e.variants(p[off:off+size], base+off, depth+1, "property"); err != nil {
+		if err := e.variants(CmdSync, p[off:off+size], base+off, depth+1, "property"); err != nil {
 			return err
 		}
 		off += size

@@ -249,8 +249,72 @@ func compressedLenOpts(data []byte, dec godot.DecOptions) (int, error) {
 		}
 		return n, nil
 	}
+	if n, ok := fixedVariantLen(data); ok {
+		return n, nil // checked when it is decoded
+	}
 	_, n, err := dec.Decode(data)
 	return n, err
+}
+
+// realComponents is the number of real_t components of each math type (4 or 8 bytes each),
+// and intComponents of the integer and Color types (always 4 bytes).
+var realComponents = map[godot.Type]int{
+	godot.TypeVector2: 2, godot.TypeRect2: 4, godot.TypeVector3: 3, godot.TypeTransform2D: 6,
+	godot.TypeVector4: 4, godot.TypePlane: 4, godot.TypeQuaternion: 4, godot.TypeAABB: 6,
+	godot.TypeBasis: 9, godot.TypeTransform3D: 12, godot.TypeProjection: 16,
+}
+
+var intComponents = map[godot.Type]int{
+	godot.TypeNil: 0, godot.TypeBool: 1, godot.TypeVector2i: 2, godot.TypeRect2i: 4, godot.TypeVector3i: 3,
+	godot.TypeVector4i: 4, godot.TypeColor: 4, godot.TypeRID: 2, godot.TypeCallable: 0,
+}
+
+// fixedVariantLen returns the length of a plain Variant of a type whose length the header (and,
+// for strings, the length field) gives, without decoding it; ok is false for other types, or
+// when data is too short, and the caller decodes instead. The bytes are checked later, when the
+// value is decoded from exactly that slice.
+func fixedVariantLen(data []byte) (n int, ok bool) {
+	if len(data) < 4 {
+		return 0, false
+	}
+	h := binary.LittleEndian.Uint32(data)
+	t := godot.Type(h & 0xff)
+	wide := h&(1<<16) != 0
+	switch {
+	case t == godot.TypeInt || t == godot.TypeFloat:
+		n = 8
+		if wide {
+			n = 12
+		}
+	case t == godot.TypeString || t == godot.TypeStringName:
+		if len(data) < 8 {
+			return 0, false
+		}
+		l := int(binary.LittleEndian.Uint32(data[4:]))
+		if l < 0 || l > len(data) {
+			return 0, false
+		}
+		n = 8 + (l+3)&^3
+	default:
+		if c, isReal := realComponents[t]; isReal {
+			size := 4
+			if wide {
+				size = 8
+			}
+			n = 4 + c*size
+		} else if c, isInt := intComponents[t]; isInt && !wide {
+			n = 4 + 4*c
+			if t == godot.TypeRID {
+				n = 12
+			}
+		} else {
+			return 0, false
+		}
+	}
+	if n > len(data) {
+		return 0, false
+	}
+	return n, true
 }
 
 // DecodeCompressed decodes one compressed variant from the start of data, as
