@@ -269,6 +269,13 @@ var intComponents = map[godot.Type]int{
 	godot.TypeVector4i: 4, godot.TypeColor: 4, godot.TypeRID: 2, godot.TypeCallable: 0,
 }
 
+// packedElem is the element size of the packed numeric arrays (single precision).
+var packedElem = map[godot.Type]int{
+	godot.TypePackedInt32Array: 4, godot.TypePackedInt64Array: 8, godot.TypePackedFloat32Array: 4,
+	godot.TypePackedFloat64Array: 8, godot.TypePackedVector2Array: 8, godot.TypePackedVector3Array: 12,
+	godot.TypePackedColorArray: 16, godot.TypePackedVector4Array: 16,
+}
+
 // fixedVariantLen returns the length of a plain Variant of a type whose length the header (and,
 // for strings, the length field) gives, without decoding it; ok is false for other types, or
 // when data is too short, and the caller decodes instead. The bytes are checked later, when the
@@ -286,7 +293,7 @@ func fixedVariantLen(data []byte) (n int, ok bool) {
 		if wide {
 			n = 12
 		}
-	case t == godot.TypeString || t == godot.TypeStringName:
+	case t == godot.TypeString || t == godot.TypeStringName || t == godot.TypePackedByteArray:
 		if len(data) < 8 {
 			return 0, false
 		}
@@ -295,6 +302,19 @@ func fixedVariantLen(data []byte) (n int, ok bool) {
 			return 0, false
 		}
 		n = 8 + (l+3)&^3
+	case packedElem[t] > 0:
+		if len(data) < 8 {
+			return 0, false
+		}
+		l := int(binary.LittleEndian.Uint32(data[4:]))
+		size := packedElem[t]
+		if wide && (t == godot.TypePackedVector2Array || t == godot.TypePackedVector3Array || t == godot.TypePackedVector4Array) {
+			size *= 2
+		}
+		if l < 0 || l > len(data)/size {
+			return 0, false
+		}
+		n = 8 + l*size
 	default:
 		if c, isReal := realComponents[t]; isReal {
 			size := 4
