@@ -79,6 +79,11 @@ func runEngine(t *testing.T) *engineRun {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *updateCapture {
+		if err := writeCapture(r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if res != nil {
 		t.Logf("engine run took %v", res.Elapsed)
 	}
@@ -232,6 +237,13 @@ func TestEngineRPCBytes(t *testing.T) {
 		t.Errorf("send_bytes([1, 2, 3]) was not relayed to 0:\n%s", hexPackets(engine))
 	}
 
+	samePackets(t, "rpc scenario", engine, goRPCScenario(t, len(engine)))
+	samePackets(t, "rpc scenario, recorded capture", engine, readCapture(t)[1001])
+}
+
+// goRPCScenario makes the rpc scenario's calls with a Go client and returns the packets the
+// server received from it (waiting for n of them).
+func goRPCScenario(t *testing.T, n int) [][]byte {
 	ss := startScenarioServers(t)
 	cown := MustNode("Own", RPC{Name: "anyone", Mode: ModeAnyPeer}, RPC{Name: "owned"})
 	goOn := make(chan bool, 1)
@@ -263,7 +275,7 @@ func TestEngineRPCBytes(t *testing.T) {
 	must(c.SendBytes(1, []byte{4, 5}))
 	must(c.RPCID(1, cmain, "done"))
 	wait(t, finish)
-	samePackets(t, "rpc scenario", engine, waitPackets(ss.rec, 1001, len(engine)))
+	return waitPackets(ss.rec, 1001, n)
 }
 
 // clientRPCs is the client side's declaration of Main (the table of rpc_main.gd).
@@ -290,31 +302,41 @@ func TestEngineRelay(t *testing.T) {
 	r.printed(t, "A peer_connected 2002", "B peer_connected 2001", "B relay_me first from 2001",
 		"A relay_me ack from 2002", "B relay_me second from 2001", "A peer_disconnected 2002")
 	engineA, engineB := r.ss.rec.packets(2001), r.ss.rec.packets(2002)
+	goA, goB := goRelayScenario(t, len(engineA), len(engineB))
+	samePackets(t, "relay client A", engineA, goA)
+	samePackets(t, "relay client B", engineB, goB)
+	capture := readCapture(t)
+	samePackets(t, "relay client A, recorded capture", engineA, capture[2001])
+	samePackets(t, "relay client B, recorded capture", engineB, capture[2002])
+}
 
+// goRelayScenario makes the relay scenario's calls with two Go clients and returns the packets
+// the server received from each.
+func goRelayScenario(t *testing.T, nA, nB int) (a, b [][]byte) {
 	ss := startScenarioServers(t)
 	got := make(chan string, 4)
-	var b *Client
+	var cb *Client
 	mk := func(id int32) *Node {
 		var n *Node
 		n = MustNode("Main", clientRPCs(map[string]any{"relay_me": func(p *Peer, x string) {
 			got <- fmt.Sprintf("%d %s from %d", id, x, p.ID())
 			if x == "first" {
-				b.RPCID(p.ID(), n, "relay_me", "ack")
+				cb.RPCID(p.ID(), n, "relay_me", "ack")
 			}
 		}})...)
 		return n
 	}
 	na, nb := mk(2001), mk(2002)
-	a := dial(t, ss.url+"/relay/2001", &ClientOptions{Nodes: []*Node{na}})
-	b = dial(t, ss.url+"/relay/2002", &ClientOptions{Nodes: []*Node{nb}})
+	ca := dial(t, ss.url+"/relay/2001", &ClientOptions{Nodes: []*Node{na}})
+	cb = dial(t, ss.url+"/relay/2002", &ClientOptions{Nodes: []*Node{nb}})
 	deadline := time.Now().Add(5 * time.Second)
-	for !slices.Contains(a.Peers(), 2002) {
+	for !slices.Contains(ca.Peers(), 2002) {
 		if time.Now().After(deadline) {
 			t.Fatal("A never heard of B")
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if err := a.RPCID(2002, na, "relay_me", "first"); err != nil {
+	if err := ca.RPCID(2002, na, "relay_me", "first"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"2002 first from 2001", "2001 ack from 2002"} {
@@ -322,12 +344,11 @@ func TestEngineRelay(t *testing.T) {
 			t.Fatalf("got %q, want %q", g, want)
 		}
 	}
-	a.RPCID(2002, na, "relay_me", "second")
+	ca.RPCID(2002, na, "relay_me", "second")
 	if g := wait(t, got); g != "2002 second from 2001" {
 		t.Fatal(g)
 	}
-	samePackets(t, "relay client A", engineA, waitPackets(ss.rec, 2001, len(engineA)))
-	samePackets(t, "relay client B", engineB, waitPackets(ss.rec, 2002, len(engineB)))
+	return waitPackets(ss.rec, 2001, nA), waitPackets(ss.rec, 2002, nB)
 }
 
 // TestEngineDisconnect: the server's Disconnect reaches the engine as server_disconnected, and a
@@ -370,16 +391,10 @@ func TestEngineAuth(t *testing.T) {
 	}
 
 	// The Go client's authentication sends the engine's packets.
+	samePackets(t, "auth", rec.packets(4001), goAuthScenario(t, len(rec.packets(4001))))
+	samePackets(t, "auth, recorded capture", rec.packets(4001), readCapture(t)[4001])
 	ss := startScenarioServers(t)
 	n := MustNode("Main", clientRPCs(nil)...)
-	c := dial(t, ss.url+"/auth/4001", &ClientOptions{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {
-		p.SendAuth([]byte("secret"))
-		p.CompleteAuth()
-	}})
-	if err := c.RPCID(1, n, "v0"); err != nil {
-		t.Fatal(err)
-	}
-	samePackets(t, "auth", rec.packets(4001), waitPackets(ss.rec, 4001, len(rec.packets(4001))))
 
 	// The refused client's packets too: 07 00 "wrong", 07 00, then the server closes.
 	refused, err := Dial(t.Context(), ss.url+"/auth/4002", &ClientOptions{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {
@@ -398,6 +413,21 @@ func TestEngineAuth(t *testing.T) {
 		t.Fatalf("refused auth: no packets (engine %d, Go %d)", len(engineRefused), len(goRefused))
 	}
 	samePackets(t, "refused auth", engineRefused[:k], goRefused[:k])
+}
+
+// goAuthScenario authenticates a Go client as the accepted engine client does and makes its
+// call; it returns the packets the server received.
+func goAuthScenario(t *testing.T, n int) [][]byte {
+	ss := startScenarioServers(t)
+	node := MustNode("Main", clientRPCs(nil)...)
+	c := dial(t, ss.url+"/auth/4001", &ClientOptions{Nodes: []*Node{node}, Auth: func(p *Peer, data []byte) {
+		p.SendAuth([]byte("secret"))
+		p.CompleteAuth()
+	}})
+	if err := c.RPCID(1, node, "v0"); err != nil {
+		t.Fatal(err)
+	}
+	return waitPackets(ss.rec, 4001, n)
 }
 
 // waitPackets waits (up to 2 s) until the server has received n packets from peer, and returns
