@@ -339,4 +339,10 @@ func TestShutdown(t *testing.T) {
 	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("dial after Shutdown: %v", err)
 	}
+	if err := s.SendBytes(0, []byte{1}); !errors.Is(err, ErrServerClosed) {
+		t.Fatalf("SendBytes after Shutdown: %v", err)
+	}
+	if err := s.Shutdown(ctx); !errors.Is(err, ErrServerClosed) {
+		t.Fatalf("second Shutdown: %v", err)
+	}
 }

@@ -32,7 +32,8 @@ const (
 	DefaultWriteTimeout = 10 * time.Second
 )
 
-// ErrServerClosed is returned by the Server's methods after Shutdown.
+// ErrServerClosed is returned by the Server's RPC and SendBytes methods after Shutdown, and by
+// a second Shutdown.
 var ErrServerClosed = errors.New("multiplayer: server closed")
 
 // Server is a Godot 4 multiplayer server: the peer 1 that Godot clients with a
@@ -281,10 +282,23 @@ func (s *Server) RPC(n *Node, method string, args ...any) error {
 // RPCID calls the named method of node n as Node.rpc_id(id, …) does: id > 0 is one peer, 0 all
 // peers, and id < 0 all peers but -id.
 func (s *Server) RPCID(id int32, n *Node, method string, args ...any) error {
-	if err := s.init(); err != nil {
+	if err := s.usable(); err != nil {
 		return err
 	}
 	return s.sc.rpc(id, n, method, args)
+}
+
+// usable reports ErrServerClosed after Shutdown.
+func (s *Server) usable() error {
+	if err := s.init(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return ErrServerClosed
+	}
+	return nil
 }
 
 // RPCPeers calls the named method of node n on each of the peers in ids.
@@ -298,7 +312,7 @@ func (s *Server) RPCPeers(ids []int32, n *Node, method string, args ...any) erro
 
 // SendBytes sends a RAW packet (send_bytes) to peer id, or to all peers for 0, or all but -id.
 func (s *Server) SendBytes(id int32, data []byte) error {
-	if err := s.init(); err != nil {
+	if err := s.usable(); err != nil {
 		return err
 	}
 	return s.sc.sendBytes(id, data)
@@ -327,6 +341,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return err
 	}
 	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
 	s.closing = true
 	conns := make([]*serverConn, 0, len(s.conns))
 	for _, c := range s.conns {
