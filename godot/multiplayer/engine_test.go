@@ -136,7 +136,7 @@ func TestEngineRPCArguments(t *testing.T) {
 	wantRest := [][]any{
 		{"v0"}, {"v2", 1, []byte{1, 2}}, {"v1", []byte{9, 8, 7}},
 		append([]any{"vmany"}, int64(0), int64(-1), int64(127), int64(128), int64(-129), int64(32768), int64(2147483648), true, false, float32(1.5), "s", []any{int64(1), []any{int64(2), godot.NewDictionary("k", nil)}}),
-		{"loc", 5},
+		{"loc", 5}, {"cfg", 3},
 	}
 	restBytes, err1 := godot.Marshal(rest)
 	wantBytes, err2 := godot.Marshal(wantRest)
@@ -233,6 +233,14 @@ func TestEngineRPCBytes(t *testing.T) {
 		slices.ContainsFunc(engine, func(p []byte) bool { return bytes.Equal(p, relayed) }) {
 		t.Errorf("loc.rpc(5) was not sent as % x:\n%s", loc, hexPackets(engine))
 	}
+	// A Node.rpc_config() method: id 0x8000 in two bytes (meta bit 6), after the node's
+	// SIMPLIFY_PATH whose checksum hashes "cfg" before the @rpc names.
+	own := MustNode("Own", RPC{Name: "anyone"}, RPC{Name: "owned"}, RPC{Name: "cfg", NodeConfig: true})
+	if own.Checksum() != Checksum([]string{"cfg", "anyone", "owned"}) ||
+		!slices.ContainsFunc(engine, func(p []byte) bool { return bytes.Equal(p, AppendSimplifyPath(nil, own.Checksum(), 2, "Own")) }) ||
+		!slices.ContainsFunc(engine, func(p []byte) bool { return len(p) > 6 && p[0] == 0x60 && p[5] == 0x00 && p[6] == 0x80 }) {
+		t.Errorf("no rpc_config call with a 2-byte method id:\n%s", hexPackets(engine))
+	}
 	if !slices.ContainsFunc(engine, func(p []byte) bool { return bytes.Equal(p, []byte{7, 3, 0, 0, 0, 0, 3, 1, 2, 3}) }) {
 		t.Errorf("send_bytes([1, 2, 3]) was not relayed to 0:\n%s", hexPackets(engine))
 	}
@@ -245,7 +253,7 @@ func TestEngineRPCBytes(t *testing.T) {
 // server received from it (waiting for n of them).
 func goRPCScenario(t *testing.T, n int) [][]byte {
 	ss := startScenarioServers(t)
-	cown := MustNode("Own", RPC{Name: "anyone", Mode: ModeAnyPeer}, RPC{Name: "owned"})
+	cown := MustNode("Own", RPC{Name: "anyone", Mode: ModeAnyPeer}, RPC{Name: "owned"}, RPC{Name: "cfg", Mode: ModeAnyPeer, NodeConfig: true})
 	goOn := make(chan bool, 1)
 	finish := make(chan bool, 1)
 	cmain := MustNode("Main", clientRPCs(map[string]any{
@@ -271,6 +279,7 @@ func goRPCScenario(t *testing.T, n int) [][]byte {
 	must(c.RPCID(1, cmain, "vmany", vmanyArgs...))
 	must(c.RPC(cmain, "loc", 5))
 	must(c.RPCID(1, cmain, "only_server"))
+	must(c.RPCID(1, cown, "cfg", 3))
 	must(c.SendBytes(0, []byte{1, 2, 3}))
 	must(c.SendBytes(1, []byte{4, 5}))
 	must(c.RPCID(1, cmain, "done"))

@@ -189,7 +189,8 @@ func scenarioNodes(rec *recorder, s **Server) (mainNode, own *Node) {
 			record(p, "vmany", a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)
 		}},
 	)
-	ownNode = MustNode("Own", RPC{Name: "anyone", Mode: ModeAnyPeer}, RPC{Name: "owned"})
+	ownNode = MustNode("Own", RPC{Name: "anyone", Mode: ModeAnyPeer}, RPC{Name: "owned"},
+		RPC{Name: "cfg", Mode: ModeAnyPeer, NodeConfig: true, Handler: func(p *Peer, x int) { record(p, "cfg", x) }})
 	return main, ownNode
 }
 

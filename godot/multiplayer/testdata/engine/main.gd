@@ -76,6 +76,7 @@ func scenario_rpc() -> void:
 	m.vmany.rpc_id(1, 0, -1, 127, 128, -129, 32768, 2147483648, true, false, 1.5, "s", [1, [2, {"k": null}]])
 	m.loc.rpc(5)
 	m.only_server.rpc_id(1)
+	m.get_parent().get_node("Own").cfg.rpc_id(1, 3)
 	m.multiplayer.send_bytes(PackedByteArray([1, 2, 3]))
 	m.multiplayer.send_bytes(PackedByteArray([4, 5]), 1)
 	m.done.rpc_id(1)
