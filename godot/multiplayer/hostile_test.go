@@ -346,3 +346,29 @@ func TestShutdown(t *testing.T) {
 		t.Fatalf("second Shutdown: %v", err)
 	}
 }
+
+// TestClientAuthTimeout: a Go client whose server never completes authentication gives up after
+// its AuthTimeout, as the engine's client does (Close 1000, peer_authentication_failed(1)).
+func TestClientAuthTimeout(t *testing.T) {
+	serverFailed := make(chan int32, 1)
+	s := &Server{Auth: func(p *Peer, data []byte) {}, AuthTimeout: -1, // the server waits forever
+		OnAuthFailed: func(p *Peer) { serverFailed <- p.ID() }}
+	url := testServer(t, s)
+	clientFailed := make(chan int32, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, url, &ClientOptions{AuthTimeout: 200 * time.Millisecond,
+		Auth:         func(p *Peer, data []byte) {},
+		OnAuthFailed: func(p *Peer) { clientFailed <- p.ID() },
+		OnConnect:    func(p *Peer) { t.Error("connected") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := wait(t, clientFailed); id != 1 {
+		t.Fatalf("failed peer %d", id)
+	}
+	wait(t, c.Done())
+	if id := wait(t, serverFailed); id != c.ID() {
+		t.Fatalf("server: failed peer %d", id)
+	}
+}
