@@ -3,6 +3,7 @@ module github.com/gamewire/gamewire
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.14
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 )

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/godot/multiplayer"
+	"github.com/gamewire/gamewire/godot/multiplayer/lobby"
+	"github.com/gamewire/gamewire/internal/cliio"
+)
+
+func init() {
+	register(command{area: "godot", verb: "mp", summary: "Godot 4 multiplayer packets: decode | explain | serve (lobby/chat server)", run: godotMP})
+}
+
+func godotMP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "Usage: gamewire godot mp decode|explain|serve [flags] [FILE]")
+		return errUsage
+	}
+	switch args[0] {
+	case "decode":
+		return godotMPRead("decode", args[1:], stdin, stdout, stderr)
+	case "explain":
+		return godotMPRead("explain", args[1:], stdin, stdout, stderr)
+	case "serve":
+		return godotMPServe(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, "Usage: gamewire godot mp decode|explain|serve [flags] [FILE]")
+		return nil
+	}
+	fmt.Fprintf(stderr, "gamewire godot mp: unknown verb %q (decode, explain, serve)\n", args[0])
+	return errUsage
+}
+
+// mpPacket is one packet of the input, with its trace record when the input is a trace.
+type mpPacket struct {
+	rec  *multiplayer.TraceRecord
+	data []byte
+}
+
+// mpInput reads one packet (hex, base64 or raw) or a JSON Lines trace (--trace of serve).
+func mpInput(path, format string, stdin io.Reader) ([]mpPacket, error) {
+	raw, err := cliio.ReadAll(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' && format == "auto" {
+		var ps []mpPacket
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		sc.Buffer(nil, 1<<20)
+		for line := 1; sc.Scan(); line++ {
+			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+				continue
+			}
+			var rec multiplayer.TraceRecord
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				return nil, fmt.Errorf("trace line %d: %w", line, err)
+			}
+			data, err := hex.DecodeString(rec.Hex)
+			if err != nil {
+				return nil, fmt.Errorf("trace line %d: %w", line, err)
+			}
+			ps = append(ps, mpPacket{rec: &rec, data: data})
+		}
+		return ps, sc.Err()
+	}
+	f, err := cliio.ParseFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	data, err := cliio.Decode(raw, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, errors.New("no input bytes")
+	}
+	return []mpPacket{{data: data}}, nil
+}
+
+func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gamewire godot mp "+verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "auto", "input `encoding` of a single packet: auto, hex, base64 or raw (a JSON Lines trace is recognised)")
+	fs.Usage = func() {
+		what := "Decodes SceneMultiplayer packets (Godot 4 high-level multiplayer) into JSON, one line each."
+		if verb == "explain" {
+			what = "Prints every field of SceneMultiplayer packets with offset, length and meaning,\nincluding replication (SPAWN, DESPAWN, SYNC)."
+		}
+		fmt.Fprintf(stderr, "Usage: gamewire godot mp %s [flags] [FILE]\n\n%s\nFILE (default standard input) holds one packet, or a JSON Lines trace written by\n\"gamewire godot mp serve --trace\".\n\nFlags:\n", verb, what)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
+		return errUsage
+	}
+	packets, err := mpInput(fs.Arg(0), *format, stdin)
+	if err != nil {
+		return err
+	}
+	var failed error
+	for i, p := range packets {
+		where := ""
+		if p.rec != nil {
+			where = fmt.Sprintf("packet %d (%s, peer %d)", i+1, p.rec.Dir, p.rec.Peer)
+		}
+		if p.rec != nil && p.rec.Dir == "id" {
+			// The message that opens a connection: the client's peer id, not a SceneMultiplayer packet.
+			if verb == "decode" {
+				fmt.Fprintf(stdout, "{\"dir\":\"id\",\"peer\":%d,\"hex\":%q}\n", p.rec.Peer, p.rec.Hex)
+			} else {
+				fmt.Fprintf(stdout, "%speer-id message to peer %d, %d bytes: int32 %d, the client's unique id\n",
+					map[bool]string{true: "\n"}[i > 0], p.rec.Peer, len(p.data), p.rec.Peer)
+			}
+			continue
+		}
+		if verb == "decode" {
+			info, err := multiplayer.Decode(p.data)
+			if err != nil {
+				failed = errors.Join(failed, prefixErr(where, err))
+				continue
+			}
+			out := any(info)
+			if p.rec != nil {
+				out = struct {
+					Dir    string                  `json:"dir"`
+					Peer   int32                   `json:"peer"`
+					Packet *multiplayer.PacketInfo `json:"packet"`
+				}{p.rec.Dir, p.rec.Peer, info}
+			}
+			b, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s\n", b)
+			continue
+		}
+		if where != "" {
+			fmt.Fprintf(stdout, "%s%s, %d bytes\n", map[bool]string{true: "\n"}[i > 0], where, len(p.data))
+		} else {
+			fmt.Fprintf(stdout, "SceneMultiplayer packet, %d bytes\n", len(p.data))
+		}
+		fields, err := multiplayer.Explain(p.data)
+		if werr := godot.WriteFields(stdout, fields); werr != nil {
+			return werr
+		}
+		if err != nil {
+			failed = errors.Join(failed, prefixErr(where, err))
+		}
+	}
+	return failed
+}
+
+// mpServeStarted is called with the listener's address once "godot mp serve" listens (tests).
+var mpServeStarted = func(addr string) {}
+
+func godotMPServe(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gamewire godot mp serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port)")
+	trace := fs.String("trace", "", "write every packet to `FILE` as JSON Lines (for \"godot mp decode|explain\")")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve [--addr 127.0.0.1:PORT] [--trace FILE]\n\n"+
+			"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
+			"open lobby.tscn in Godot 4 and point its url at ws://ADDR.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	_, srv := lobby.New(logger)
+	if *trace != "" {
+		f, err := os.Create(*trace)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		srv.Trace = multiplayer.TraceWriter(f)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 3 * time.Second}
+	ctx, stop := serveContext()
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		hs.Shutdown(sctx)
+	}()
+	fmt.Fprintf(stdout, "godot mp: lobby server on ws://%s\n", ln.Addr())
+	mpServeStarted(ln.Addr().String())
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func prefixErr(where string, err error) error {
+	if where == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/godot/multiplayer"
+)
+
+// "godot mp serve --trace" serves the lobby; a Go client joins and chats; "godot mp decode" and
+// "godot mp explain" read the trace back.
+func TestGodotMPServeTraceDecode(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	old, oldStarted := serveContext, mpServeStarted
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	addrs := make(chan string, 1)
+	mpServeStarted = func(a string) { addrs <- a }
+	t.Cleanup(func() { serveContext, mpServeStarted = old, oldStarted })
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	code := make(chan int, 1)
+	var out, logs lockedBuffer
+	go func() {
+		code <- run([]string{"godot", "mp", "serve", "--addr", "127.0.0.1:0", "--trace", trace}, strings.NewReader(""), &out, &logs)
+	}()
+	var addr string
+	select {
+	case addr = <-addrs:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("not started: %s", logs.String())
+	}
+	said := make(chan string, 4)
+	node := multiplayer.MustNode("Lobby",
+		multiplayer.RPC{Name: "join", Mode: multiplayer.ModeAnyPeer}, multiplayer.RPC{Name: "say", Mode: multiplayer.ModeAnyPeer},
+		multiplayer.RPC{Name: "welcome"}, multiplayer.RPC{Name: "joined"}, multiplayer.RPC{Name: "left"},
+		multiplayer.RPC{Name: "said", Handler: func(p *multiplayer.Peer, id int32, name, text string) { said <- name + ": " + text }})
+	c, err := multiplayer.Dial(ctx, "ws://"+addr, &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{node}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-c.Connected()
+	c.RPCID(1, node, "join", "gopher")
+	c.RPCID(1, node, "say", "hello")
+	select {
+	case s := <-said:
+		if s != "gopher: hello" {
+			t.Fatal(s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no chat")
+	}
+	c.Close(context.Background())
+	cancel()
+	if st := <-code; st != 0 {
+		t.Fatalf("exit %d: %s", st, logs.String())
+	}
+
+	var dec, errb bytes.Buffer
+	if st := run([]string{"godot", "mp", "decode", trace}, nil, &dec, &errb); st != 0 {
+		t.Fatalf("decode exit %d: %s", st, errb.String())
+	}
+	for _, want := range []string{
+		`{"dir":"id","peer":`, `"packet":{"command":"SIMPLIFY_PATH","checksum":"`, `"path":"Lobby"}`,
+		`"packet":{"command":"REMOTE_CALL","path":"Lobby","method_id":0,"args":[{"type":"String","value":"gopher"}]}`,
+		`{"type":"String","value":"hello"}`,
+	} {
+		if !strings.Contains(dec.String(), want) {
+			t.Errorf("decode output lacks %s:\n%s", want, dec.String())
+		}
+	}
+	var ex bytes.Buffer
+	if st := run([]string{"godot", "mp", "explain", trace}, nil, &ex, &errb); st != 0 {
+		t.Fatalf("explain exit %d: %s", st, errb.String())
+	}
+	for _, want := range []string{"packet 2 (in, peer", "peer-id message", "SIMPLIFY_PATH", `node path "Lobby"`, "argument count 1"} {
+		if !strings.Contains(ex.String(), want) {
+			t.Errorf("explain output lacks %q:\n%s", want, ex.String())
+		}
+	}
+}
+
+func TestGodotMPExplainHex(t *testing.T) {
+	var out, errb bytes.Buffer
+	st := run([]string{"godot", "mp", "explain"}, strings.NewReader("04 00 02000000 05000000 00000000 02000000 5000 0203"), &out, &errb)
+	if st != 0 || !strings.Contains(out.String(), "SPAWN") || !strings.Contains(out.String(), `node name "P"`) {
+		t.Fatalf("exit %d\n%s%s", st, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if st := run([]string{"godot", "mp", "decode"}, strings.NewReader("0001"), &out, &errb); st != 1 || !strings.Contains(errb.String(), "too short") {
+		t.Fatalf("malformed: exit %d %s", st, errb.String())
+	}
+	if st := run([]string{"godot", "mp", "nope"}, nil, &out, &errb); st != 2 {
+		t.Fatalf("unknown verb: exit %d", st)
+	}
+}

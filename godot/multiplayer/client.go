@@ -1,0 +1,195 @@
+package multiplayer
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// ClientOptions configures a Client. The zero value connects like a Godot client with the
+// default SceneMultiplayer (relay on, no authentication) and no nodes.
+type ClientOptions struct {
+	// Nodes are the nodes the client has (the same paths and RPC names as the server's).
+	Nodes []*Node
+	// NoRelay turns server_relay off: calls to peers other than 1 go to the server unwrapped,
+	// and ADD_PEER/DEL_PEER are refused.
+	NoRelay bool
+	// Encoding: as the Server's field.
+	Encoding Encoding
+	// Auth, AuthTimeout, OnAuthFailed: as the Server's fields, for the server (peer 1).
+	Auth         func(p *Peer, data []byte)
+	AuthTimeout  time.Duration
+	OnAuthFailed func(p *Peer)
+	// OnConnect and OnDisconnect report peer 1 (connected_to_server; server_disconnected) and the
+	// peers the server announces.
+	OnConnect    func(p *Peer)
+	OnDisconnect func(p *Peer)
+	// OnBytes receives RAW packets; OnError refused packets; Trace every packet.
+	OnBytes func(p *Peer, data []byte)
+	OnError func(p *Peer, err error)
+	Trace   func(dir string, peer int32, pkt []byte)
+	// MaxPacketSize, QueueSize, QueueBytes, WriteTimeout: as the Server's fields.
+	MaxPacketSize int
+	QueueSize     int
+	QueueBytes    int
+	WriteTimeout  time.Duration
+	// HTTPHeader is sent with the upgrade request (handshake_headers).
+	HTTPHeader http.Header
+	// Subprotocols are offered in the upgrade request (supported_protocols).
+	Subprotocols []string
+	// HTTPClient is used for the upgrade; nil means http.DefaultClient.
+	HTTPClient *http.Client
+	// Logger receives the client's logs. nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Client is a Go peer that connects to a Godot multiplayer server (or a Server) the way a
+// Godot client with WebSocketMultiplayerPeer does, for bots and tests. It sends byte for byte
+// what the engine sends for the same calls.
+type Client struct {
+	id     int32
+	sc     *scene
+	server *Peer
+	tr     *wsTransport
+	conn   *websocket.Conn
+
+	connectedOnce sync.Once
+	connected     chan struct{}
+	done          chan struct{}
+}
+
+// Dial connects to url (ws://host:port/path), reads the peer id the server assigns and starts
+// serving the connection. It returns once the id has arrived; use Connected to wait for
+// authentication to finish.
+func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error) {
+	if opts == nil {
+		opts = &ClientOptions{}
+	}
+	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: opts.HTTPHeader, HTTPClient: opts.HTTPClient, Subprotocols: opts.Subprotocols})
+	if err != nil {
+		return nil, fmt.Errorf("multiplayer: dial %s: %w", url, err)
+	}
+	conn.SetReadLimit(int64(orDefault(opts.MaxPacketSize, DefaultMaxPacketSize)))
+	_, msg, err := conn.Read(ctx)
+	if err != nil {
+		conn.CloseNow()
+		return nil, fmt.Errorf("multiplayer: reading the peer id: %w", err)
+	}
+	if len(msg) != 4 || int32(binary.LittleEndian.Uint32(msg)) < 2 {
+		conn.Close(1000, "")
+		return nil, fmt.Errorf("multiplayer: invalid ID received from server (% x): %w", msg, ErrBadPacket)
+	}
+	c := &Client{id: int32(binary.LittleEndian.Uint32(msg)), conn: conn, connected: make(chan struct{}), done: make(chan struct{})}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	timeout := opts.AuthTimeout
+	if timeout == 0 {
+		timeout = DefaultAuthTimeout
+	}
+	h := hooks{auth: opts.Auth, onDisconnect: opts.OnDisconnect, onAuthFail: opts.OnAuthFailed,
+		onBytes: opts.OnBytes, onError: opts.OnError, trace: opts.Trace, log: logger}
+	h.onConnect = func(p *Peer) {
+		if p.id == 1 {
+			c.connectedOnce.Do(func() { close(c.connected) })
+		}
+		if opts.OnConnect != nil {
+			opts.OnConnect(p)
+		}
+	}
+	if c.sc, err = newScene(c.id, !opts.NoRelay, opts.Nodes, h, max(timeout, 0), opts.Encoding); err != nil {
+		conn.CloseNow()
+		return nil, err
+	}
+	c.sc.maxPacket = orDefault(opts.MaxPacketSize, DefaultMaxPacketSize)
+	c.tr = newWSTransport(conn, orDefault(opts.QueueSize, DefaultQueueSize), int64(orDefault(opts.QueueBytes, DefaultQueueBytes)),
+		orDefault(opts.WriteTimeout, DefaultWriteTimeout))
+	c.server = c.sc.newPeer(1, c.tr)
+	c.sc.server = c.server
+	c.sc.mu.Lock()
+	after := c.sc.addPeer(c.server)
+	c.sc.mu.Unlock()
+	go c.read(after)
+	return c, nil
+}
+
+func (c *Client) read(after func()) {
+	defer close(c.done)
+	if after != nil {
+		after()
+	}
+	readLoop(c.conn, func(msg []byte) { c.sc.receive(c.server, msg) })
+	c.tr.close(-1, "")
+	<-c.tr.done
+	// The server went away: forget the relayed peers, then the server.
+	c.sc.mu.Lock()
+	var others []*Peer
+	for id, p := range c.sc.peers {
+		if id != 1 {
+			others = append(others, p)
+		}
+	}
+	c.sc.mu.Unlock()
+	for _, p := range others {
+		c.sc.removePeer(p)
+	}
+	c.sc.removePeer(c.server)
+}
+
+// ID returns the client's unique id, assigned by the server.
+func (c *Client) ID() int32 { return c.id }
+
+// Server returns peer 1.
+func (c *Client) Server() *Peer { return c.server }
+
+// Connected is closed when the server is admitted as peer 1 (connected_to_server): at once
+// without authentication, else when both sides have completed it.
+func (c *Client) Connected() <-chan struct{} { return c.connected }
+
+// Done is closed when the connection has ended and the disconnect callbacks have run.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Peers returns the ids of the connected peers: 1 and the peers the server announced.
+func (c *Client) Peers() []int32 {
+	c.sc.mu.Lock()
+	defer c.sc.mu.Unlock()
+	ids := make([]int32, 0, len(c.sc.peers))
+	for id := range c.sc.peers {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// RPC calls the named method of node n on every connected peer (Node.rpc).
+func (c *Client) RPC(n *Node, method string, args ...any) error { return c.sc.rpc(0, n, method, args) }
+
+// RPCID calls the named method of node n as Node.rpc_id(id, …) does: on the server for 1, on
+// another client through the server's relay, on all peers for 0, on all but -id for id < 0.
+func (c *Client) RPCID(id int32, n *Node, method string, args ...any) error {
+	return c.sc.rpc(id, n, method, args)
+}
+
+// SendBytes sends data as SceneMultiplayer.send_bytes(data, id) does: id 1 goes straight to the
+// server; any other id (0, the default in GDScript, included) is relayed.
+func (c *Client) SendBytes(id int32, data []byte) error { return c.sc.sendBytes(id, data) }
+
+// Close closes the connection with Close 1000 (disconnect_peer(1)) after the queued packets and
+// waits until it has ended or ctx is done.
+func (c *Client) Close(ctx context.Context) error {
+	c.tr.close(1000, "")
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		c.conn.CloseNow()
+		<-c.done
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,21 @@
+// Package multiplayer speaks Godot 4's high-level multiplayer protocol: a Go server that
+// unmodified Godot clients connect to with a WebSocketMultiplayerPeer and the default
+// SceneMultiplayer, and call with rpc(), as they would call a Godot server; and a matching Go
+// client.
+//
+// The layers, from the bottom:
+//
+//   - packet functions (AppendRemoteCall, ParseRemoteCall, AppendSimplifyPath, AppendCompressed,
+//     DecodeCompressed …) that build and parse SceneMultiplayer packets byte for byte as the
+//     engine does, and Explain, which names every field, replication packets included;
+//   - Node and RPC, which declare the nodes the GDScript side has and their @rpc methods, with
+//     typed Go handlers whose arguments are decoded with godot.Unmarshal;
+//   - Server, an http.Handler that is peer 1 (the WebSocket handshake, peer ids, SYS messages,
+//     relay, authentication, the path cache, RPCs both ways, RAW packets), and Client, a Go peer
+//     that connects like a Godot client;
+//   - VarConn, for games that skip the high-level API and put_var Variants on a WebSocketPeer.
+//
+// What the engine does is the reference: Godot 4.6's modules/multiplayer and modules/websocket
+// (see the README's section for what is and is not supported per version). The tests run the
+// official Godot 4.6 web build as the client.
+package multiplayer

@@ -1,0 +1,129 @@
+// Package lobby is a small lobby and chat server for Godot 4 clients, built on package
+// multiplayer: the example that the README shows, and what `gamewire godot mp serve` runs.
+//
+// The Godot side is godot/lobby.tscn and godot/lobby.gd in this directory: a scene whose root
+// node "Lobby" connects with a WebSocketMultiplayerPeer, calls join(name) and say(text) on the
+// server, and receives welcome, joined, left and said.
+package lobby
+
+import (
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/godot/multiplayer"
+)
+
+// MaxText bounds a name or a chat line, in bytes.
+const MaxText = 200
+
+// Lobby is the chat room: who is in it, by peer id.
+type Lobby struct {
+	mu    sync.Mutex
+	names map[int32]string
+	node  *multiplayer.Node
+	srv   *multiplayer.Server
+	log   *slog.Logger
+}
+
+// New returns a Lobby and the multiplayer.Server that serves it; mount the server (an
+// http.Handler) where the clients' URL points. logger may be nil.
+func New(logger *slog.Logger) (*Lobby, *multiplayer.Server) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	l := &Lobby{names: map[int32]string{}, log: logger}
+	l.node = multiplayer.MustNode("Lobby",
+		multiplayer.RPC{Name: "join", Mode: multiplayer.ModeAnyPeer, Handler: l.join},
+		multiplayer.RPC{Name: "say", Mode: multiplayer.ModeAnyPeer, Handler: l.say},
+		multiplayer.RPC{Name: "welcome"},
+		multiplayer.RPC{Name: "joined"},
+		multiplayer.RPC{Name: "left"},
+		multiplayer.RPC{Name: "said"},
+	)
+	l.srv = &multiplayer.Server{
+		Nodes:          []*multiplayer.Node{l.node},
+		OriginPatterns: []string{"*"}, // web exports connect from their page's origin
+		OnDisconnect:   l.leave,
+		OnError: func(p *multiplayer.Peer, err error) {
+			logger.Info("lobby: packet refused", "peer", p.ID(), "err", err)
+		},
+		Logger: logger,
+	}
+	return l, l.srv
+}
+
+// Node returns the declaration of the "Lobby" node, for Go clients.
+func (l *Lobby) Node() *multiplayer.Node { return l.node }
+
+// Names returns the players' names by peer id.
+func (l *Lobby) Names() map[int32]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[int32]string, len(l.names))
+	for id, n := range l.names {
+		out[id] = n
+	}
+	return out
+}
+
+func clean(s string) string {
+	if len(s) > MaxText {
+		s = s[:MaxText]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+func (l *Lobby) join(p *multiplayer.Peer, name string) error {
+	name = clean(name)
+	if name == "" {
+		return fmt.Errorf("lobby: peer %d joined without a name", p.ID())
+	}
+	l.mu.Lock()
+	_, again := l.names[p.ID()]
+	l.names[p.ID()] = name
+	players := godot.NewDictionary()
+	ids := make([]int, 0, len(l.names))
+	for id := range l.names {
+		ids = append(ids, int(id))
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		players.Set(id, l.names[int32(id)])
+	}
+	l.mu.Unlock()
+	if again {
+		return fmt.Errorf("lobby: peer %d joined twice", p.ID())
+	}
+	l.log.Info("lobby: join", "peer", p.ID(), "name", name)
+	if err := p.RPC(l.node, "welcome", p.ID(), players); err != nil {
+		return err
+	}
+	return l.srv.RPCID(-p.ID(), l.node, "joined", p.ID(), name)
+}
+
+func (l *Lobby) say(p *multiplayer.Peer, text string) error {
+	l.mu.Lock()
+	name, ok := l.names[p.ID()]
+	l.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("lobby: peer %d spoke before joining", p.ID())
+	}
+	return l.srv.RPC(l.node, "said", p.ID(), name, clean(text))
+}
+
+func (l *Lobby) leave(p *multiplayer.Peer) {
+	l.mu.Lock()
+	_, ok := l.names[p.ID()]
+	delete(l.names, p.ID())
+	l.mu.Unlock()
+	if ok {
+		l.srv.RPC(l.node, "left", p.ID())
+	}
+}
