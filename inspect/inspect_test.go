@@ -366,3 +366,30 @@ func TestGSFCatalog(t *testing.T) {
 		t.Fatalf("SenderID node %+v", sender)
 	}
 }
+
+// TestMultiplayer explains packets the real Godot 4.6 engine sent (godot/multiplayer's
+// recorded capture): every byte belongs to a field, and a cut packet shows its error at the
+// offset where the packet ends.
+func TestMultiplayer(t *testing.T) {
+	for _, hexIn := range []string{
+		"020101000000", // SYS ADD_PEER
+		"0001080142ff7f",
+		"20080000800801814d61696e00", // SIMPLIFY_PATH
+	} {
+		ex, err := Explain(Request{Format: "godot-mp", Input: hexIn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ex.Errors) != 0 {
+			t.Fatalf("%s: errors %v", hexIn, ex.Errors)
+		}
+		checkTiles(t, ex, 8*len(hexIn)/2)
+	}
+	ex, err := Explain(Request{Format: "godot-mp", Input: "0001080103"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Errors) != 1 {
+		t.Fatalf("a cut argument: errors %v", ex.Errors)
+	}
+}
