@@ -291,6 +291,9 @@ func (fr *FrameReader) readFrameSlow() ([]byte, error) {
 
 func (fr *FrameReader) fail(err error) error {
 	fr.err = err
+	if fr.Budget != nil {
+		fr.ReleaseBuffer() // a failed stream reads no more frames
+	}
 	return err
 }
 

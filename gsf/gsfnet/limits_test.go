@@ -370,9 +370,10 @@ func TestPartialFrameBudget(t *testing.T) {
 	// Every connection either holds its partial frame or was closed for the budget.
 	// A connection that holds its 61 443 bytes has a buffer of 64 KiB: 60 KiB are charged.
 	held := func() int64 { return e.srv.budget.Used() / (64<<10 - gsf.BaseBufferSize) }
-	waitFor(t, "the server to read the partial frames", func() bool {
-		return e.srv.budget != nil && held()+e.srv.Refusals().BufferBudget >= conns
-	})
+	// (Without a working budget the condition never holds: measure all the same.)
+	for deadline := time.Now().Add(5 * time.Second); held()+e.srv.Refusals().BufferBudget < conns && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
