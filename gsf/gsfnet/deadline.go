@@ -2,6 +2,7 @@ package gsfnet
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -12,6 +13,7 @@ import (
 
 // deadlineState is the Done channel of a reqContext with a deadline, and what closes it.
 type deadlineState struct {
+	mu         sync.Mutex
 	done       chan struct{}
 	err        error       // set when done is closed
 	timer      *time.Timer // closes done at the deadline
@@ -20,80 +22,85 @@ type deadlineState struct {
 
 // Deadline returns the handler's deadline.
 func (c *reqContext) Deadline() (time.Time, bool) {
-	if c.deadline.IsZero() {
+	if c.deadline == 0 {
 		return c.Context.Deadline()
 	}
-	return c.deadline, true
+	return time.Unix(0, c.deadline), true
 }
 
 // Done returns a channel that is closed at the deadline or when the session's context ends.
 func (c *reqContext) Done() <-chan struct{} {
-	if c.deadline.IsZero() {
+	if c.deadline == 0 {
 		return c.Context.Done()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dl == nil {
-		dl := &deadlineState{done: make(chan struct{})}
-		c.dl = dl
-		if err := c.errLocked(); err != nil {
-			dl.err = err
-			close(dl.done)
-		} else {
-			dl.timer = time.AfterFunc(time.Until(c.deadline), func() { c.end(context.DeadlineExceeded) })
-			dl.stopParent = context.AfterFunc(c.Context, func() { c.end(c.Context.Err()) })
-		}
+	if dl := c.dl.Load(); dl != nil {
+		return dl.done
 	}
-	return c.dl.done
+	dl := &deadlineState{done: make(chan struct{})}
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if !c.dl.CompareAndSwap(nil, dl) {
+		return c.dl.Load().done // made by another goroutine meanwhile
+	}
+	if err := c.clockErr(); err != nil {
+		dl.err = err
+		close(dl.done)
+		return dl.done
+	}
+	dl.timer = time.AfterFunc(time.Until(time.Unix(0, c.deadline)), func() { dl.end(context.DeadlineExceeded) })
+	dl.stopParent = context.AfterFunc(c.Context, func() { dl.end(c.Context.Err()) })
+	return dl.done
 }
 
 // Err returns context.DeadlineExceeded once the deadline has passed, the session context's
 // error once it has ended, and nil before; once Done has been called, as Done's channel says.
 func (c *reqContext) Err() error {
-	if c.deadline.IsZero() {
+	if c.deadline == 0 {
 		return c.Context.Err()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dl != nil {
-		return c.dl.err
+	if dl := c.dl.Load(); dl != nil {
+		dl.mu.Lock()
+		defer dl.mu.Unlock()
+		return dl.err
 	}
-	return c.errLocked()
+	return c.clockErr()
 }
 
-// errLocked is Err computed from the session's context and the clock. c.mu is held.
-func (c *reqContext) errLocked() error {
+// clockErr is Err computed from the session's context and the clock.
+func (c *reqContext) clockErr() error {
 	if err := c.Context.Err(); err != nil {
 		return err
 	}
-	if !time.Now().Before(c.deadline) {
+	if time.Now().UnixNano() >= c.deadline {
 		return context.DeadlineExceeded
 	}
 	return nil
 }
 
-// end closes Done's channel with err, unless it is closed.
-func (c *reqContext) end(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dl.err == nil {
-		c.dl.err = err
-		close(c.dl.done)
+// end closes the channel with err, unless it is closed.
+func (dl *deadlineState) end(err error) {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if dl.err == nil {
+		dl.err = err
+		close(dl.done)
 	}
 }
 
 // release stops the timer and the registration of Done's channel once the handler has
 // returned, and closes the channel (context.Canceled) for whatever still waits on it.
 func (c *reqContext) release() {
-	if c.deadline.IsZero() {
+	if c.deadline == 0 {
 		return
 	}
-	c.mu.Lock()
-	dl := c.dl
-	c.mu.Unlock()
-	if dl != nil && dl.timer != nil {
-		dl.timer.Stop()
-		dl.stopParent()
-		c.end(context.Canceled)
+	if dl := c.dl.Load(); dl != nil {
+		dl.mu.Lock()
+		timer, stop := dl.timer, dl.stopParent
+		dl.mu.Unlock()
+		if timer != nil {
+			timer.Stop()
+			stop()
+		}
+		dl.end(context.Canceled)
 	}
 }

@@ -77,9 +77,8 @@ type request struct {
 type reqContext struct {
 	context.Context
 	r        *Request
-	deadline time.Time // zero: none
-	mu       sync.Mutex
-	dl       *deadlineState // made by the first Done when there is a deadline
+	deadline int64                         // Unix nanoseconds; 0: none
+	dl       atomic.Pointer[deadlineState] // made by the first Done when there is a deadline
 }
 
 type requestKey struct{}

@@ -659,7 +659,7 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 	r := &request{Request: Request{Header: m.Header, Body: m.Body, Session: s}, buf: b}
 	r.ctx.Context, r.ctx.r = s.ctx, &r.Request
 	if s.handlerTimeout > 0 {
-		r.ctx.deadline = time.Now().Add(s.handlerTimeout)
+		r.ctx.deadline = time.Now().Add(s.handlerTimeout).UnixNano()
 	}
 	return r, nil
 }
