@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/gsf"
 )
 
@@ -58,6 +59,7 @@ type Client struct {
 	err     error // non-nil once the client is closed
 
 	callTimeout time.Duration // 0: none
+	decodeOpts  bitproto.DecodeOptions
 
 	inNotify atomic.Bool
 	stop     chan struct{} // closed by closeWith
@@ -75,6 +77,7 @@ type clientConfig struct {
 	idleTimeout  time.Duration
 	callTimeout  time.Duration
 	maxQueue     int
+	decodeOpts   bitproto.DecodeOptions
 	logger       *slog.Logger
 	dialer       *net.Dialer
 }
@@ -134,6 +137,12 @@ func WithMaxQueueBytes(n int) ClientOption {
 	return func(c *clientConfig) { c.maxQueue = n }
 }
 
+// WithDecodeOptions sets the bitproto options that Call and Pending.Wait decode response
+// bodies with (default: bitproto's defaults).
+func WithDecodeOptions(o bitproto.DecodeOptions) ClientOption {
+	return func(c *clientConfig) { c.decodeOpts = o }
+}
+
 // WithLogger sets the logger of the client (default slog.Default()); it logs at level Debug
 // only.
 func WithLogger(l *slog.Logger) ClientOption {
@@ -181,6 +190,7 @@ func newClient(conn net.Conn, cfg *clientConfig) *Client {
 		pending:     make(map[int32]*call),
 		stop:        make(chan struct{}),
 		callTimeout: limit(cfg.callTimeout, DefaultCallTimeout),
+		decodeOpts:  cfg.decodeOpts,
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -556,7 +566,7 @@ func (c *Client) complete(m *gsf.Message) {
 	case m.Header.ResultCode != 0 || m.Header.AppCode != 0:
 		cl.err = ResponseError(&m.Header)
 	case cl.resp != nil:
-		if err := m.Body.Decode(cl.resp); err != nil {
+		if err := m.Body.DecodeWith(c.decodeOpts, cl.resp); err != nil {
 			cl.err = fmt.Errorf("gsfnet: decode the response body of %s: %w", &m.Header, err)
 		}
 	}

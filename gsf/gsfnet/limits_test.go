@@ -122,6 +122,12 @@ func TestServerDecodeOptions(t *testing.T) {
 	if !errors.As(err, &ge) || ge.ResultCode != gsf.ResultSerialize {
 		t.Errorf("a body beyond MaxAlloc: %v, want a SERIALIZE error", err)
 	}
+	// The client's options for response bodies.
+	c2 := e.dial(WithDecodeOptions(bitproto.DecodeOptions{MaxAlloc: 8}))
+	err = c2.Call(ctxTimeout(t, 5*time.Second), gsf.SvcUserServer, msgEcho, &Echo{Text: "longer than 8"}, &Echo{})
+	if !errors.Is(err, bitproto.ErrAllocLimit) {
+		t.Errorf("a response body beyond the client's MaxAlloc: %v, want ErrAllocLimit", err)
+	}
 }
 
 // silentServer accepts connections, writes prefix on each, and then neither reads nor writes.
