@@ -34,6 +34,24 @@ func (b *BufferBudget) Limit() int64 { return b.limit }
 // Used returns the bytes charged to the budget.
 func (b *BufferBudget) Used() int64 { return b.used.Load() }
 
+// Acquire charges n bytes for memory other than a FrameReader's buffer that the budget is to
+// cover, such as a server's copies of the frames it is handling. It fails, charging nothing,
+// with an error wrapping ErrBufferBudget when fewer than n bytes are left.
+func (b *BufferBudget) Acquire(n int) error {
+	for {
+		used := b.used.Load()
+		if used+int64(n) > b.limit {
+			return fmt.Errorf("%w: %d more bytes needed, %d of %d are in use", ErrBufferBudget, n, used, b.limit)
+		}
+		if b.used.CompareAndSwap(used, used+int64(n)) {
+			return nil
+		}
+	}
+}
+
+// Release gives back n bytes that Acquire charged.
+func (b *BufferBudget) Release(n int) { b.used.Add(-int64(n)) }
+
 // charge returns what a buffer of size bytes is charged.
 func charge(size int) int64 { return int64(max(0, size-BaseBufferSize)) }
 
@@ -45,13 +63,5 @@ func (b *BufferBudget) grow(old, size int) error {
 		b.used.Add(d)
 		return nil
 	}
-	for {
-		used := b.used.Load()
-		if used+d > b.limit {
-			return fmt.Errorf("%w: the frame needs %d more bytes of buffer, %d of %d are in use", ErrBufferBudget, d, used, b.limit)
-		}
-		if b.used.CompareAndSwap(used, used+d) {
-			return nil
-		}
-	}
+	return b.Acquire(int(d))
 }

@@ -66,7 +66,7 @@ type Request struct {
 type request struct {
 	Request
 	ctx reqContext
-	buf *[]byte // the frame that Body aliases, returned to the pool after the handler
+	buf *[]byte // the frame that Body aliases, returned to the pool after the handler (freeBuf)
 
 	prev, done chan struct{} // the order of notifies (see Session.handle)
 	gen        uint64        // the generation of the reader goroutine that read it

@@ -414,3 +414,42 @@ func budgetOf(srv *Server) *gsf.BufferBudget {
 	defer srv.mu.Unlock()
 	return srv.budget
 }
+
+// TestInFlightFramesBudget sends large requests to a handler that blocks: their copies,
+// held while they are handled, share MaxBufferedBytes with the frames being received, and
+// the connection that would take more is closed once the ones read are answered.
+func TestInFlightFramesBudget(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, func(s *Server) { s.MaxBufferedBytes = 200 << 10 })
+	c := e.dial(WithMaxQueueBytes(-1))
+	big := &Echo{Text: strings.Repeat("x", 60<<10)}
+	var calls []*Pending
+	for range 6 {
+		calls = append(calls, c.Go(gsf.SvcUserServer, msgBlock, big, &Echo{}))
+	}
+	c.out.flush()
+	waitFor(t, "the budget to refuse", func() bool { return e.srv.Refusals().BufferBudget == 1 })
+	started := len(e.started)
+	if started == 0 || started > 3 {
+		t.Errorf("%d large requests handled at once within 200 KiB", started)
+	}
+	for range started {
+		<-e.started
+		e.release <- struct{}{}
+	}
+	ok := 0
+	for i, p := range calls {
+		err := p.Wait(ctxTimeout(t, 10*time.Second))
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, ErrClosed):
+			t.Errorf("call %d: %v, want success or ErrClosed", i, err)
+		}
+	}
+	if ok != started {
+		t.Errorf("%d calls answered, %d handled", ok, started)
+	}
+	waitFor(t, "the budget to be given back", func() bool { return budgetOf(e.srv).Used() == 0 })
+	e.checkServes()
+}

@@ -128,12 +128,16 @@ type Server struct {
 	AcceptRate  float64
 	AcceptBurst int
 	// MaxBufferedBytes limits the memory that all connections together hold in buffers for
-	// the frames they are receiving, beyond the first gsf.BaseBufferSize (4 KiB) of each
-	// (default DefaultMaxBufferedBytes). A connection whose frame needs more buffer than is
-	// left is closed. Clients that send the first part of large frames and then nothing hold
-	// this memory until ReadTimeout closes them; the limit keeps them from holding more. With
-	// the defaults, frame buffers take at most MaxConns × 4 KiB + MaxBufferedBytes (40 MiB +
-	// 64 MiB), where each connection could otherwise hold MaxFrameSize + 4 KiB (680 MiB).
+	// the frames they are receiving, beyond the first gsf.BaseBufferSize (4 KiB) of each, and
+	// in the copies of frames larger than 4 KiB that are being handled (default
+	// DefaultMaxBufferedBytes). A connection whose frame needs more than is left is closed,
+	// once the messages read before are answered. Clients that send the first part of large
+	// frames and then nothing hold this memory until ReadTimeout closes them; the limit keeps
+	// them from holding more: 10 000 connections holding most of a 64 KiB frame each would
+	// hold 680 MiB. With the defaults, received frames take at most MaxConns × 4 KiB +
+	// MaxBufferedBytes (40 MiB + 64 MiB) while they are read, and MaxConns × MaxInFlight ×
+	// 4 KiB more (2.5 GiB) if every connection has MaxInFlight small requests held by slow
+	// handlers; lower MaxInFlight to lower that.
 	MaxBufferedBytes int
 	// MaxInFlight limits the messages of one connection being handled or waiting for their
 	// response to be written (default DefaultMaxInFlight). 1 handles a connection's messages
@@ -578,7 +582,7 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			// Clients send requests and notifies; the reference has no use for a response
 			// from a client either.
 			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
-			putBuf(r.buf)
+			s.freeBuf(r.buf)
 			<-s.sem
 			continue
 		}
@@ -651,9 +655,17 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 		putBuf(b)
 		return nil, err
 	}
+	// A large frame's copy shares the buffer budget with the frames being received while the
+	// request holds it.
+	if budget := s.fr.Budget; budget != nil && len(frame) > gsf.BaseBufferSize {
+		if err := budget.Acquire(len(frame)); err != nil {
+			putBuf(b)
+			return nil, err
+		}
+	}
 	m, _, err := gsf.ConsumeMessage(frame)
 	if err != nil {
-		putBuf(b)
+		s.freeBuf(b)
 		return nil, &messageError{err}
 	}
 	r := &request{Request: Request{Header: m.Header, Body: m.Body, Session: s}, buf: b}
@@ -662,6 +674,15 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 		r.ctx.deadline = time.Now().Add(s.handlerTimeout).UnixNano()
 	}
 	return r, nil
+}
+
+// freeBuf puts a request's frame buffer back, and gives back what newRequest charged for it
+// to the buffer budget: the frame's length, when it is larger than gsf.BaseBufferSize.
+func (s *Session) freeBuf(b *[]byte) {
+	if n := len(*b); n > gsf.BaseBufferSize && s.fr.Budget != nil {
+		s.fr.Budget.Release(n)
+	}
+	putBuf(b)
 }
 
 // handle runs the handler of one message and queues its response. r.prev and r.done order the
@@ -677,7 +698,7 @@ func (s *Session) handle(r *request) {
 	}
 	queued := s.respond(r)
 	r.ctx.release()
-	putBuf(r.buf)
+	s.freeBuf(r.buf)
 	if !queued {
 		<-s.sem
 	}
