@@ -246,3 +246,27 @@ func TestAllocationBound(t *testing.T) {
 	}
 	t.Logf("%d inputs; the most per input byte: %.1f×: %s", cases, worst, worstWhat)
 }
+
+// TestBudget checks how MaxAlloc and MaxAllocFactor combine.
+func TestBudget(t *testing.T) {
+	maxInt := int(^uint(0) >> 1)
+	for _, tc := range []struct {
+		o    DecodeOptions
+		n    int
+		want int
+	}{
+		{DecodeOptions{}, 0, AllocSlack},
+		{DecodeOptions{}, 100, 64*100 + AllocSlack},
+		{DecodeOptions{}, 10 << 20, DefaultMaxAlloc},
+		{DecodeOptions{MaxAlloc: 1000}, 10, 1000},
+		{DecodeOptions{MaxAllocFactor: -1}, 10, DefaultMaxAlloc},
+		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: -1}, 10, maxInt},
+		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: 2}, 1000, 2000 + AllocSlack},
+		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: maxInt}, maxInt, maxInt},
+		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: maxInt / 2}, 4, maxInt},
+	} {
+		if got := tc.o.budget(tc.n); got != tc.want {
+			t.Errorf("%+v, %d bytes of input: budget %d, want %d", tc.o, tc.n, got, tc.want)
+		}
+	}
+}

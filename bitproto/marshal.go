@@ -2,6 +2,7 @@ package bitproto
 
 import (
 	"fmt"
+	"math/bits"
 	"reflect"
 	"sync"
 	"unsafe"
@@ -327,8 +328,11 @@ func (o DecodeOptions) budget(n int) int {
 	if f == 0 {
 		f = DefaultMaxAllocFactor
 	}
-	if f > 0 && n >= 0 && n < (b-AllocSlack)/f {
-		b = f*n + AllocSlack
+	if f > 0 && n >= 0 {
+		// f*n + AllocSlack, without a division or an overflow.
+		if hi, lo := bits.Mul64(uint64(f), uint64(n)); hi == 0 && lo < uint64(b) && lo+AllocSlack < uint64(b) {
+			b = int(lo + AllocSlack)
+		}
 	}
 	return b
 }
