@@ -90,8 +90,9 @@ func (p UnknownPolicy) String() string {
 // whatever the reason (the client closed its side, a timeout, a protocol error, Shutdown), the
 // messages already read are handled and answered before the connection closes.
 //
-// The zero value of each field but Handler selects a default; a negative value disables a
-// limit or timeout. The fields must not be changed once the server runs.
+// The zero value of each field but Handler selects a default (MaxConnsPerIP and AcceptRate,
+// which few servers need, are off at zero); a negative value disables a limit or timeout.
+// The fields must not be changed once the server runs.
 type Server struct {
 	// Addr is the TCP address ListenAndServe listens on (default DefaultAddr).
 	Addr string
