@@ -351,8 +351,8 @@ func TestPerIPAndAcceptRate(t *testing.T) {
 func TestPartialFrameBudget(t *testing.T) {
 	checkLeaks(t)
 	const (
-		conns  = 200
-		budget = 2 << 20
+		conns  = 1000
+		budget = 8 << 20
 	)
 	if lim := raiseFileLimit(2*conns + 100); lim != 0 && lim < 2*conns+100 {
 		t.Skipf("the open file limit is %d", lim)
