@@ -529,7 +529,8 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 
-	// Allocation limit: 100 000 null objects fit in the input, but not in 1 KiB of memory.
+	// Allocation limits: 100 000 null objects fit in the input (12.5 KB), but make 2.4 MB of
+	// items, more than MaxAllocFactor allows by default, or 1 KiB.
 	var w bitstream.Writer
 	w.WriteString("")
 	w.WriteCount(100_000)
@@ -537,14 +538,23 @@ func TestDecodeErrors(t *testing.T) {
 		w.WriteNull(true)
 	}
 	data := w.Bytes()
-	if err := Unmarshal(data, &v); err != nil || len(v.Items) != 100_000 {
-		t.Fatalf("100 000 null items: %v", err)
+	if err := Unmarshal(data, &v); !errors.Is(err, ErrAllocLimit) {
+		t.Fatalf("100 000 null items, default options: %v, want ErrAllocLimit", err)
 	}
-	if err := (DecodeOptions{MaxAlloc: 1024}).Unmarshal(data, &Inv{}); !errors.Is(err, ErrAllocLimit) {
+	if err := (DecodeOptions{MaxAllocFactor: -1}).Unmarshal(data, &v); err != nil || len(v.Items) != 100_000 {
+		t.Fatalf("100 000 null items, MaxAllocFactor -1: %v", err)
+	}
+	if err := (DecodeOptions{MaxAllocFactor: 200}).Unmarshal(data, &v); err != nil || len(v.Items) != 100_000 {
+		t.Fatalf("100 000 null items, MaxAllocFactor 200: %v", err)
+	}
+	if err := (DecodeOptions{MaxAlloc: 1024, MaxAllocFactor: -1}).Unmarshal(data, &Inv{}); !errors.Is(err, ErrAllocLimit) {
 		t.Fatalf("MaxAlloc 1024: %v", err)
 	}
-	if err := (DecodeOptions{MaxAlloc: -1}).Unmarshal(data, &Inv{}); err != nil {
-		t.Fatalf("MaxAlloc -1: %v", err)
+	if err := (DecodeOptions{MaxAlloc: -1}).Unmarshal(data, &Inv{}); !errors.Is(err, ErrAllocLimit) {
+		t.Fatalf("MaxAlloc -1, MaxAllocFactor by default: %v", err)
+	}
+	if err := (DecodeOptions{MaxAlloc: -1, MaxAllocFactor: -1}).Unmarshal(data, &Inv{}); err != nil {
+		t.Fatalf("MaxAlloc -1, MaxAllocFactor -1: %v", err)
 	}
 }
 

@@ -281,6 +281,11 @@ func checkAgainstReader(t *testing.T, data []byte, off int, msg bool, reused any
 			if (err == nil) != (wantErr == nil) {
 				t.Fatalf("decode %d of % x at %d: error %v, the reader's %v", i, data, off, err, wantErr)
 			}
+			if err != nil && errors.Is(err, ErrAllocLimit) {
+				// The input claims more than MaxAllocFactor lets it have, and fails before
+				// the reader finds the error that the reference (which has no limit) meets.
+				continue
+			}
 			if err != nil {
 				var e *Error
 				var be, wbe *bitstream.Error

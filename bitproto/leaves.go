@@ -9,6 +9,9 @@ import (
 	"unsafe"
 )
 
+// zeroBase is where the empty slices that decoding makes point: not nil, and no allocation.
+var zeroBase [0]uint64
+
 // sliceHeader is the memory layout of a Go slice.
 type sliceHeader struct {
 	data     unsafe.Pointer
@@ -74,7 +77,7 @@ func bytesCodec(t reflect.Type) *codec {
 				*(*[]byte)(p) = nil // a length of 0 reads as nil, as in the reference
 				return nil
 			}
-			if err := d.alloc(off, len(b)); err != nil {
+			if err := d.allocObject(off, len(b)); err != nil {
 				return err
 			}
 			*(*[]byte)(p) = append([]byte(nil), b...)
@@ -417,7 +420,7 @@ func pointerCodec(et reflect.Type, content *codec) *codec {
 			defer func() { d.depth-- }()
 			ptr := *(*unsafe.Pointer)(p)
 			if ptr == nil {
-				if err := d.alloc(off, size); err != nil {
+				if err := d.allocObject(off, size); err != nil {
 					return err
 				}
 				ptr = reflect.New(et).UnsafePointer()
@@ -490,10 +493,18 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 					sv.Clear()
 				}
 			} else {
-				if err := d.alloc(off, n*int(size)); err != nil {
+				if err := d.allocObject(off, n*int(size)); err != nil {
 					return err
 				}
-				sv.Set(reflect.MakeSlice(t, n, n))
+				// Not reflect.MakeSlice, which allocates a slice header besides the elements
+				// (as much again as the elements of a slice of empty slices): Grow makes
+				// the elements only, zeroed, in place. An empty slice allocates nothing.
+				*(*sliceHeader)(p) = sliceHeader{data: unsafe.Pointer(&zeroBase)}
+				if n > 0 {
+					*(*sliceHeader)(p) = sliceHeader{}
+					sv.Grow(n)
+					sv.SetLen(n)
+				}
 			}
 			data := (*sliceHeader)(p).data
 			if plain {
@@ -522,7 +533,7 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 // sorted key order.
 func mapCodec(t reflect.Type, elem *codec) *codec {
 	kt, et := t.Key(), t.Elem()
-	entrySize := int(kt.Size() + et.Size())
+	base, entry := mapCost(kt, et)
 	minBits := 6 + elem.minBits
 	return &codec{
 		minBits: 6,
@@ -566,14 +577,16 @@ func mapCodec(t reflect.Type, elem *codec) *codec {
 			if err := d.count(off, n, minBits); err != nil {
 				return err
 			}
-			if err := d.alloc(off, n*entrySize); err != nil {
+			if err := d.allocObject(off, base); err != nil {
 				return err
 			}
 			if err := d.enter(); err != nil {
 				return err
 			}
 			defer func() { d.depth-- }()
-			nm := reflect.MakeMapWithSize(t, n)
+			// The map grows with the distinct keys decoded, each charged when it is added:
+			// a count of n repeated keys makes a map of one entry, not of n.
+			nm := reflect.MakeMap(t)
 			kv := reflect.New(kt).Elem()
 			tmp := reflect.New(et).Elem()
 			for range n {
@@ -591,10 +604,38 @@ func mapCodec(t reflect.Type, elem *codec) *codec {
 					return withKey(err, k)
 				}
 				kv.SetString(k)
+				before := nm.Len()
 				nm.SetMapIndex(kv, tmp) // a repeated key: the last value wins, as in the reference
+				if nm.Len() != before {
+					if err := d.alloc(koff, entry); err != nil {
+						return err
+					}
+				}
 			}
 			m.Set(nm)
 			return nil
 		},
 	}
+}
+
+// mapCost returns what decoding a map with key type kt and element type et allocates: base
+// for the map (its header, its first group of slots and the decoder's two scratch values),
+// and entry for each entry, which covers the map's growth: the tables that it leaves behind
+// as it doubles, and the slots that a table keeps free (Go's maps allocate up to about 5×
+// the size of their slots in all while they grow to a number of entries). A key or element
+// larger than 128 bytes is stored apart, in an allocation of its own.
+func mapCost(kt, et reflect.Type) (base, entry int) {
+	ks, es := int(kt.Size()), int(et.Size())
+	slot := 0
+	for _, s := range []int{ks, es} {
+		if s > 128 {
+			slot += 8
+			entry += s
+		} else {
+			slot += s
+		}
+	}
+	entry += 6 * (slot + 1)
+	base = 64 + 8*(slot+1) + ks + es
+	return base, entry
 }

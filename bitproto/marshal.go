@@ -2,6 +2,7 @@ package bitproto
 
 import (
 	"fmt"
+	"math/bits"
 	"reflect"
 	"sync"
 	"unsafe"
@@ -20,6 +21,14 @@ const (
 	// input first, so a short input cannot claim a large allocation; this limit caps what a
 	// large input of many small (for example null) elements can inflate to.
 	DefaultMaxAlloc = 64 << 20
+	// DefaultMaxAllocFactor is the default limit on the bytes one decode allocates per byte
+	// of its input: 64, 8 bytes per input bit, what a slice of nil pointers takes. With
+	// AllocSlack it bounds what any input can inflate to, whatever the Go type.
+	DefaultMaxAllocFactor = 64
+	// AllocSlack is added to the limit of MaxAllocFactor, so that short inputs can fill
+	// small values whatever their length: a map of one entry takes a few hundred bytes, from
+	// two bytes of input, and a tree of nested maps a few hundred times its input.
+	AllocSlack = 64 << 10
 )
 
 // DecodeOptions configures decoding. The zero value uses the defaults.
@@ -29,6 +38,11 @@ type DecodeOptions struct {
 	// MaxAlloc limits the bytes allocated by one decode (0: DefaultMaxAlloc; negative: no limit
 	// beyond the check of every count against the remaining input).
 	MaxAlloc int
+	// MaxAllocFactor limits the bytes allocated by one decode to MaxAllocFactor times the
+	// length of its input in bytes (from the byte of the decode's first bit to the end of the
+	// data), plus AllocSlack (0: DefaultMaxAllocFactor; negative: no limit by the input's
+	// length). The tighter of MaxAlloc and MaxAllocFactor applies.
+	MaxAllocFactor int
 }
 
 type encState struct {
@@ -229,7 +243,7 @@ func (d *Decoder) DecodeAt(data []byte, off int, v any) (int, error) {
 	// decode's fast path, repeated without its local heap.
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
 		h := d.heap()
-		h.budget = d.Options.budget()
+		h.budget = d.Options.budget(len(data) - off>>3)
 		if next, ok := decodeFlat(data, uint(off), fields, p, h); ok {
 			return int(next), nil
 		}
@@ -255,7 +269,7 @@ func (o DecodeOptions) decode(dec *Decoder, data []byte, off int, r *bitstream.R
 		if dec != nil {
 			h = dec.heap()
 		}
-		h.budget = o.budget()
+		h.budget = o.budget(len(data) - off>>3)
 		if next, ok := decodeFlat(data, uint(off), fields, p, h); ok {
 			if r != nil {
 				_ = r.Seek(int(next))
@@ -281,7 +295,7 @@ func (o DecodeOptions) decodeReader(dec *Decoder, data []byte, off int, r *bitst
 	if dec != nil {
 		st.d.heap = *dec.heap()
 	}
-	st.d.budget = o.budget()
+	st.d.budget = o.budget(len(data) - off>>3)
 	err := o.read(&st.d, r, v)
 	if dec != nil {
 		dec.h.strs, dec.h.nstrs = st.d.strs, st.d.nstrs
@@ -301,15 +315,26 @@ func (d *Decoder) heap() *heap {
 	return d.h
 }
 
-// budget returns the allocation limit of one decode.
-func (o DecodeOptions) budget() int {
+// budget returns the allocation limit of one decode of an input of n bytes.
+func (o DecodeOptions) budget(n int) int {
+	b := o.MaxAlloc
 	switch {
-	case o.MaxAlloc == 0:
-		return DefaultMaxAlloc
-	case o.MaxAlloc < 0:
-		return int(^uint(0) >> 1)
+	case b == 0:
+		b = DefaultMaxAlloc
+	case b < 0:
+		b = int(^uint(0) >> 1)
 	}
-	return o.MaxAlloc
+	f := o.MaxAllocFactor
+	if f == 0 {
+		f = DefaultMaxAllocFactor
+	}
+	if f > 0 && n >= 0 {
+		// f*n + AllocSlack, without a division or an overflow.
+		if hi, lo := bits.Mul64(uint64(f), uint64(n)); hi == 0 && lo < uint64(b) && lo+AllocSlack < uint64(b) {
+			b = int(lo + AllocSlack)
+		}
+	}
+	return b
 }
 
 // read decodes v from r with d, whose heap is set.
@@ -364,6 +389,9 @@ func (h *heap) string(b []byte, left uint) string {
 // depend on the input: each is twice the size of the one before, from 256 bytes to stringChunk.
 func (h *heap) room(n int, left uint) []byte {
 	if n > len(h.strs)-h.nstrs {
+		// The free part of the chunk left behind was allocated but never charged: charge it
+		// now. (The budget may go below zero; the next charge then fails.)
+		h.budget -= len(h.strs) - h.nstrs
 		size := min(stringChunk, n+int(left/8))
 		if h.keep {
 			size = min(stringChunk, max(256, 2*len(h.strs)))
@@ -390,6 +418,22 @@ func (h *heap) alloc(off, n int) error {
 	}
 	h.budget -= n
 	return nil
+}
+
+// allocObject charges the allocation of n bytes of slice elements, a map or a pointee, which
+// Go's allocator rounds up to its size classes (by up to a quarter for small sizes) or, beyond
+// 32 KiB, to whole 8 KiB pages.
+func (h *heap) allocObject(off, n int) error {
+	switch {
+	case n == 0:
+	case n <= 16:
+		n = 16
+	case n <= 32<<10:
+		n += n >> 2
+	default:
+		n = (n + 8<<10 - 1) &^ (8<<10 - 1)
+	}
+	return h.alloc(off, n)
 }
 
 // count checks that n elements of at least minBits bits each fit in the rest of the input. On

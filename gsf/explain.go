@@ -383,7 +383,7 @@ func (e *explainer) header() bool {
 		return false
 	}
 	n := v.Value.(int32)
-	if n < 0 || int(n) > e.r.Remaining()/12 {
+	if n < 0 || int(n) > e.r.Remaining()/12 || n > MaxAppCodes {
 		return false
 	}
 	for i := range n {

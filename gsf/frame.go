@@ -146,6 +146,13 @@ type FrameReader struct {
 	// MaxFrameSize is the largest frame length (payload + terminator) accepted; 0 means
 	// DefaultMaxFrameSize. It may be changed between frames.
 	MaxFrameSize int
+	// Budget, if set, is charged for the part of the reader's buffer beyond its first
+	// BaseBufferSize bytes, which it shares with other FrameReaders (a server's connections):
+	// a frame that would grow the buffer beyond what is left of the budget fails with an
+	// error wrapping ErrBufferBudget. While a budget is set, a buffer larger than
+	// BaseBufferSize is dropped when it is empty and the reader is about to wait for the
+	// stream, so that an idle reader holds none of the budget. Set it before the first read.
+	Budget *BufferBudget
 
 	r          io.Reader
 	buf        []byte
@@ -159,9 +166,19 @@ func NewFrameReader(r io.Reader) *FrameReader {
 	return &FrameReader{r: r}
 }
 
-// Reset makes fr read from r, keeping its buffer and MaxFrameSize.
+// Reset makes fr read from r, keeping its buffer, MaxFrameSize and Budget.
 func (fr *FrameReader) Reset(r io.Reader) {
-	*fr = FrameReader{MaxFrameSize: fr.MaxFrameSize, r: r, buf: fr.buf}
+	*fr = FrameReader{MaxFrameSize: fr.MaxFrameSize, Budget: fr.Budget, r: r, buf: fr.buf}
+}
+
+// ReleaseBuffer drops the reader's buffer and the frames buffered in it, and gives its charge
+// back to the Budget. A server calls it when it is done with a connection; a reader that reads
+// again allocates a new buffer.
+func (fr *FrameReader) ReleaseBuffer() {
+	if fr.Budget != nil {
+		fr.Budget.grow(len(fr.buf), 0)
+	}
+	fr.buf, fr.start, fr.end = nil, 0, 0
 }
 
 // FrameBuffered reports whether the next ReadFrame returns without reading from the stream:
@@ -226,6 +243,9 @@ func (fr *FrameReader) readFrameSlow() ([]byte, error) {
 	if fr.err != nil {
 		return nil, fr.err
 	}
+	if fr.Budget != nil && fr.start == fr.end && len(fr.buf) > BaseBufferSize {
+		fr.ReleaseBuffer()
+	}
 	max := fr.MaxFrameSize
 	if max <= 0 {
 		max = DefaultMaxFrameSize
@@ -271,6 +291,9 @@ func (fr *FrameReader) readFrameSlow() ([]byte, error) {
 
 func (fr *FrameReader) fail(err error) error {
 	fr.err = err
+	if fr.Budget != nil {
+		fr.ReleaseBuffer() // a failed stream reads no more frames
+	}
 	return err
 }
 
@@ -297,7 +320,13 @@ func (fr *FrameReader) fill(n int) error {
 	for empty := 0; fr.end-fr.start < n; {
 		if fr.end == len(fr.buf) {
 			// Full (fr.start is 0 here): every byte of it arrived.
-			nb := make([]byte, max(4096, min(2*len(fr.buf), n+4096)))
+			size := max(BaseBufferSize, min(2*len(fr.buf), n+BaseBufferSize))
+			if fr.Budget != nil {
+				if err := fr.Budget.grow(len(fr.buf), size); err != nil {
+					return err
+				}
+			}
+			nb := make([]byte, size)
 			fr.end = copy(nb, fr.buf[fr.start:fr.end])
 			fr.start = 0
 			fr.buf = nb

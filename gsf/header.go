@@ -24,6 +24,13 @@ const (
 // AppCodeMultiple is the app code that adds the AppCodes list to a response header.
 const AppCodeMultiple = AppMultErrs
 
+// MaxAppCodes is the longest list of app codes a header may have when decoding. An entry
+// takes 24 bytes of memory and can take as few as 12 bits on the wire: without a limit a list
+// of empty entries would make a header allocate 16 times its length. With it a header
+// allocates at most 96 KiB for the list, besides copies of its strings. (The reference
+// server never decodes the list; its clients build it from a handful of errors.)
+const MaxAppCodes = 4096
+
 // Header is the GSF message header. Which fields are on the wire depends on the flags:
 //
 //	flags, svcClass, msgType      always
@@ -229,10 +236,13 @@ func (h *Header) UnmarshalBits(r *bitstream.Reader) error {
 		return headerErr("appCodes", err)
 	}
 	// Every entry takes at least 12 bits: a 6-bit code and a 6-bit empty string.
-	if left := r.Remaining(); n < 0 || int(n) > left/12 {
+	if left := r.Remaining(); n < 0 || int(n) > left/12 || n > MaxAppCodes {
 		cause := fmt.Errorf("%w: %d entries of at least 12 bits, %d bits left", bitstream.ErrTooLong, n, left)
-		if n < 0 {
+		switch {
+		case n < 0:
 			cause = fmt.Errorf("%w: %d", bitstream.ErrNegativeLength, n)
+		case n > MaxAppCodes:
+			cause = fmt.Errorf("%w: %d entries, more than MaxAppCodes (%d)", bitstream.ErrTooLong, n, MaxAppCodes)
 		}
 		_ = r.Seek(start)
 		return &bitproto.Error{Path: "appCodes", BitOffset: start, Err: cause}

@@ -72,6 +72,9 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	version := fs.String("version-info", demoserver.DefaultVersionInfo, "the answer to GetClientVersionInfo: `version.forceUpdate`")
 	maxConns := fs.Int("max-conns", 0, "the most connections at once (0: the default, 10000)")
 	idle := fs.Duration("idle-timeout", 0, "disconnect clients silent for this long (0: the default, 5m)")
+	perIP := fs.Int("max-conns-per-ip", 0, "the most connections at once from one IP address (0: no limit)")
+	acceptRate := fs.Float64("accept-rate", 0, "the most new connections per second, in bursts of up to 2 seconds' worth (0: no limit)")
+	handlerTimeout := fs.Duration("handler-timeout", 0, "the deadline of each handler's context (0: the default, 1m)")
 	level := fs.String("log", "info", "log `level`: debug, info, warn or error")
 	clusterURL := fs.String("cluster", "", "join a cluster of demo servers over the NATS server at this `url` (nats://host:port): rooms and user keys span every node")
 	node := fs.String("node", "", "this node's `id` in the cluster (letters, digits, - and _; default: the host name and the port)")
@@ -85,6 +88,8 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
 	srv := demoserver.NewServer(*addr, logger, demoserver.Options{VersionInfo: *version})
 	srv.MaxConns, srv.IdleTimeout = *maxConns, *idle
+	srv.MaxConnsPerIP, srv.HandlerTimeout = *perIP, *handlerTimeout
+	srv.AcceptRate, srv.AcceptBurst = *acceptRate, int(2**acceptRate)
 
 	ctx, stop := serveContext()
 	defer stop()

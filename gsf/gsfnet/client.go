@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/gsf"
 )
 
@@ -21,6 +22,18 @@ const (
 	DefaultClientMaxFrameSize = 16 << 20
 	// DefaultClientWriteTimeout limits each write of a client unless told otherwise.
 	DefaultClientWriteTimeout = 30 * time.Second
+	// DefaultClientReadTimeout limits the time from the first byte of a frame from the server
+	// to its last unless told otherwise.
+	DefaultClientReadTimeout = 30 * time.Second
+	// DefaultClientIdleTimeout is how long a client waits for a byte from the server while
+	// calls wait for their responses, unless told otherwise.
+	DefaultClientIdleTimeout = 2 * time.Minute
+	// DefaultClientMaxQueueBytes limits the bytes of messages waiting to be written unless
+	// told otherwise.
+	DefaultClientMaxQueueBytes = 1 << 20
+	// DefaultCallTimeout is the time a call whose context has no deadline waits for its
+	// response unless told otherwise.
+	DefaultCallTimeout = 30 * time.Second
 )
 
 // A Client is a connection to a GSF server: it sends requests and matches the responses to them
@@ -33,6 +46,7 @@ const (
 // goroutine.
 type Client struct {
 	conn     net.Conn
+	rd       clientReader
 	fr       *gsf.FrameReader
 	out      *sender
 	onNotify func(m *gsf.Message)
@@ -43,6 +57,9 @@ type Client struct {
 	calls   atomic.Int32 // calls in flight
 	nextID  int32
 	err     error // non-nil once the client is closed
+
+	callTimeout time.Duration // 0: none
+	decodeOpts  bitproto.DecodeOptions
 
 	inNotify atomic.Bool
 	stop     chan struct{} // closed by closeWith
@@ -56,6 +73,11 @@ type clientConfig struct {
 	onNotify     func(m *gsf.Message)
 	maxFrameSize int
 	writeTimeout time.Duration
+	readTimeout  time.Duration
+	idleTimeout  time.Duration
+	callTimeout  time.Duration
+	maxQueue     int
+	decodeOpts   bitproto.DecodeOptions
 	logger       *slog.Logger
 	dialer       *net.Dialer
 }
@@ -79,6 +101,46 @@ func WithMaxFrameSize(n int) ClientOption {
 // connection closed.
 func WithWriteTimeout(d time.Duration) ClientOption {
 	return func(c *clientConfig) { c.writeTimeout = d }
+}
+
+// WithReadTimeout limits the time from the first byte of a frame from the server to its last
+// (default DefaultClientReadTimeout; negative: none). A server that stops in the middle of a
+// frame for longer gets the connection closed.
+func WithReadTimeout(d time.Duration) ClientOption {
+	return func(c *clientConfig) { c.readTimeout = d }
+}
+
+// WithIdleTimeout sets how long the client waits for a byte from the server while calls wait
+// for their responses (default DefaultClientIdleTimeout; negative: forever). A server that
+// sends nothing for that long, give or take a quarter and up to twice that when the calls
+// started during a silence, is taken for dead: the connection is closed with ErrIdleTimeout
+// and the calls fail. A client without calls waiting may stay idle for any time.
+func WithIdleTimeout(d time.Duration) ClientOption {
+	return func(c *clientConfig) { c.idleTimeout = d }
+}
+
+// WithCallTimeout sets the time a call (Call, Do, a Pending's Wait) whose context has no
+// deadline waits for its response (default DefaultCallTimeout; negative: no limit but the
+// context's). Such a call then fails with an error wrapping ErrCallTimeout and
+// context.DeadlineExceeded, as it would if its context had had the deadline; a server that
+// ignores unknown messages (UnknownIgnore, as the reference does) never answers them, and
+// the call must not wait forever. A call whose context has a deadline keeps it.
+func WithCallTimeout(d time.Duration) ClientOption {
+	return func(c *clientConfig) { c.callTimeout = d }
+}
+
+// WithMaxQueueBytes limits the bytes of messages waiting to be written to the server (default
+// DefaultClientMaxQueueBytes; negative: no limit). A message that finds the queue full (a
+// server that does not read) is not sent: Call, Go, Notify and Send return an error wrapping
+// ErrQueueFull, and the client stays open. A message alone in the queue is always taken.
+func WithMaxQueueBytes(n int) ClientOption {
+	return func(c *clientConfig) { c.maxQueue = n }
+}
+
+// WithDecodeOptions sets the bitproto options that Call and Pending.Wait decode response
+// bodies with (default: bitproto's defaults).
+func WithDecodeOptions(o bitproto.DecodeOptions) ClientOption {
+	return func(c *clientConfig) { c.decodeOpts = o }
 }
 
 // WithLogger sets the logger of the client (default slog.Default()); it logs at level Debug
@@ -122,21 +184,29 @@ func NewClient(conn net.Conn, opts ...ClientOption) *Client {
 
 func newClient(conn net.Conn, cfg *clientConfig) *Client {
 	c := &Client{
-		conn:     conn,
-		onNotify: cfg.onNotify,
-		log:      cfg.logger,
-		pending:  make(map[int32]*call),
-		stop:     make(chan struct{}),
+		conn:        conn,
+		onNotify:    cfg.onNotify,
+		log:         cfg.logger,
+		pending:     make(map[int32]*call),
+		stop:        make(chan struct{}),
+		callTimeout: limit(cfg.callTimeout, DefaultCallTimeout),
+		decodeOpts:  cfg.decodeOpts,
 	}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	c.fr = gsf.NewFrameReader(conn)
+	c.rd = clientReader{c: c, readTimeout: limit(cfg.readTimeout, DefaultClientReadTimeout),
+		idleTimeout: limit(cfg.idleTimeout, DefaultClientIdleTimeout)}
+	c.fr = gsf.NewFrameReader(&c.rd)
 	c.fr.MaxFrameSize = limit(cfg.maxFrameSize, DefaultClientMaxFrameSize)
 	if c.fr.MaxFrameSize == 0 {
 		c.fr.MaxFrameSize = gsf.MaxFrameLength
 	}
-	c.out = newSender(conn, limit(cfg.writeTimeout, DefaultClientWriteTimeout), int(^uint(0)>>1), nil,
+	queue := limit(cfg.maxQueue, DefaultClientMaxQueueBytes)
+	if queue == 0 {
+		queue = int(^uint(0) >> 1)
+	}
+	c.out = newSender(conn, limit(cfg.writeTimeout, DefaultClientWriteTimeout), queue, nil,
 		func(err error) { c.closeWith(fmt.Errorf("write: %w", err)) })
 	// The writer waits for other callers only when there are some.
 	c.out.shouldYield = func() bool { return c.calls.Load() > 1 }
@@ -169,7 +239,9 @@ var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}
 // response, whose body it decodes into resp (a pointer; nil ignores the body). A response with
 // a non-zero result or app code gives an *Error. Any number of calls may run at once.
 //
-// When ctx ends first, Call returns its error (a response that comes later is dropped). When
+// When ctx ends first, Call returns its error (a response that comes later is dropped). A ctx
+// without a deadline gets the client's call timeout (see WithCallTimeout, default
+// DefaultCallTimeout): a call to a message the server ignores fails with ErrCallTimeout. When
 // the connection closes first, the error wraps ErrClosed.
 func (c *Client) Call(ctx context.Context, class gsf.ServiceClass, msgType int32, req, resp any) error {
 	h := gsf.NewRequest(class, msgType, 0)
@@ -218,7 +290,7 @@ func (c *Client) start(h *gsf.Header, req, resp any, wantMsg bool, mode int) (*c
 	h.RequestID = id
 	b, err := encodeFrame(h, req)
 	if err == nil {
-		err = c.out.enqueue(*b, kindMessage, mode)
+		err = c.enqueue(*b, mode)
 		putBuf(b)
 	}
 	if err != nil {
@@ -236,6 +308,14 @@ func (c *Client) wait(ctx context.Context, class gsf.ServiceClass, msgType, id i
 	select {
 	case <-cl.done:
 	default:
+		var timeout <-chan time.Time
+		if c.callTimeout > 0 {
+			if _, ok := ctx.Deadline(); !ok {
+				t := getTimer(c.callTimeout)
+				defer putTimer(t)
+				timeout = t.C
+			}
+		}
 		select {
 		case <-cl.done:
 		case <-ctx.Done():
@@ -245,6 +325,13 @@ func (c *Client) wait(ctx context.Context, class gsf.ServiceClass, msgType, id i
 				return nil, fmt.Errorf("gsfnet: %s/%s id=%d: %w", class, h.MessageTypeName(), id, ctx.Err())
 			}
 			<-cl.done // the response is being decoded: take it
+		case <-timeout:
+			if c.forget(id, cl) {
+				c.endCall(cl)
+				h := gsf.Header{SvcClass: class, MsgType: msgType}
+				return nil, fmt.Errorf("gsfnet: %s/%s id=%d: %w (%v)", class, h.MessageTypeName(), id, ErrCallTimeout, c.callTimeout)
+			}
+			<-cl.done
 		}
 	}
 	msg, err := cl.msg, cl.err
@@ -355,8 +442,17 @@ func (c *Client) Send(h gsf.Header, body any) error {
 	if err != nil {
 		return err
 	}
-	err = c.out.enqueue(*b, kindMessage, sendWake)
+	err = c.enqueue(*b, sendWake)
 	putBuf(b)
+	return err
+}
+
+// enqueue queues a frame for the writer.
+func (c *Client) enqueue(frame []byte, mode int) error {
+	err := c.out.enqueue(frame, kindMessage, mode)
+	if err == ErrSlowConsumer {
+		return fmt.Errorf("%w: %d bytes wait to be written to a server that does not read", ErrQueueFull, c.out.limit)
+	}
 	return err
 }
 
@@ -422,6 +518,7 @@ func (c *Client) readLoop() error {
 	for {
 		var err error
 		m, err = gsf.ReadMessage(c.fr)
+		c.rd.frameDone()
 		if err != nil {
 			c.mu.Lock()
 			closed := c.err != nil
@@ -469,7 +566,7 @@ func (c *Client) complete(m *gsf.Message) {
 	case m.Header.ResultCode != 0 || m.Header.AppCode != 0:
 		cl.err = ResponseError(&m.Header)
 	case cl.resp != nil:
-		if err := m.Body.Decode(cl.resp); err != nil {
+		if err := m.Body.DecodeWith(c.decodeOpts, cl.resp); err != nil {
 			cl.err = fmt.Errorf("gsfnet: decode the response body of %s: %w", &m.Header, err)
 		}
 	}

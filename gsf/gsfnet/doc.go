@@ -36,7 +36,13 @@
 // Every limit has a default that is safe to face the Internet with: frames are checked against
 // MaxFrameSize before anything is allocated for them, frames must arrive within ReadTimeout,
 // silent clients are dropped after IdleTimeout, writes time out after WriteTimeout, and
-// MaxConns and MaxInFlight bound connections and concurrent handlers.
+// MaxConns and MaxInFlight bound connections and concurrent handlers. The buffers of frames
+// being received grow with the bytes that arrive, and beyond 4 KiB per connection they share
+// MaxBufferedBytes (64 MiB): clients that send the first part of large frames and then nothing
+// cannot make the server hold more. A handler's context has a deadline (HandlerTimeout), and
+// typed handlers decode with Server.DecodeOptions. MaxConnsPerIP and AcceptRate are there for
+// operators who need them, off by default. Refused connections and protocol errors are counted
+// (Server.Refusals) and logged at most once a second per reason.
 //
 // Each connection has its own writer goroutine and a bounded outgoing queue, so that sending
 // never blocks on the network: a client that does not read cannot hold up the notifies of
@@ -54,7 +60,13 @@
 // Calls are matched to responses by request id, so many may be in flight at once; the
 // requests of concurrent calls go out in one write. Call honours the context's deadline and
 // cancellation, returns an *Error for an error response, and an error wrapping ErrClosed
-// when the connection closes.
+// when the connection closes. A context without a deadline gets the client's call timeout
+// (DefaultCallTimeout, 30 s; WithCallTimeout): a call to a message the server ignores fails
+// with ErrCallTimeout rather than waiting forever. The client closes a connection on which
+// calls wait and the server sends nothing for the idle timeout (DefaultClientIdleTimeout),
+// or a frame stops half-way for the read timeout (DefaultClientReadTimeout), and its outgoing
+// queue is bounded (DefaultClientMaxQueueBytes; a message that finds it full gets
+// ErrQueueFull).
 //
 // Go pipelines: it starts a call and returns a Pending whose Wait collects the response.
 // The requests of Go calls made in a row go out in one write, and the server answers such a

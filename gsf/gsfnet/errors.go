@@ -1,8 +1,10 @@
 package gsfnet
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -20,8 +22,10 @@ var (
 	// connection the peer closed).
 	ErrClosed = errors.New("gsfnet: connection closed")
 	// ErrQueueFull reports a discardable message that was dropped because the session's
-	// outgoing queue was full (see Server.MaxQueueBytes). The session stays open.
-	ErrQueueFull = errors.New("gsfnet: outgoing queue full, discardable message dropped")
+	// outgoing queue was full (see Server.MaxQueueBytes), or a client's message that was not
+	// sent because the client's outgoing queue was full (see WithMaxQueueBytes). The session or
+	// client stays open.
+	ErrQueueFull = errors.New("gsfnet: outgoing queue full, message not sent")
 	// ErrSlowConsumer is the cause of a session that was closed because its peer did not read
 	// fast enough: a message that may not be dropped found the outgoing queue full.
 	ErrSlowConsumer = errors.New("gsfnet: peer too slow, outgoing queue full")
@@ -31,6 +35,14 @@ var (
 	// ErrNoResponse is returned by a handler that wants no response sent for a request, as the
 	// reference server does for a handler that writes nothing.
 	ErrNoResponse = errors.New("gsfnet: no response")
+	// ErrCallTimeout reports a call that had no response within the client's call timeout
+	// (see WithCallTimeout): a call whose context has no deadline of its own gets one. It
+	// wraps context.DeadlineExceeded.
+	ErrCallTimeout = fmt.Errorf("gsfnet: no response within the call timeout: %w", context.DeadlineExceeded)
+	// ErrIdleTimeout is the cause of a client connection that was closed because calls waited
+	// for their responses and the server sent nothing for the idle timeout (see
+	// WithIdleTimeout). It wraps os.ErrDeadlineExceeded.
+	ErrIdleTimeout = fmt.Errorf("gsfnet: the server sent nothing while calls waited: %w", os.ErrDeadlineExceeded)
 )
 
 // Error is an error response: the result code, app code and app string of a response header.

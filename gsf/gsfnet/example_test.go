@@ -249,3 +249,33 @@ func ExampleClient_Go() {
 	// DUPLICATE_NICKNAME
 	// <nil>
 }
+
+// Limits for a server on the Internet, and a client's call timeout: a call to a message the
+// server ignores (as the reference server does) fails after the call timeout instead of
+// waiting forever.
+func ExampleWithCallTimeout() {
+	srv := &gsfnet.Server{
+		Handler:          gsfnet.NewMux(),
+		MaxConnsPerIP:    50,                   // off by default: players behind one NAT share an address
+		AcceptRate:       200,                  // new connections per second, off by default
+		AcceptBurst:      1000,                 //
+		MaxBufferedBytes: 32 << 20,             // partial frames of all connections, beyond 4 KiB each
+		HandlerTimeout:   5 * time.Second,      // the deadline of each handler's context
+		UnknownPolicy:    gsfnet.UnknownIgnore, // send nothing for unknown messages
+	}
+	addr := start(srv)
+	defer srv.Close()
+
+	c, err := gsfnet.Dial(context.Background(), addr, gsfnet.WithCallTimeout(50*time.Millisecond))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	err = c.Call(context.Background(), gsf.SvcUserServer, 9999, nil, nil)
+	fmt.Println(errors.Is(err, gsfnet.ErrCallTimeout), errors.Is(err, context.DeadlineExceeded))
+	fmt.Println("refused so far:", srv.Refusals().MaxConns+srv.Refusals().PerIP+srv.Refusals().AcceptRate)
+	// Output:
+	// true true
+	// refused so far: 0
+}

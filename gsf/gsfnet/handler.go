@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/gsf"
 )
 
@@ -34,7 +35,8 @@ import (
 // answered like an error, and the connection and the server go on.
 //
 // The context is canceled when the connection closes (it is not canceled by a graceful
-// Shutdown, which waits for handlers). The Request and its body must not be used after
+// Shutdown, which waits for handlers), and its deadline is Server.HandlerTimeout after the
+// message was read. The Request and its body must not be used after
 // ServeGSF returns.
 type Handler interface {
 	ServeGSF(ctx context.Context, r *Request) (body any, err error)
@@ -64,17 +66,19 @@ type Request struct {
 type request struct {
 	Request
 	ctx reqContext
-	buf *[]byte // the frame that Body aliases, returned to the pool after the handler
+	buf *[]byte // the frame that Body aliases, returned to the pool after the handler (freeBuf)
 
 	prev, done chan struct{} // the order of notifies (see Session.handle)
 	gen        uint64        // the generation of the reader goroutine that read it
 }
 
-// reqContext is the context of one handler call: the session's context, and the Request for
-// RequestFromContext.
+// reqContext is the context of one handler call: the session's context, the Request for
+// RequestFromContext, and the deadline of Server.HandlerTimeout (see deadline.go).
 type reqContext struct {
 	context.Context
-	r *Request
+	r        *Request
+	deadline int64                         // Unix nanoseconds; 0: none
+	dl       atomic.Pointer[deadlineState] // made by the first Done when there is a deadline
 }
 
 type requestKey struct{}
@@ -197,7 +201,11 @@ func (m *Mux) ServeGSF(ctx context.Context, r *Request) (any, error) {
 func Typed[Req, Resp any](f func(ctx context.Context, s *Session, req *Req) (*Resp, error)) Handler {
 	return HandlerFunc(func(ctx context.Context, r *Request) (any, error) {
 		req := new(Req)
-		if err := r.Body.Decode(req); err != nil {
+		var opts bitproto.DecodeOptions
+		if r.Session != nil {
+			opts = r.Session.srv.DecodeOptions
+		}
+		if err := r.Body.DecodeWith(opts, req); err != nil {
 			return nil, &Error{ResultCode: gsf.ResultSerialize, AppCode: gsf.AppInput,
 				AppString: "malformed request body", Err: fmt.Errorf("gsfnet: decode %s/%s body: %w", r.Header.SvcClass, r.Header.MessageTypeName(), err)}
 		}

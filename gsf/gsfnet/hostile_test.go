@@ -16,8 +16,8 @@ import (
 	"github.com/gamewire/gamewire/gsf"
 )
 
-// TestGarbage sends bytes that are not GSF: each connection is closed, the server logs a
-// protocol error, and a client connected all along is served.
+// TestGarbage sends bytes that are not GSF: each connection is closed, the server counts and
+// logs a protocol error, and a client connected all along is served.
 func TestGarbage(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
@@ -55,7 +55,11 @@ func TestGarbage(t *testing.T) {
 			e.echo(good, "after "+tc.name)
 		})
 	}
-	if logs := e.logs.String(); strings.Count(logs, "protocol error") < 7 {
+	// Counted one by one, logged at most once a second.
+	if n := e.srv.Refusals().ProtocolErrors; n != 8 {
+		t.Errorf("%d protocol errors counted, want 8 (one per case)", n)
+	}
+	if logs := e.logs.String(); !strings.Contains(logs, "protocol error") {
 		t.Errorf("protocol errors are not logged:\n%s", logs)
 	}
 	e.checkServes()

@@ -295,7 +295,7 @@ func TestWaitDoesNotBlockOnWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(conn, WithWriteTimeout(time.Minute))
+	c := NewClient(conn, WithWriteTimeout(time.Minute), WithMaxQueueBytes(-1))
 	defer c.Close()
 	server := <-accepted
 	defer server.Close()

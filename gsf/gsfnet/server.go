@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/gsf"
 )
 
@@ -27,6 +28,10 @@ const (
 	DefaultMaxConns      = 10_000
 	DefaultMaxInFlight   = 64
 	DefaultMaxQueueBytes = 1 << 20
+	// DefaultMaxBufferedBytes is the default of Server.MaxBufferedBytes.
+	DefaultMaxBufferedBytes = 64 << 20
+	// DefaultHandlerTimeout is the default of Server.HandlerTimeout.
+	DefaultHandlerTimeout = time.Minute
 )
 
 // UnknownPolicy says how the server answers a message that no handler takes (the handler
@@ -85,8 +90,9 @@ func (p UnknownPolicy) String() string {
 // whatever the reason (the client closed its side, a timeout, a protocol error, Shutdown), the
 // messages already read are handled and answered before the connection closes.
 //
-// The zero value of each field but Handler selects a default; a negative value disables a
-// limit or timeout. The fields must not be changed once the server runs.
+// The zero value of each field but Handler selects a default (MaxConnsPerIP and AcceptRate,
+// which few servers need, are off at zero); a negative value disables a limit or timeout.
+// The fields must not be changed once the server runs.
 type Server struct {
 	// Addr is the TCP address ListenAndServe listens on (default DefaultAddr).
 	Addr string
@@ -113,6 +119,27 @@ type Server struct {
 	// MaxConns limits the number of open connections (default DefaultMaxConns). Connections
 	// beyond it are accepted and closed at once.
 	MaxConns int
+	// MaxConnsPerIP limits the open connections from one IP address; connections beyond it
+	// are accepted and closed at once. 0 (the default) sets no limit: players behind one NAT
+	// share an address.
+	MaxConnsPerIP int
+	// AcceptRate limits the connections the server takes per second, with bursts of up to
+	// AcceptBurst (at least 1); connections beyond it are accepted and closed at once. 0 (the
+	// default) sets no limit.
+	AcceptRate  float64
+	AcceptBurst int
+	// MaxBufferedBytes limits the memory that all connections together hold in buffers for
+	// the frames they are receiving, beyond the first gsf.BaseBufferSize (4 KiB) of each, and
+	// in the copies of frames larger than 4 KiB that are being handled (default
+	// DefaultMaxBufferedBytes). A connection whose frame needs more than is left is closed,
+	// once the messages read before are answered. Clients that send the first part of large
+	// frames and then nothing hold this memory until ReadTimeout closes them; the limit keeps
+	// them from holding more: 10 000 connections holding most of a 64 KiB frame each would
+	// hold 680 MiB. With the defaults, received frames take at most MaxConns × 4 KiB +
+	// MaxBufferedBytes (40 MiB + 64 MiB) while they are read, and MaxConns × MaxInFlight ×
+	// 4 KiB more (2.5 GiB) if every connection has MaxInFlight small requests held by slow
+	// handlers; lower MaxInFlight to lower that.
+	MaxBufferedBytes int
 	// MaxInFlight limits the messages of one connection being handled or waiting for their
 	// response to be written (default DefaultMaxInFlight). 1 handles a connection's messages
 	// strictly one after the other, as the reference server does.
@@ -123,6 +150,13 @@ type Server struct {
 	// the session is closed with ErrSlowConsumer: a client that cannot keep up would only see
 	// an ever older state. Responses are never dropped: there are at most MaxInFlight of them.
 	MaxQueueBytes int
+	// HandlerTimeout is the time a handler's context gives it: the context's deadline is
+	// HandlerTimeout after the message was read (default DefaultHandlerTimeout). A handler
+	// that does not heed its context still holds its in-flight slot until it returns.
+	HandlerTimeout time.Duration
+	// DecodeOptions are the bitproto options that typed handlers (Typed, Handle) decode
+	// request bodies with; the zero value uses bitproto's defaults.
+	DecodeOptions bitproto.DecodeOptions
 	// UnknownPolicy says how to answer messages that no handler takes (default UnknownIgnore,
 	// as the reference does).
 	UnknownPolicy UnknownPolicy
@@ -149,8 +183,9 @@ type Server struct {
 	shutdown  bool
 	cluster   clusterState
 
-	rejected      atomic.Int64 // connections refused since the last log
-	lastRejectLog atomic.Int64
+	refusals  [numRefusals]refusalLog
+	admission admission
+	budget    *gsf.BufferBudget
 }
 
 var sessionIDs atomic.Uint64
@@ -241,17 +276,33 @@ func (srv *Server) Serve(l net.Listener) error {
 	}
 }
 
-// newSession registers a session for c, or closes c and returns nil when the server is full
-// or shutting down.
+// newSession registers a session for c, or closes c and returns nil when the server is full,
+// a limit on new connections refuses it, or the server is shutting down.
 func (srv *Server) newSession(c net.Conn) *Session {
 	maxConns := limit(srv.MaxConns, DefaultMaxConns)
+	if !srv.acceptRateOK() {
+		_ = c.Close()
+		srv.refuse(refuseAcceptRate, "remote", c.RemoteAddr().String())
+		return nil
+	}
+	ip := ""
+	if srv.MaxConnsPerIP > 0 {
+		ip = ipOf(c)
+	}
 	srv.mu.Lock()
-	if srv.shutdown || (maxConns > 0 && len(srv.sessions) >= maxConns) {
-		shutdown := srv.shutdown
+	reason := -1
+	switch {
+	case srv.shutdown:
+	case maxConns > 0 && len(srv.sessions) >= maxConns:
+		reason = refuseMaxConns
+	case srv.MaxConnsPerIP > 0 && srv.admission.perIP[ip] >= srv.MaxConnsPerIP:
+		reason = refusePerIP
+	}
+	if srv.shutdown || reason >= 0 {
 		srv.mu.Unlock()
 		_ = c.Close()
-		if !shutdown {
-			srv.logRejected()
+		if reason >= 0 {
+			srv.refuse(reason, "remote", c.RemoteAddr().String())
 		}
 		return nil
 	}
@@ -261,16 +312,18 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Session{
-		srv:         srv,
-		conn:        c,
-		id:          sessionIDs.Add(1),
-		ctx:         ctx,
-		cancel:      cancel,
-		sem:         make(chan struct{}, inFlight),
-		idleTimeout: limit(srv.IdleTimeout, DefaultIdleTimeout),
-		readTimeout: limit(srv.ReadTimeout, DefaultReadTimeout),
-		done:        make(chan struct{}),
-		writerDone:  make(chan struct{}),
+		srv:            srv,
+		conn:           c,
+		id:             sessionIDs.Add(1),
+		ip:             ip,
+		ctx:            ctx,
+		cancel:         cancel,
+		sem:            make(chan struct{}, inFlight),
+		idleTimeout:    limit(srv.IdleTimeout, DefaultIdleTimeout),
+		readTimeout:    limit(srv.ReadTimeout, DefaultReadTimeout),
+		handlerTimeout: limit(srv.HandlerTimeout, DefaultHandlerTimeout),
+		done:           make(chan struct{}),
+		writerDone:     make(chan struct{}),
 	}
 	queue := limit(srv.MaxQueueBytes, DefaultMaxQueueBytes)
 	if queue == 0 {
@@ -285,24 +338,24 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	if s.fr.MaxFrameSize == 0 {
 		s.fr.MaxFrameSize = gsf.MaxFrameLength
 	}
+	if srv.budget == nil {
+		if b := limit(srv.MaxBufferedBytes, DefaultMaxBufferedBytes); b > 0 {
+			srv.budget = gsf.NewBufferBudget(int64(b))
+		}
+	}
+	s.fr.Budget = srv.budget
 	if srv.sessions == nil {
 		srv.sessions = make(map[*Session]struct{})
 	}
 	srv.sessions[s] = struct{}{}
+	if srv.MaxConnsPerIP > 0 {
+		if srv.admission.perIP == nil {
+			srv.admission.perIP = make(map[string]int)
+		}
+		srv.admission.perIP[ip]++
+	}
 	srv.mu.Unlock()
 	return s
-}
-
-// logRejected logs refused connections, at most once a second.
-func (srv *Server) logRejected() {
-	n := srv.rejected.Add(1)
-	now := time.Now().UnixNano()
-	last := srv.lastRejectLog.Load()
-	if now-last < int64(time.Second) || !srv.lastRejectLog.CompareAndSwap(last, now) {
-		return
-	}
-	srv.rejected.Add(-n)
-	srv.logger().Warn("gsfnet: MaxConns reached, refusing connections", "refused", n, "maxConns", limit(srv.MaxConns, DefaultMaxConns))
 }
 
 func (srv *Server) isShutdown() bool {
@@ -334,6 +387,7 @@ func (srv *Server) Shutdown(ctx context.Context) error {
 		s.drain()
 	}
 	srv.mu.Unlock()
+	defer srv.flushRefusals()
 	wait := time.Millisecond
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -354,6 +408,7 @@ func (srv *Server) Shutdown(ctx context.Context) error {
 // Close closes the listeners and every connection at once: handlers' contexts are canceled,
 // and responses not written yet are lost. Use Shutdown to stop gracefully.
 func (srv *Server) Close() error {
+	defer srv.flushRefusals()
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	srv.shutdown = true
@@ -424,11 +479,14 @@ func (s *Session) end(err error) {
 		log.Debug("gsfnet: connection ends", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		log.Debug("gsfnet: read timeout", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
+	case errors.Is(err, gsf.ErrBufferBudget):
+		srv.refuse(refuseBudget, "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
 	case isProtocolError(err):
-		log.Warn("gsfnet: protocol error, closing the connection", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
+		srv.refuse(refuseProtocol, "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
 	default:
 		log.Debug("gsfnet: connection ends", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
 	}
+	s.fr.ReleaseBuffer() // reading has ended
 	s.handlers.Wait()
 	s.out.finish(closedError(err))
 	<-s.writerDone
@@ -440,6 +498,13 @@ func (s *Session) end(err error) {
 	}
 	srv.mu.Lock()
 	delete(srv.sessions, s)
+	if srv.MaxConnsPerIP > 0 {
+		if n := srv.admission.perIP[s.ip] - 1; n > 0 {
+			srv.admission.perIP[s.ip] = n
+		} else {
+			delete(srv.admission.perIP, s.ip)
+		}
+	}
 	srv.mu.Unlock()
 }
 
@@ -518,7 +583,7 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			// Clients send requests and notifies; the reference has no use for a response
 			// from a client either.
 			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
-			putBuf(r.buf)
+			s.freeBuf(r.buf)
 			<-s.sem
 			continue
 		}
@@ -591,14 +656,34 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 		putBuf(b)
 		return nil, err
 	}
+	// A large frame's copy shares the buffer budget with the frames being received while the
+	// request holds it.
+	if budget := s.fr.Budget; budget != nil && len(frame) > gsf.BaseBufferSize {
+		if err := budget.Acquire(len(frame)); err != nil {
+			putBuf(b)
+			return nil, err
+		}
+	}
 	m, _, err := gsf.ConsumeMessage(frame)
 	if err != nil {
-		putBuf(b)
+		s.freeBuf(b)
 		return nil, &messageError{err}
 	}
 	r := &request{Request: Request{Header: m.Header, Body: m.Body, Session: s}, buf: b}
-	r.ctx = reqContext{Context: s.ctx, r: &r.Request}
+	r.ctx.Context, r.ctx.r = s.ctx, &r.Request
+	if s.handlerTimeout > 0 {
+		r.ctx.deadline = time.Now().Add(s.handlerTimeout).UnixNano()
+	}
 	return r, nil
+}
+
+// freeBuf puts a request's frame buffer back, and gives back what newRequest charged for it
+// to the buffer budget: the frame's length, when it is larger than gsf.BaseBufferSize.
+func (s *Session) freeBuf(b *[]byte) {
+	if n := len(*b); n > gsf.BaseBufferSize && s.fr.Budget != nil {
+		s.fr.Budget.Release(n)
+	}
+	putBuf(b)
 }
 
 // handle runs the handler of one message and queues its response. r.prev and r.done order the
@@ -613,7 +698,8 @@ func (s *Session) handle(r *request) {
 		<-prev
 	}
 	queued := s.respond(r)
-	putBuf(r.buf)
+	r.ctx.release()
+	s.freeBuf(r.buf)
 	if !queued {
 		<-s.sem
 	}

@@ -17,6 +17,7 @@ type Session struct {
 	srv    *Server
 	conn   net.Conn
 	id     uint64
+	ip     string // the client's IP, when MaxConnsPerIP is set
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	out    *sender
@@ -33,6 +34,7 @@ type Session struct {
 
 	// Read deadlines. frameStart is used by the reader goroutine only.
 	idleTimeout, readTimeout time.Duration
+	handlerTimeout           time.Duration
 	frameStart               time.Time
 	rdeadline                time.Time  // the read deadline set last; reader goroutine only
 	rmu                      sync.Mutex // draining and the deadline it sets
