@@ -214,3 +214,40 @@ func benchDictKeys(b *testing.B, d Dialect) {
 		}
 	}
 }
+
+// nestedKeyDicts encodes levels Dictionaries of 9 entries each, the first key of each being the
+// next Dictionary: every level hashes its keys, so that without remembering the hashes of the
+// Dictionaries nested in keys, the innermost would be hashed once per level.
+func nestedKeyDicts(d Dialect, levels int) []byte {
+	null := header(d, TypeNil, 0)
+	var rest []byte // the entries 1: null … 8: null
+	for i := range uint32(8) {
+		rest = append(append(rest, u32(header(d, TypeInt, 0), i+1)...), null...)
+	}
+	data := dictOf(d, 0, nil)
+	for range levels {
+		data = dictOf(d, 9, append(append(data, null...), rest...))
+	}
+	return data
+}
+
+// Dictionaries nested in the keys of Dictionaries nested in keys, 1 000 levels deep, decode in
+// time linear in their size too.
+func TestDictionaryKeysNestedLinear(t *testing.T) {
+	const factor = 20
+	o := DecOptions{Dialect: Godot4}
+	data := nestedKeyDicts(Godot4, 1000)
+	base := keyDict(t, Godot4, func(i int) any { return int64(i) }, len(data)/16)
+	var took, limit time.Duration
+	for range 4 {
+		perByte := float64(decodeTime(t, o, base, 3)) / float64(len(base))
+		limit = time.Duration(factor * perByte * float64(len(data)))
+		if took = decodeTime(t, o, data, 2); took <= limit || took > 50*limit {
+			break
+		}
+	}
+	t.Logf("%d bytes: %v, limit %v", len(data), took, limit)
+	if took > limit {
+		t.Errorf("1 000 levels of Dictionaries in keys (%d bytes) took %v, more than %d× int keys per byte (%v)", len(data), took, factor, limit/factor)
+	}
+}
