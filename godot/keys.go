@@ -9,7 +9,7 @@ import (
 
 // KeyEqual reports whether Godot 4 treats a and b as the same Dictionary key; it is
 // [Godot4].KeyEqual. See [Dialect.KeyEqual] for the rules.
-func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0) }
+func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0, nil) }
 
 // KeyEqual reports whether the dialect's engine treats a and b as the same Dictionary key, the
 // comparison its Dictionary makes when a key is stored or looked up.
@@ -30,9 +30,9 @@ func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0) }
 // as "[Deleted Object]": null, as [EncOptions.Append] does).
 func (d Dialect) KeyEqual(a, b any) bool {
 	if d == Godot3 {
-		return keyEqual(a, b, keyGodot3|keyStringLike, 0)
+		return keyEqual(a, b, keyGodot3|keyStringLike, 0, nil)
 	}
-	return keyEqual(a, b, keyStringLike, 0)
+	return keyEqual(a, b, keyStringLike, 0, nil)
 }
 
 // keyMode selects the rules of keyEqual.
@@ -51,8 +51,9 @@ const (
 	keyStringLike
 )
 
-// keyEqual implements KeyEqual under the given rules.
-func keyEqual(a, b any, m keyMode, depth int) bool {
+// keyEqual implements KeyEqual under the given rules. kh, if not nil, is the hasher of the
+// Dictionaries being decoded, whose key indexes make comparing two large Dictionaries linear.
+func keyEqual(a, b any, m keyMode, depth int, kh *keyHasher) bool {
 	if depth > DefaultMaxDepth {
 		return false
 	}
@@ -96,15 +97,15 @@ func keyEqual(a, b any, m keyMode, depth int) bool {
 		if m&keyGodot3 != 0 {
 			return a == b
 		}
-		return dictEqual(a, b, inner, depth)
+		return dictEqual(a, b, inner, depth, kh)
 	case Dictionary:
 		b, ok := b.(Dictionary)
-		return ok && m&keyGodot3 == 0 && dictEqual(&a, &b, inner, depth)
+		return ok && m&keyGodot3 == 0 && dictEqual(&a, &b, inner, depth, kh)
 	case []any, *TypedArray, TypedArray:
 		// Arrays compare their elements, whether typed or not (Array[int]([]) equals []).
 		av, _ := arrayValues(a)
 		bv, ok := arrayValues(b)
-		return ok && slices.EqualFunc(av, bv, func(x, y any) bool { return keyEqual(x, y, inner, depth+1) })
+		return ok && slices.EqualFunc(av, bv, func(x, y any) bool { return keyEqual(x, y, inner, depth+1, kh) })
 	case NodePath:
 		b, ok := b.(NodePath)
 		return ok && a.Absolute == b.Absolute && slices.Equal(a.Names, b.Names) && slices.Equal(a.SubNames, b.SubNames)
@@ -237,23 +238,47 @@ func mathEqual(a, b any) bool {
 }
 
 // dictEqual compares two Dictionaries as Godot 4 does: same size, and every key of a is in b with
-// an equal value. Keys compare as keys (a String equals a StringName), values strictly.
-func dictEqual(a, b *Dictionary, m keyMode, depth int) bool {
+// an equal value. Keys compare as keys (a String equals a StringName), values strictly. Large
+// Dictionaries are compared through an index of b's keys (the one made when b was decoded, if kh
+// has it), so that the comparison is linear in their size.
+func dictEqual(a, b *Dictionary, m keyMode, depth int, kh *keyHasher) bool {
 	if a == b {
 		return true
 	}
 	if a == nil || b == nil || len(a.Entries) != len(b.Entries) {
 		return false
 	}
-	for _, e := range a.Entries {
-		found := false
-		for _, f := range b.Entries {
-			if keyEqual(e.Key, f.Key, m|keyStringLike, depth+1) {
-				found = keyEqual(e.Value, f.Value, m, depth+1)
-				break
+	if len(a.Entries) <= linearKeys {
+		for _, e := range a.Entries {
+			found := false
+			for _, f := range b.Entries {
+				if keyEqual(e.Key, f.Key, m|keyStringLike, depth+1, kh) {
+					found = keyEqual(e.Value, f.Value, m, depth+1, kh)
+					break
+				}
+			}
+			if !found {
+				return false
 			}
 		}
-		if !found {
+		return true
+	}
+	var x *keyIndex
+	if kh != nil {
+		x = kh.indexes[b]
+	}
+	if x == nil {
+		// Not a Dictionary decoded with kh: index b's keys now, with the rules of m.
+		x = &keyIndex{h: &keyHasher{seed: maphash.MakeSeed(), g3: m&keyGodot3 != 0, fresh: m&keyFresh != 0}}
+		x.rebuild(b, 2*len(b.Entries))
+	}
+	for _, e := range a.Entries {
+		h, ok := x.h.hash(e.Key)
+		if !ok {
+			return false // e.Key equals no key
+		}
+		i := x.find(b, e.Key, h, m|keyStringLike, depth+1)
+		if i < 0 || !keyEqual(e.Value, b.Entries[i].Value, m, depth+1, kh) {
 			return false
 		}
 	}
@@ -295,7 +320,7 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 	}
 	if len(d.Entries) < linearKeys {
 		for i := range d.Entries {
-			if keyEqual(d.Entries[i].Key, k, m, 0) {
+			if keyEqual(d.Entries[i].Key, k, m, 0, *kh) {
 				d.Entries[i].Value = v
 				return
 			}
@@ -311,6 +336,11 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 		x = &keyIndex{h: *kh}
 		x.rebuild(d, 2*cap(d.Entries))
 		*idx = x
+		// Kept for comparing d with another Dictionary, should both be keys (dictEqual).
+		if x.h.indexes == nil {
+			x.h.indexes = make(map[*Dictionary]*keyIndex)
+		}
+		x.h.indexes[d] = x
 	}
 	h, ok := x.h.hash(k)
 	if !ok {
@@ -319,7 +349,7 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 		d.Entries = append(d.Entries, Entry{k, v})
 		return
 	}
-	if i := x.find(d, k, h, m); i >= 0 {
+	if i := x.find(d, k, h, m, 0); i >= 0 {
 		d.Entries[i].Value = v
 		return
 	}
@@ -370,15 +400,16 @@ func (x *keyIndex) insert(h uint64, i int) {
 	}
 }
 
-// find returns the index of the entry whose key equals k (of hash h), or -1.
-func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode) int {
+// find returns the index of the entry whose key equals k (of hash h), or -1; depth is k's, as for
+// keyEqual.
+func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode, depth int) int {
 	mask := uint64(len(x.slots) - 1)
 	for s := h & mask; x.slots[s] != 0; s = (s + 1) & mask {
 		e := x.slots[s]
 		if e>>32 != h>>32 {
 			continue
 		}
-		if i := int(uint32(e)) - 1; keyEqual(d.Entries[i].Key, k, m, 0) {
+		if i := int(uint32(e)) - 1; keyEqual(d.Entries[i].Key, k, m, depth, x.h) {
 			return i
 		}
 	}
@@ -391,10 +422,15 @@ func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode) int {
 // that Dictionaries nested in the keys of Dictionaries nested in keys are hashed once, not once
 // per level.
 type keyHasher struct {
-	seed  maphash.Seed
-	g3    bool
+	seed maphash.Seed
+	g3   bool
+	// fresh says that the keys were just decoded (keyFresh): every object in them is a new one,
+	// equal to no other.
+	fresh bool
 	memo  map[*Dictionary]keyHash
-	comps [16]float64 // scratch for math values
+	// indexes holds the key index of each Dictionary decoded with this hasher that has one.
+	indexes map[*Dictionary]*keyIndex
+	comps   [16]float64 // scratch for math values
 }
 
 type keyHash struct {
@@ -403,7 +439,7 @@ type keyHash struct {
 }
 
 func newKeyHasher(dl Dialect) *keyHasher {
-	return &keyHasher{seed: maphash.MakeSeed(), g3: dl == Godot3}
+	return &keyHasher{seed: maphash.MakeSeed(), g3: dl == Godot3, fresh: true}
 }
 
 // Tags written before a value of each kind, so that values of types that are never equal hash
@@ -422,9 +458,9 @@ const (
 )
 
 // hash returns the hash of key k, and false if k equals no key at all, not even itself: a key that
-// holds an object decoded from the input (every one is a new object, which the engine compares by
-// identity), a Godot 3 Dictionary (also compared by identity), a Godot 3 PoolRealArray holding a
-// NaN, or values nested deeper than keyEqual looks.
+// holds an object decoded from the input (if fresh: every one is a new object, which the engine
+// compares by identity), a Godot 3 Dictionary (also compared by identity), a Godot 3 PoolRealArray
+// holding a NaN, or values nested deeper than keyEqual looks.
 func (kh *keyHasher) hash(k any) (uint64, bool) {
 	switch k := k.(type) {
 	case int64:
@@ -493,15 +529,25 @@ func (kh *keyHasher) write(h *maphash.Hash, k any, depth int) bool {
 		writeLen(h, len(k))
 		h.WriteString(string(k))
 	case ObjectID:
-		return false // a decoded object: equal to no other (keyFresh)
+		if kh.fresh {
+			return false // a decoded object: equal to no other (keyFresh)
+		}
+		h.WriteByte(byte(TypeObject))
+		maphash.WriteComparable(h, k)
 	case *Object:
-		if k != nil {
+		if k != nil && kh.fresh {
 			return false // compared by identity, and every decoded one is new
 		}
 		h.WriteByte(tagObject)
+		maphash.WriteComparable(h, k)
 	case *Dictionary:
 		if k != nil && kh.g3 {
-			return false // compared by identity, and every decoded one is new
+			if kh.fresh {
+				return false // compared by identity, and every decoded one is new
+			}
+			h.WriteByte(tagDict)
+			maphash.WriteComparable(h, k)
+			return true
 		}
 		return kh.dict(h, k, depth)
 	case Dictionary:

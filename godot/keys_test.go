@@ -126,7 +126,7 @@ func TestDictionaryKeysLinear(t *testing.T) {
 			limit := time.Duration(factor * perByte * float64(len(data)))
 			var took time.Duration
 			for try := range 4 {
-				took = decodeTime(t, o, data, 2)
+				took = decodeTime(t, o, data, 1)
 				if took <= limit || took > 50*limit {
 					break
 				}
@@ -249,5 +249,60 @@ func TestDictionaryKeysNestedLinear(t *testing.T) {
 	t.Logf("%d bytes: %v, limit %v", len(data), took, limit)
 	if took > limit {
 		t.Errorf("1 000 levels of Dictionaries in keys (%d bytes) took %v, more than %d× int keys per byte (%v)", len(data), took, factor, limit/factor)
+	}
+}
+
+// bigDict encodes a Dictionary of n int keys, in reverse order if reversed, with null values.
+func bigDict(d Dialect, n int, reversed bool) []byte {
+	var entries []byte
+	for i := range n {
+		k := i
+		if reversed {
+			k = n - 1 - i
+		}
+		entries = append(append(entries, u32(header(d, TypeInt, 0), uint32(k))...), header(d, TypeNil, 0)...)
+	}
+	return dictOf(d, n, entries)
+}
+
+// Two Dictionary keys of 32 000 entries each, equal but in another order, are compared in linear
+// time (they were compared entry by entry against every entry), and merge; so do they through
+// KeyEqual.
+func TestDictionaryKeysLargeEqual(t *testing.T) {
+	const n, factor = 32_000, 20
+	o := DecOptions{Dialect: Godot4}
+	null := header(Godot4, TypeNil, 0)
+	data := dictOf(Godot4, 2, append(append(append(bigDict(Godot4, n, false), null...),
+		bigDict(Godot4, n, true)...), u32(header(Godot4, TypeInt, 0), 1)...))
+	v, _, err := o.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := v.(*Dictionary); len(d.Entries) != 1 || d.Entries[0].Value != int64(1) {
+		t.Fatalf("two equal Dictionary keys: %d entries", len(d.Entries))
+	}
+	base := bigDict(Godot4, n, false)
+	var took, limit time.Duration
+	for range 4 {
+		perByte := float64(decodeTime(t, o, base, 3)) / float64(len(base))
+		limit = time.Duration(factor * perByte * float64(len(data)))
+		if took = decodeTime(t, o, data, 2); took <= limit || took > 50*limit {
+			break
+		}
+	}
+	t.Logf("%d bytes: %v, limit %v", len(data), took, limit)
+	if took > limit {
+		t.Errorf("two equal Dictionary keys of %d entries (%d bytes) took %v, more than %d× int keys per byte (%v)", n, len(data), took, factor, limit/factor)
+	}
+
+	a, _, _ := o.Decode(bigDict(Godot4, n, false))
+	b, _, _ := o.Decode(bigDict(Godot4, n, true))
+	c, _, _ := o.Decode(bigDict(Godot4, n+1, true))
+	start := time.Now()
+	if !KeyEqual(a, b) || KeyEqual(a, c) {
+		t.Error("KeyEqual of large Dictionaries is wrong")
+	}
+	if e := time.Since(start); e > time.Duration(factor*float64(limit)/float64(len(data))*float64(len(base))) {
+		t.Errorf("KeyEqual of two Dictionaries of %d entries took %v", n, e)
 	}
 }
