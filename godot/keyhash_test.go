@@ -66,7 +66,11 @@ func TestKeyHashAgreesWithKeyEqual(t *testing.T) {
 		hash := godot.NewKeyHashForTest(d)
 		var pool []any
 		for i := range 3000 {
-			v := godottest.Rand(r, godottest.Options{Dialect: d, MaxDepth: 3, MaxLen: 4})
+			maxLen := 4
+			if i%3 == 0 {
+				maxLen = 16 // Dictionaries large enough to be compared through an index
+			}
+			v := godottest.Rand(r, godottest.Options{Dialect: d, MaxDepth: 3, MaxLen: maxLen})
 			data, err := godot.EncOptions{Dialect: d}.Append(nil, v)
 			if err != nil {
 				t.Fatal(err)
@@ -78,7 +82,21 @@ func TestKeyHashAgreesWithKeyEqual(t *testing.T) {
 			}
 			forms := []any{b}
 			if d == godot.Godot4 {
-				forms = append(forms, equalForm(a, true, r))
+				f := equalForm(a, true, r)
+				if !d.KeyEqual(a, f) || !d.KeyEqual(f, a) {
+					t.Fatalf("%s value %d: %#v and its equal form %#v are not equal keys", d, i, a, f)
+				}
+				forms = append(forms, f)
+				if dict, ok := a.(*godot.Dictionary); ok && len(dict.Entries) > 0 {
+					// One value changed: no longer equal.
+					changed := *dict
+					changed.Entries = append([]godot.Entry(nil), dict.Entries...)
+					k := r.IntN(len(changed.Entries))
+					changed.Entries[k].Value = []any{changed.Entries[k].Value}
+					if d.KeyEqual(a, &changed) || d.KeyEqual(&changed, a) {
+						t.Fatalf("%s value %d: %#v equals %#v with a value changed", d, i, a, &changed)
+					}
+				}
 			}
 			for _, f := range forms {
 				if !d.KeyEqual(a, f) {
