@@ -924,17 +924,29 @@ func g3KeyPairs() []g3KeyPair {
 
 // TestGodot3EngineDictionaryKeys: which keys the engine merges when it decodes a Dictionary
 // (`d[key] = value`, so an equal key keeps its place and gets the later value), and what it
-// writes back. Each case is a Dictionary {a: 1, b: 2}, or {a: 1} for the "alone" cases.
+// writes back. Each case is a Dictionary {a: 1, b: 2}, or {a: 1} for the "alone" cases; each is
+// also tried after 10 other keys, where our decoder looks keys up by their hash.
 func TestGodot3EngineDictionaryKeys(t *testing.T) {
 	godot3.Require(t)
 	t.Parallel()
 	pairs := g3KeyPairs()
+	for _, p := range g3KeyPairs() {
+		p.name += " after 10 keys"
+		pairs = append(pairs, p)
+	}
 	enc := godot.EncOptions{Dialect: godot.Godot3}
 	cases := make([]g3EchoCase, len(pairs))
 	for i, p := range pairs {
 		d := &godot.Dictionary{Entries: []godot.Entry{{Key: p.a, Value: int64(1)}, {Key: p.b, Value: int64(2)}}}
-		if strings.HasSuffix(p.name, " alone") {
+		if strings.Contains(p.name, " alone") {
 			d.Entries = d.Entries[:1]
+		}
+		if strings.HasSuffix(p.name, " after 10 keys") {
+			var filler []godot.Entry
+			for k := range 10 {
+				filler = append(filler, godot.Entry{Key: fmt.Sprintf("filler %d", k), Value: nil})
+			}
+			d.Entries = append(filler, d.Entries...)
 		}
 		b, err := enc.Marshal(d)
 		if err != nil {

@@ -1187,6 +1187,7 @@ func g4Hostile() []g4Input {
 		in = append(in, g4Input{name: c.name, objects: c.objects, data: g4hx(c.hex), why: c.why})
 	}
 	in = append(in, g4ConversionCases()...)
+	in = append(in, g4IndexedKeyCases()...)
 	// Nesting: the engine allows 1024 levels below the top-level value.
 	for _, n := range []int{1024, 1025} {
 		in = append(in,
@@ -1391,4 +1392,66 @@ func TestG4SameButObjectIDs(t *testing.T) {
 			t.Errorf("%s: g4SameButObjectIDs = %v, want %v", c.what, got, c.want)
 		}
 	}
+}
+
+// g4IndexedKeyCases are Dictionaries of 10 String keys followed by two keys that the engine may
+// take as one: past 8 keys, our decoder finds an equal key by its hash, which must agree with the
+// engine's equality for every kind of key.
+func g4IndexedKeyCases() []g4Input {
+	nan1, nan2 := math.Float64frombits(0x7ff8000000000001), math.Float64frombits(0xfff8000000000002)
+	f32nan1, f32nan2 := math.Float32frombits(0x7fc00001), math.Float32frombits(0xffc00002)
+	typed := &godot.TypedArray{Elem: godot.ContainerType{Kind: godot.ContainerBuiltin, Builtin: godot.TypeInt}, Values: []any{int64(1)}}
+	pairs := []struct {
+		name string
+		a, b any
+	}{
+		{"String and StringName", "k", godot.StringName("k")},
+		{"+0 and -0", 0.0, math.Copysign(0, -1)},
+		{"two NaNs", nan1, nan2},
+		{"int and float", int64(1), 1.0},
+		{"equal Arrays", []any{int64(1), "a"}, []any{int64(1), "a"}},
+		{"Arrays of String and StringName", []any{"a"}, []any{godot.StringName("a")}},
+		{"Arrays of two NaNs", []any{nan1}, []any{nan2}},
+		{"typed and untyped Array", typed, []any{int64(1)}},
+		{"Dictionaries in another order", godot.NewDictionary(int64(1), int64(2), "x", nil), godot.NewDictionary("x", nil, int64(1), int64(2))},
+		{"Dictionaries with String and StringName keys", godot.NewDictionary("a", int64(1)), godot.NewDictionary(godot.StringName("a"), int64(1))},
+		{"Dictionaries with String and StringName values", godot.NewDictionary(int64(1), "a"), godot.NewDictionary(int64(1), godot.StringName("a"))},
+		{"different Dictionaries", godot.NewDictionary(int64(1), int64(2)), godot.NewDictionary(int64(1), int64(3))},
+		{"equal NodePaths", godot.NodePath{Names: []string{"a", "b"}, SubNames: []string{"c"}}, godot.NodePath{Names: []string{"a", "b"}, SubNames: []string{"c"}}},
+		{"NodePaths absolute and relative", godot.NodePath{Names: []string{"a"}, Absolute: true}, godot.NodePath{Names: []string{"a"}}},
+		{"Vector3s with NaNs", godot.Vector3{X: f32nan1}, godot.Vector3{X: f32nan2}},
+		{"Vector3s +0 and -0", godot.Vector3{}, godot.Vector3{Y: float32(math.Copysign(0, -1))}},
+		{"PackedFloat32Arrays with NaNs", []float32{f32nan1}, []float32{f32nan2}},
+		{"PackedFloat64Arrays +0 and -0", []float64{0}, []float64{math.Copysign(0, -1)}},
+		{"equal PackedByteArrays", []byte{1, 2, 3}, []byte{1, 2, 3}},
+		{"PackedByteArray and PackedInt32Array", []byte{1}, []int32{1}},
+		{"equal PackedStringArrays", []string{"a", ""}, []string{"a", ""}},
+		{"PackedColorArrays with NaNs", []godot.Color{{R: f32nan1}}, []godot.Color{{R: f32nan2}}},
+		{"equal Vector2is", godot.Vector2i{X: 1}, godot.Vector2i{X: 1}},
+		{"equal RIDs", godot.RID(5), godot.RID(5)},
+		{"Callables", godot.Callable{}, godot.Callable{}},
+		{"equal Signals", godot.Signal{Name: "s", Object: 7}, godot.Signal{Name: "s", Object: 7}},
+		{"Arrays of the same NaN", []any{nan1}, []any{nan1}},
+		{"Arrays of +0 and -0", []any{0.0}, []any{math.Copysign(0, -1)}},
+		{"Arrays of Vector2s with NaNs", []any{godot.Vector2{X: f32nan1}}, []any{godot.Vector2{X: f32nan2}}},
+		{"Arrays of PackedFloat64Arrays with NaNs", []any{[]float64{nan1}}, []any{[]float64{nan2}}},
+		{"Dictionaries with the same NaN value", godot.NewDictionary(int64(1), nan1), godot.NewDictionary(int64(1), nan1)},
+		{"Dictionaries with the same NaN key", godot.NewDictionary(nan1, int64(1)), godot.NewDictionary(nan2, int64(1))},
+		{"Arrays of Dictionaries with NaN keys", []any{godot.NewDictionary(nan1, int64(1))}, []any{godot.NewDictionary(nan2, int64(1))}},
+		{"Transform3Ds with NaNs", godot.Transform3D{Origin: godot.Vector3{Z: f32nan1}}, godot.Transform3D{Origin: godot.Vector3{Z: f32nan2}}},
+	}
+	var in []g4Input
+	for _, p := range pairs {
+		d := &godot.Dictionary{}
+		for k := range 10 {
+			d.Entries = append(d.Entries, godot.Entry{Key: fmt.Sprintf("filler %d", k)})
+		}
+		d.Entries = append(d.Entries, godot.Entry{Key: p.a, Value: int64(1)}, godot.Entry{Key: p.b, Value: int64(2)})
+		data, err := g4Enc.Marshal(d)
+		if err != nil {
+			panic(fmt.Sprintf("%s: %v", p.name, err))
+		}
+		in = append(in, g4Input{name: "Dictionary key after 10 others: " + p.name, data: data})
+	}
+	return in
 }

@@ -9,9 +9,10 @@ import (
 	"github.com/gamewire/gamewire/godot/godottest"
 )
 
-// equalForm returns a value that the engine takes as the same key as v but that differs from it:
-// a String for a StringName and back (at the top only, where Godot 4 merges them), -0 for 0, and
-// another NaN for a NaN, at every depth.
+// equalForm returns a value that Godot 4 takes as the same key as v but that differs from it: a
+// String for a StringName and back (where keys are compared: at the top and as the keys of
+// Dictionaries), -0 for 0 at every depth, and another NaN for a NaN where keys are compared (an
+// Array element or a Dictionary value that is NaN equals nothing).
 func equalForm(v any, top bool, r *rand.Rand) any {
 	nan64 := func() float64 { return math.Float64frombits(0x7FF0000000000001 | r.Uint64()&0x000FFFFFFFFFFFFF) }
 	switch v := v.(type) {
@@ -27,7 +28,7 @@ func equalForm(v any, top bool, r *rand.Rand) any {
 		if v == 0 {
 			return math.Copysign(0, -math.Copysign(1, v))
 		}
-		if v != v {
+		if v != v && top {
 			return nan64()
 		}
 	case []any:
@@ -44,8 +45,7 @@ func equalForm(v any, top bool, r *rand.Rand) any {
 		out := *v
 		out.Entries = make([]godot.Entry, len(v.Entries))
 		for i, e := range v.Entries {
-			// Reversed: a Dictionary's order does not matter to its equality.
-			out.Entries[len(v.Entries)-1-i] = godot.Entry{Key: equalForm(e.Key, true, r), Value: equalForm(e.Value, false, r)}
+			out.Entries[i] = godot.Entry{Key: equalForm(e.Key, true, r), Value: equalForm(e.Value, false, r)}
 		}
 		return &out
 	case []float64:
@@ -81,7 +81,7 @@ func TestKeyHashAgreesWithKeyEqual(t *testing.T) {
 				t.Fatalf("%s: %v %v", d, err1, err2)
 			}
 			forms := []any{b}
-			if d == godot.Godot4 {
+			if d == godot.Godot4 && d.KeyEqual(a, b) { // not a key holding a NaN that equals nothing
 				f := equalForm(a, true, r)
 				if !d.KeyEqual(a, f) || !d.KeyEqual(f, a) {
 					t.Fatalf("%s value %d: %#v and its equal form %#v are not equal keys", d, i, a, f)

@@ -9,7 +9,7 @@ import (
 
 // KeyEqual reports whether Godot 4 treats a and b as the same Dictionary key; it is
 // [Godot4].KeyEqual. See [Dialect.KeyEqual] for the rules.
-func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0, nil) }
+func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0) }
 
 // KeyEqual reports whether the dialect's engine treats a and b as the same Dictionary key, the
 // comparison its Dictionary makes when a key is stored or looked up.
@@ -20,8 +20,11 @@ func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0, nil) }
 // sent as ids by their id.
 //
 // Godot 4 also treats a String and a StringName of the same text as one key (also as the keys of
-// a Dictionary inside a key, though not as Array elements), and compares Dictionaries by their
-// entries, regardless of order.
+// a Dictionary inside a key, though not as Array elements), and compares Dictionaries entry by
+// entry in order (its Dictionary equality ignores the order, but its hash does not, so that
+// Dictionaries in another order are different keys). A float that is an Array element or a
+// Dictionary's value compares with == alone: a NaN there equals nothing, not even itself, so that
+// a key holding one is a key of its own (math values and packed arrays keep NaN equal to NaN).
 //
 // Godot 3 has no StringName (it is sent as a String, so it equals the String of the same text),
 // compares Dictionaries by identity (the same *Dictionary), and compares a PoolRealArray
@@ -30,9 +33,9 @@ func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0, nil) }
 // as "[Deleted Object]": null, as [EncOptions.Append] does).
 func (d Dialect) KeyEqual(a, b any) bool {
 	if d == Godot3 {
-		return keyEqual(a, b, keyGodot3|keyStringLike, 0, nil)
+		return keyEqual(a, b, keyGodot3|keyStringLike, 0)
 	}
-	return keyEqual(a, b, keyStringLike, 0, nil)
+	return keyEqual(a, b, keyStringLike, 0)
 }
 
 // keyMode selects the rules of keyEqual.
@@ -49,17 +52,21 @@ const (
 	// the keys of a Dictionary (Godot 3 sends a StringName as a String). It does not apply to
 	// Array elements or Dictionary values inside a key.
 	keyStringLike
+	// keyStrictFloat compares floats with == alone (NaN equal to nothing), as Godot 4 compares
+	// Array elements and Dictionary values (Variant::hash_compare without semantic comparison).
+	keyStrictFloat
 )
 
-// keyEqual implements KeyEqual under the given rules. kh, if not nil, is the hasher of the
-// Dictionaries being decoded, whose key indexes make comparing two large Dictionaries linear.
-func keyEqual(a, b any, m keyMode, depth int, kh *keyHasher) bool {
+// keyEqual implements KeyEqual under the given rules.
+func keyEqual(a, b any, m keyMode, depth int) bool {
 	if depth > DefaultMaxDepth {
 		return false
 	}
 	inner := m &^ keyStringLike
 	if m&keyGodot3 != 0 {
 		inner |= keyStringLike // Godot 3 has no StringName: both are Strings
+	} else {
+		inner |= keyStrictFloat
 	}
 	switch a := a.(type) {
 	case nil:
@@ -82,6 +89,9 @@ func keyEqual(a, b any, m keyMode, depth int, kh *keyHasher) bool {
 		return false
 	case float64:
 		b, ok := b.(float64)
+		if m&keyStrictFloat != 0 {
+			return ok && a == b
+		}
 		return ok && f64eq(a, b)
 	case ObjectID:
 		b, ok := b.(ObjectID)
@@ -97,15 +107,15 @@ func keyEqual(a, b any, m keyMode, depth int, kh *keyHasher) bool {
 		if m&keyGodot3 != 0 {
 			return a == b
 		}
-		return dictEqual(a, b, inner, depth, kh)
+		return dictEqual(a, b, inner, depth)
 	case Dictionary:
 		b, ok := b.(Dictionary)
-		return ok && m&keyGodot3 == 0 && dictEqual(&a, &b, inner, depth, kh)
+		return ok && m&keyGodot3 == 0 && dictEqual(&a, &b, inner, depth)
 	case []any, *TypedArray, TypedArray:
 		// Arrays compare their elements, whether typed or not (Array[int]([]) equals []).
 		av, _ := arrayValues(a)
 		bv, ok := arrayValues(b)
-		return ok && slices.EqualFunc(av, bv, func(x, y any) bool { return keyEqual(x, y, inner, depth+1, kh) })
+		return ok && slices.EqualFunc(av, bv, func(x, y any) bool { return keyEqual(x, y, inner, depth+1) })
 	case NodePath:
 		b, ok := b.(NodePath)
 		return ok && a.Absolute == b.Absolute && slices.Equal(a.Names, b.Names) && slices.Equal(a.SubNames, b.SubNames)
@@ -237,48 +247,19 @@ func mathEqual(a, b any) bool {
 	return true
 }
 
-// dictEqual compares two Dictionaries as Godot 4 does: same size, and every key of a is in b with
-// an equal value. Keys compare as keys (a String equals a StringName), values strictly. Large
-// Dictionaries are compared through an index of b's keys (the one made when b was decoded, if kh
-// has it), so that the comparison is linear in their size.
-func dictEqual(a, b *Dictionary, m keyMode, depth int, kh *keyHasher) bool {
+// dictEqual compares two Dictionaries as a Godot 4 Dictionary compares keys: same size, and the
+// same keys (as keys: a String equals a StringName) with the same values (strictly), in the same
+// order, since the engine's hash of a Dictionary follows its order.
+func dictEqual(a, b *Dictionary, m keyMode, depth int) bool {
 	if a == b {
 		return true
 	}
 	if a == nil || b == nil || len(a.Entries) != len(b.Entries) {
 		return false
 	}
-	if len(a.Entries) <= linearKeys {
-		for _, e := range a.Entries {
-			found := false
-			for _, f := range b.Entries {
-				if keyEqual(e.Key, f.Key, m|keyStringLike, depth+1, kh) {
-					found = keyEqual(e.Value, f.Value, m, depth+1, kh)
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	var x *keyIndex
-	if kh != nil {
-		x = kh.indexes[b]
-	}
-	if x == nil {
-		// Not a Dictionary decoded with kh: index b's keys now, with the rules of m.
-		x = &keyIndex{h: &keyHasher{seed: maphash.MakeSeed(), g3: m&keyGodot3 != 0, fresh: m&keyFresh != 0}}
-		x.rebuild(b, 2*len(b.Entries))
-	}
-	for _, e := range a.Entries {
-		h, ok := x.h.hash(e.Key)
-		if !ok {
-			return false // e.Key equals no key
-		}
-		i := x.find(b, e.Key, h, m|keyStringLike, depth+1)
-		if i < 0 || !keyEqual(e.Value, b.Entries[i].Value, m, depth+1, kh) {
+	for i, e := range a.Entries {
+		f := b.Entries[i]
+		if !keyEqual(e.Key, f.Key, (m|keyStringLike)&^keyStrictFloat, depth+1) || !keyEqual(e.Value, f.Value, m, depth+1) {
 			return false
 		}
 	}
@@ -320,7 +301,7 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 	}
 	if len(d.Entries) < linearKeys {
 		for i := range d.Entries {
-			if keyEqual(d.Entries[i].Key, k, m, 0, *kh) {
+			if keyEqual(d.Entries[i].Key, k, m, 0) {
 				d.Entries[i].Value = v
 				return
 			}
@@ -336,11 +317,6 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 		x = &keyIndex{h: *kh}
 		x.rebuild(d, 2*cap(d.Entries))
 		*idx = x
-		// Kept for comparing d with another Dictionary, should both be keys (dictEqual).
-		if x.h.indexes == nil {
-			x.h.indexes = make(map[*Dictionary]*keyIndex)
-		}
-		x.h.indexes[d] = x
 	}
 	h, ok := x.h.hash(k)
 	if !ok {
@@ -349,7 +325,7 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 		d.Entries = append(d.Entries, Entry{k, v})
 		return
 	}
-	if i := x.find(d, k, h, m, 0); i >= 0 {
+	if i := x.find(d, k, h, m); i >= 0 {
 		d.Entries[i].Value = v
 		return
 	}
@@ -400,16 +376,15 @@ func (x *keyIndex) insert(h uint64, i int) {
 	}
 }
 
-// find returns the index of the entry whose key equals k (of hash h), or -1; depth is k's, as for
-// keyEqual.
-func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode, depth int) int {
+// find returns the index of the entry whose key equals k (of hash h), or -1.
+func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode) int {
 	mask := uint64(len(x.slots) - 1)
 	for s := h & mask; x.slots[s] != 0; s = (s + 1) & mask {
 		e := x.slots[s]
 		if e>>32 != h>>32 {
 			continue
 		}
-		if i := int(uint32(e)) - 1; keyEqual(d.Entries[i].Key, k, m, depth, x.h) {
+		if i := int(uint32(e)) - 1; keyEqual(d.Entries[i].Key, k, m, 0) {
 			return i
 		}
 	}
@@ -422,15 +397,10 @@ func (x *keyIndex) find(d *Dictionary, k any, h uint64, m keyMode, depth int) in
 // that Dictionaries nested in the keys of Dictionaries nested in keys are hashed once, not once
 // per level.
 type keyHasher struct {
-	seed maphash.Seed
-	g3   bool
-	// fresh says that the keys were just decoded (keyFresh): every object in them is a new one,
-	// equal to no other.
-	fresh bool
+	seed  maphash.Seed
+	g3    bool
 	memo  map[*Dictionary]keyHash
-	// indexes holds the key index of each Dictionary decoded with this hasher that has one.
-	indexes map[*Dictionary]*keyIndex
-	comps   [16]float64 // scratch for math values
+	comps [16]float64 // scratch for math values
 }
 
 type keyHash struct {
@@ -439,7 +409,7 @@ type keyHash struct {
 }
 
 func newKeyHasher(dl Dialect) *keyHasher {
-	return &keyHasher{seed: maphash.MakeSeed(), g3: dl == Godot3, fresh: true}
+	return &keyHasher{seed: maphash.MakeSeed(), g3: dl == Godot3}
 }
 
 // Tags written before a value of each kind, so that values of types that are never equal hash
@@ -458,9 +428,9 @@ const (
 )
 
 // hash returns the hash of key k, and false if k equals no key at all, not even itself: a key that
-// holds an object decoded from the input (if fresh: every one is a new object, which the engine
-// compares by identity), a Godot 3 Dictionary (also compared by identity), a Godot 3 PoolRealArray
-// holding a NaN, or values nested deeper than keyEqual looks.
+// holds an object decoded from the input (every one is a new object, which the engine compares by
+// identity), a Godot 3 Dictionary (also compared by identity), a Godot 3 PoolRealArray holding a
+// NaN, or values nested deeper than keyEqual looks.
 func (kh *keyHasher) hash(k any) (uint64, bool) {
 	switch k := k.(type) {
 	case int64:
@@ -472,15 +442,16 @@ func (kh *keyHasher) hash(k any) (uint64, bool) {
 	}
 	var h maphash.Hash
 	h.SetSeed(kh.seed)
-	ok := kh.write(&h, k, 0)
+	ok := kh.write(&h, k, 0, false)
 	return h.Sum64(), ok
 }
 
-// nested returns the hash of a value found depth levels below the top of a key.
-func (kh *keyHasher) nested(k any, depth int) (uint64, bool) {
+// nested returns the hash of a value found depth levels below the top of a key; strict says that
+// it is an Array element or a Dictionary value (keyStrictFloat).
+func (kh *keyHasher) nested(k any, depth int, strict bool) (uint64, bool) {
 	var h maphash.Hash
 	h.SetSeed(kh.seed)
-	ok := kh.write(&h, k, depth)
+	ok := kh.write(&h, k, depth, strict)
 	return h.Sum64(), ok
 }
 
@@ -499,8 +470,9 @@ func writeWords[T int32 | int64](h *maphash.Hash, s []T) {
 }
 
 // write writes k, found depth levels below the top of a key, to h; it reports false if k can
-// equal nothing (see hash).
-func (kh *keyHasher) write(h *maphash.Hash, k any, depth int) bool {
+// equal nothing (see hash). strict says that k is a Godot 4 Array element or Dictionary value,
+// where a NaN float equals nothing.
+func (kh *keyHasher) write(h *maphash.Hash, k any, depth int, strict bool) bool {
 	if depth > DefaultMaxDepth {
 		return false // keyEqual does not look this deep: unequal to everything
 	}
@@ -518,6 +490,9 @@ func (kh *keyHasher) write(h *maphash.Hash, k any, depth int) bool {
 		h.WriteByte(tagInt)
 		maphash.WriteComparable(h, k)
 	case float64:
+		if strict && k != k && !kh.g3 {
+			return false // a NaN where Godot 4 compares with ==
+		}
 		h.WriteByte(tagFloat)
 		writeFloat(h, k)
 	case string:
@@ -529,25 +504,15 @@ func (kh *keyHasher) write(h *maphash.Hash, k any, depth int) bool {
 		writeLen(h, len(k))
 		h.WriteString(string(k))
 	case ObjectID:
-		if kh.fresh {
-			return false // a decoded object: equal to no other (keyFresh)
-		}
-		h.WriteByte(byte(TypeObject))
-		maphash.WriteComparable(h, k)
+		return false // a decoded object: equal to no other (keyFresh)
 	case *Object:
-		if k != nil && kh.fresh {
+		if k != nil {
 			return false // compared by identity, and every decoded one is new
 		}
 		h.WriteByte(tagObject)
-		maphash.WriteComparable(h, k)
 	case *Dictionary:
 		if k != nil && kh.g3 {
-			if kh.fresh {
-				return false // compared by identity, and every decoded one is new
-			}
-			h.WriteByte(tagDict)
-			maphash.WriteComparable(h, k)
-			return true
+			return false // compared by identity, and every decoded one is new
 		}
 		return kh.dict(h, k, depth)
 	case Dictionary:
@@ -692,15 +657,15 @@ func (kh *keyHasher) array(h *maphash.Hash, vals []any, depth int) bool {
 	h.WriteByte(tagArray)
 	writeLen(h, len(vals))
 	for _, e := range vals {
-		if !kh.write(h, e, depth+1) {
+		if !kh.write(h, e, depth+1, true) {
 			return false
 		}
 	}
 	return true
 }
 
-// dict writes a Godot 4 Dictionary: its size and the sum of its entries' hashes, which does not
-// depend on their order, as dictEqual does not.
+// dict writes a Godot 4 Dictionary: its size and its entries, in order, as dictEqual compares
+// them (the keys' hash, as keys, and the values').
 func (kh *keyHasher) dict(h *maphash.Hash, d *Dictionary, depth int) bool {
 	h.WriteByte(tagDict)
 	if d == nil {
@@ -719,17 +684,17 @@ func (kh *keyHasher) dict(h *maphash.Hash, d *Dictionary, depth int) bool {
 	if !seen {
 		r = keyHash{ok: true}
 		for _, e := range d.Entries {
-			kHash, ok := kh.nested(e.Key, depth+1)
+			kHash, ok := kh.nested(e.Key, depth+1, false)
 			if !ok {
 				r.ok = false
 				break
 			}
-			vHash, ok := kh.nested(e.Value, depth+1)
+			vHash, ok := kh.nested(e.Value, depth+1, true)
 			if !ok {
 				r.ok = false
 				break
 			}
-			r.h += mix(kHash, vHash)
+			r.h = mix(r.h, mix(kHash, vHash))
 		}
 		// Only Dictionaries large enough to have an index of their own are remembered: the work
 		// multiplies only through those.

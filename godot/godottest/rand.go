@@ -35,8 +35,9 @@
 //   - Godot 3 Dictionary keys that contain a PoolRealArray holding a NaN, at any depth: such a key
 //     is not equal to itself in 3.2.3, which then writes the pair as "[Deleted Object]": null
 //     (fact 10). NaN is generated everywhere else in keys (a float key, Vector2, PoolVector2Array,
-//     Array, …), where 3.2.3 handles it. For Godot 4, whose Variant comparison treats NaN as equal
-//     to NaN in every type, NaN is not excluded from keys.
+//     Array, …), where 3.2.3 handles it. For Godot 4 NaN is not excluded from keys: it equals NaN
+//     as a key and in math values and packed arrays; as an Array element or a Dictionary value it
+//     equals nothing, which makes such a key distinct from every other, as the engine keeps it.
 //   - Dictionary keys that the engine treats as equal: within one Dictionary, keys are distinct as
 //     [godot.KeyEqual] sees them (ints and floats differ, ±0 are equal, NaN equals NaN, Arrays and
 //     packed arrays compare by content), and for Godot 4 a String and a StringName with the same
