@@ -320,8 +320,8 @@ func (d *Dictionary) add(dl Dialect, k, v any, idx **keyIndex, kh **keyHasher) {
 	}
 	h, ok := x.h.hash(k)
 	if !ok {
-		// k equals no key at all (it holds a fresh object, or a NaN that Godot 3 finds unequal to
-		// itself): nothing to look up, nothing to index.
+		// k equals no key at all (it holds a fresh object, or a NaN that the engine finds unequal
+		// to itself): nothing to look up, nothing to index.
 		d.Entries = append(d.Entries, Entry{k, v})
 		return
 	}
@@ -430,7 +430,8 @@ const (
 // hash returns the hash of key k, and false if k equals no key at all, not even itself: a key that
 // holds an object decoded from the input (every one is a new object, which the engine compares by
 // identity), a Godot 3 Dictionary (also compared by identity), a Godot 3 PoolRealArray holding a
-// NaN, or values nested deeper than keyEqual looks.
+// NaN, a Godot 4 NaN float as an Array element or a Dictionary value, or values nested deeper than
+// keyEqual looks.
 func (kh *keyHasher) hash(k any) (uint64, bool) {
 	switch k := k.(type) {
 	case int64:
