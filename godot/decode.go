@@ -103,6 +103,13 @@ func (o DecOptions) decodeScalar(data []byte) (any, int, bool) {
 	h := binary.LittleEndian.Uint32(data)
 	x := binary.LittleEndian.Uint32(data[4:])
 	flag64 := h&wire.Flag64 != 0
+	// What value charges to the allocation budget: a budget smaller than that leaves the value,
+	// and the error, to it. (The default budget is at least DefaultMaxBytesSlack.)
+	if o.MaxBytes > 0 && o.MaxBytes < int(fixedCost[TypeColor]) {
+		if t, ok := o.Dialect.TypeOf(h & wire.TypeMask); !ok || int(fixedCost[t]) > o.MaxBytes {
+			return nil, 0, false
+		}
+	}
 	switch h & wire.TypeMask { // bool, int and float have the same ids in both dialects
 	case 1:
 		return x != 0, 8, true

@@ -12,8 +12,8 @@ import (
 func TestDecodeScalarAgreesWithDecoder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	hits := 0
-	for _, d := range []Dialect{Godot3, Godot4} {
-		o := DecOptions{Dialect: d}
+	for _, o := range []DecOptions{{Dialect: Godot3}, {Dialect: Godot4}, {Dialect: Godot4, MaxBytes: 1}, {Dialect: Godot3, MaxBytes: 8}} {
+		d := o.Dialect
 		for id := range uint32(40) {
 			for _, flags := range []uint32{0, 1 << 16, 0xff00} {
 				for n := range 24 {
@@ -73,6 +73,13 @@ func TestUnmarshalScalarFastPaths(t *testing.T) {
 	}
 	check := func(d Dialect, data []byte, fast, slow any, get func() (any, any)) {
 		t.Helper()
+		for _, max := range []int{0, 1} { // MaxBytes
+			o := DecOptions{Dialect: d, MaxBytes: max}
+			ef, es := o.Unmarshal(data, fast), o.Unmarshal(data, slow)
+			if (ef == nil) != (es == nil) {
+				t.Fatalf("%v MaxBytes %d, % x into %T: %v, general path %v", d, max, data, fast, ef, es)
+			}
+		}
 		o := DecOptions{Dialect: d}
 		ef, es := o.Unmarshal(data, fast), o.Unmarshal(data, slow)
 		if (ef == nil) != (es == nil) {
