@@ -103,21 +103,29 @@ type BodyExplanation struct {
 }
 
 // Explain decodes every frame of data and explains each bit. It stops at the first frame that
-// cannot be decoded; that frame is included with its Err set, and the error is returned too.
+// cannot be decoded; that frame is included with its Err set, and the error is returned too. A
+// frame whose body the Describer rejects (the frame and its header are sound) has its Err set
+// and the frames after it are explained; the first such error is returned.
 func Explain(data []byte, opts ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{}
+	var first error
 	for off := 0; off < len(data) && (opts.MaxFrames <= 0 || len(ex.Frames) < opts.MaxFrames); {
 		fe, n := explainFrame(data[off:], off, opts)
 		ex.Frames = append(ex.Frames, fe)
 		if fe.Err != nil {
-			return ex, fe.Err
+			if first == nil {
+				first = fe.Err
+			}
+			if n == 0 {
+				return ex, first
+			}
 		}
 		off += n
 	}
 	if len(ex.Frames) == 0 {
 		return ex, errors.New("gsf: no input")
 	}
-	return ex, nil
+	return ex, first
 }
 
 // explainer walks one frame with a reader over the whole frame, so that offsets count from the
@@ -233,7 +241,11 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 				fe.Steps = append(fe.Steps, desc.Steps...)
 			}
 			if err != nil {
-				return fail(err)
+				// The frame is whole and its header decoded: the body does not fit what the
+				// describer expects. Say so, and let the frames after it be explained.
+				fe.Err, fe.ErrorMsg = err, err.Error()
+				e.add(bitproto.Step{Bit: payloadEnd, Len: 8, Bits: e.bits(payloadEnd, 8), Text: "terminator 0x00"})
+				return fe, n
 			}
 		} else if body.Bits > 0 {
 			e.add(bitproto.Step{Bit: e.r.Offset(), Len: body.Bits, Bits: e.bits(e.r.Offset(), body.Bits),

@@ -263,6 +263,12 @@ func TestGSFDecodeStrict(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "bits left over after the body") || !strings.Contains(out, "body           LogoutRequest") {
 		t.Errorf("strict: exit %d, %s\n%s", code, errOut, out)
 	}
+	// The frames after a body that does not fit are still decoded.
+	out, errOut, code = runCLI(t, wrong+"\n"+seedRequestHex, "gsf", "decode")
+	if code != 1 || !strings.Contains(errOut, "bits left over") || !strings.Contains(out, "frame 2 at byte 21: 22 bytes") ||
+		!strings.Contains(out, `ClientName string "AmazingWorld"`) {
+		t.Errorf("strict, then a good frame: exit %d, %s\n%s", code, errOut, out)
+	}
 	out, errOut, code = runCLI(t, wrong, "gsf", "decode", "--strict=false")
 	if code != 0 || !strings.Contains(out, "109 bits left after the fields, not all zero") {
 		t.Errorf("lenient: exit %d, %s\n%s", code, errOut, out)
