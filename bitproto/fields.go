@@ -269,7 +269,7 @@ func DecodeFields(r *bitstream.Reader, fields []Field) ([]Value, error) {
 	for i, f := range fields {
 		v, err := DecodeField(r, f)
 		if err != nil {
-			return vals, &Error{Path: "#" + strconv.Itoa(i) + " " + f.String(), BitOffset: v.Bit, Err: err}
+			return vals, &Error{Path: fieldPath(i, f), BitOffset: v.Bit, Err: err}
 		}
 		vals = append(vals, v)
 	}
@@ -519,7 +519,7 @@ func EncodeFields(w *bitstream.Writer, fields []Field, values []any) error {
 			continue
 		}
 		if err := encodeField(w, f, values[vi]); err != nil {
-			return &Error{Path: "#" + strconv.Itoa(i) + " " + f.String(), BitOffset: w.Len(), Err: err}
+			return &Error{Path: fieldPath(i, f), BitOffset: w.Len(), Err: err}
 		}
 		vi++
 	}
@@ -693,4 +693,13 @@ func toFloat(v any) (float64, error) {
 		return 0, fmt.Errorf("want a number, got %T", v)
 	}
 	return float64(n), nil
+}
+
+// fieldPath names field i of a field list in an error, counting from 1 as people do: "field 2
+// (int32)" or "field 2 name:int32".
+func fieldPath(i int, f Field) string {
+	if f.Name == "" {
+		return "field " + strconv.Itoa(i+1) + " (" + f.String() + ")"
+	}
+	return "field " + strconv.Itoa(i+1) + " " + f.String()
 }

@@ -495,6 +495,9 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 
 // countErr gives a packed array's count error its details.
 func (dec *decoder) countErr(err error, p, elem int) error {
+	if have := len(dec.buf) - p; have < 4 {
+		return detail(err, "element count needs 4 bytes, have %d", max(have, 0))
+	}
 	x, _ := dec.u32(p)
 	if err == wire.ErrNegativeLength {
 		return detail(err, "count %d", int32(x))
@@ -1064,7 +1067,7 @@ func (dec *decoder) packedStrings(p, depth int) (any, int, error) {
 	}
 	cnt, ok := dec.u32(p)
 	if !ok {
-		return fail(p, detail(ErrTruncated, "count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
+		return fail(p, detail(ErrTruncated, "element count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
 	}
 	if dec.tr != nil {
 		dec.tr.add(p, 4, depth, "u32", "count %d", int32(cnt))

@@ -19,17 +19,32 @@ import (
 type SyntaxError struct {
 	Path string
 	Msg  string
+	// Err is the cause when it is one of package godot's sentinels (godot.ErrTooDeep), else nil.
+	Err error
 }
 
 func (e *SyntaxError) Error() string { return "gdjson: " + e.Path + ": " + e.Msg }
+
+// Unwrap returns Err.
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// abbreviatePath shortens the path of a deeply nested value for an error message.
+func abbreviatePath(p string) string { return godot.AbbreviatePath(p) }
 
 // Unmarshal parses the JSON form of one value. Either dialect's type names are accepted.
 func Unmarshal(data []byte) (any, error) {
 	return Decode(bytes.NewReader(data))
 }
 
+// UnmarshalOptions is [Unmarshal] with the nesting limit of o.
+func UnmarshalOptions(data []byte, o Options) (any, error) {
+	return decode(bytes.NewReader(data), o)
+}
+
 // Decode reads the JSON form of one value from r.
-func Decode(r io.Reader) (any, error) {
+func Decode(r io.Reader) (any, error) { return decode(r, Options{}) }
+
+func decode(r io.Reader, o Options) (any, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	var raw any
@@ -37,10 +52,10 @@ func Decode(r io.Reader) (any, error) {
 		return nil, fmt.Errorf("gdjson: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &SyntaxError{"$", "trailing data after the value"}
+		return nil, &SyntaxError{Path: "$", Msg: "trailing data after the value"}
 	}
 	p := parser{}
-	return p.value(raw, "$", 0)
+	return p.value(raw, "$", o.top())
 }
 
 type parser struct{}
@@ -49,9 +64,9 @@ func fail(path, format string, args ...any) error {
 	return &SyntaxError{Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (p *parser) value(raw any, path string, depth int) (any, error) {
-	if depth > godot.DefaultMaxDepth {
-		return nil, fail(path, "nested more than %d levels", godot.DefaultMaxDepth)
+func (p *parser) value(raw any, path string, depth level) (any, error) {
+	if depth.n > depth.max {
+		return nil, &SyntaxError{Path: abbreviatePath(path), Msg: fmt.Sprintf("nested more than %d levels", depth.max), Err: godot.ErrTooDeep}
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {
@@ -175,7 +190,7 @@ func (p *parser) value(raw any, path string, depth int) (any, error) {
 			if !ok {
 				return nil, fail(pp+".name", "want a string")
 			}
-			v, err := p.value(pm["value"], pp+".value", depth+1)
+			v, err := p.value(pm["value"], pp+".value", depth.next())
 			if err != nil {
 				return nil, err
 			}
@@ -214,11 +229,11 @@ func (p *parser) value(raw any, path string, depth int) (any, error) {
 			if !ok {
 				return nil, fail(ep, "want {\"key\": …, \"value\": …}")
 			}
-			k, err := p.value(em["key"], ep+".key", depth+1)
+			k, err := p.value(em["key"], ep+".key", depth.next())
 			if err != nil {
 				return nil, err
 			}
-			v, err := p.value(em["value"], ep+".value", depth+1)
+			v, err := p.value(em["value"], ep+".value", depth.next())
 			if err != nil {
 				return nil, err
 			}
@@ -233,7 +248,7 @@ func (p *parser) value(raw any, path string, depth int) (any, error) {
 		}
 		vals := make([]any, len(list))
 		for i, e := range list {
-			v, err := p.value(e, fmt.Sprintf("%s[%d]", vp, i), depth+1)
+			v, err := p.value(e, fmt.Sprintf("%s[%d]", vp, i), depth.next())
 			if err != nil {
 				return nil, err
 			}
