@@ -374,3 +374,31 @@ func TestCLIMaxDepthReachesJSON(t *testing.T) {
 		t.Errorf("encode, default limit: exit %d %.500s", code, stderr)
 	}
 }
+
+func TestCLINaN(t *testing.T) {
+	// A NaN by name is the quiet NaN, in both codecs.
+	if out, _, code := gw(t, "", "bits", "encode", "--fields", "float64,float32", "--values", `["NaN", "nan"]`); code != 0 || out != "7ff80000000000007fc00000\n" {
+		t.Errorf("bits encode NaN: %d %q", code, out)
+	}
+	if out, _, code := gw(t, `{"type":"float","value":"NaN"}`, "godot", "encode"); code != 0 || out != "03000100000000000000f87f\n" {
+		t.Errorf("godot encode NaN: %d %q", code, out)
+	}
+	// Payloads survive decode → encode.
+	out, _, code := gw(t, "ff923eaf", "bits", "decode", "--fields", "float32", "--json")
+	var res struct {
+		Fields []struct {
+			Value any `json:"value"`
+		} `json:"fields"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Fields[0].Value != "NaN:0xff923eaf" {
+		t.Fatalf("bits decode: %s", out)
+	}
+	vals, _ := json.Marshal([]any{res.Fields[0].Value})
+	if out, _, _ := gw(t, "", "bits", "encode", "--fields", "float32", "--values", string(vals)); out != "ff923eaf\n" {
+		t.Errorf("bits round trip: %s", out)
+	}
+	js, _, _ := gw(t, "05000000 0000c07f af3e92ff", "godot", "decode")
+	if out, _, _ := gw(t, js, "godot", "encode"); out != "050000000000c07faf3e92ff\n" {
+		t.Errorf("godot round trip: %s → %s", js, out)
+	}
+}

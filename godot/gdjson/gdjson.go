@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/internal/floattext"
 )
 
 // Options configures [MarshalOptions], [EncodeOptions] and [UnmarshalOptions].
@@ -165,7 +166,7 @@ func write(buf *bytes.Buffer, n node, depth int, indent string) {
 func f32(f float32) string {
 	switch {
 	case f != f:
-		return fmt.Sprintf(`"nan(0x%08x)"`, math.Float32bits(f))
+		return `"` + floattext.NaN32Text(f) + `"`
 	case math.IsInf(float64(f), 1):
 		return `"inf"`
 	case math.IsInf(float64(f), -1):
@@ -177,7 +178,7 @@ func f32(f float32) string {
 func f64(f float64) string {
 	switch {
 	case math.IsNaN(f):
-		return fmt.Sprintf(`"nan(0x%016x)"`, math.Float64bits(f))
+		return `"` + floattext.NaN64Text(f) + `"`
 	case math.IsInf(f, 1):
 		return `"inf"`
 	case math.IsInf(f, -1):

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/internal/floattext"
 )
 
 // SyntaxError reports JSON that is not a valid document of this package's form. Path locates the
@@ -402,8 +403,8 @@ func uint64Of(v any, path string) (uint64, error) {
 	return u, nil
 }
 
-// parseFloat reads a number or one of the strings "inf", "-inf", "nan", "nan(0x…)" with the given
-// precision (32 or 64).
+// parseFloat reads a number or one of the strings of package floattext ("inf", "-inf", "NaN",
+// "NaN:0x…") with the given precision (32 or 64).
 func parseFloat(v any, path string, bits int) (float64, error) {
 	switch v := v.(type) {
 	case json.Number:
@@ -413,28 +414,19 @@ func parseFloat(v any, path string, bits int) (float64, error) {
 		}
 		return f, nil
 	case string:
-		switch strings.ToLower(v) {
-		case "inf", "+inf":
-			return math.Inf(1), nil
-		case "-inf":
-			return math.Inf(-1), nil
-		case "nan":
-			if bits == 32 {
-				return float64(math.Float32frombits(0x7fc00000)), nil
-			}
-			return math.NaN(), nil
+		u, err := floattext.Parse(v, bits)
+		if err != nil {
+			return 0, fail(path, "%v", err)
 		}
-		if strings.HasPrefix(v, "nan(0x") && strings.HasSuffix(v, ")") {
-			u, err := strconv.ParseUint(v[6:len(v)-1], 16, 64)
-			if err == nil {
-				if bits == 32 {
-					return 0, errNaN32{uint32(u)}
-				}
-				return math.Float64frombits(u), nil
+		if bits == 32 {
+			if f := math.Float32frombits(uint32(u)); f != f {
+				return 0, errNaN32{uint32(u)}
 			}
+			return float64(math.Float32frombits(uint32(u))), nil
 		}
+		return math.Float64frombits(u), nil
 	}
-	return 0, fail(path, "want a number, \"inf\", \"-inf\" or \"nan(0x…)\"")
+	return 0, fail(path, "%v", floattext.ErrNotFloat)
 }
 
 // errNaN32 carries float32 NaN bits, which do not survive a trip through float64.

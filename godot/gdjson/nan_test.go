@@ -1,0 +1,63 @@
+package gdjson
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gamewire/gamewire/godot"
+)
+
+// TestNaNNames: "NaN" is the quiet NaN 0x7ff8000000000000 (0x7fc00000 in a float32 component),
+// not Go's math.NaN().
+func TestNaNNames(t *testing.T) {
+	v, err := Unmarshal([]byte(`{"type":"float","value":"NaN"}`))
+	if f, ok := v.(float64); err != nil || !ok || math.Float64bits(f) != 0x7ff8000000000000 {
+		t.Errorf("float NaN = %#x, %v", math.Float64bits(v.(float64)), err)
+	}
+	v, err = Unmarshal([]byte(`{"type":"Vector2","value":{"x":"nan","y":"NaN:0xff923eaf"}}`))
+	if p, ok := v.(godot.Vector2); err != nil || !ok || math.Float32bits(p.X) != 0x7fc00000 || math.Float32bits(p.Y) != 0xff923eaf {
+		t.Errorf("Vector2 = %#v, %v", v, err)
+	}
+	if _, err := Unmarshal([]byte(`{"type":"float","value":"NaN:0x3ff0000000000000"}`)); err == nil || !strings.Contains(err.Error(), "not a 64-bit NaN") {
+		t.Errorf("a NaN form with a number's bits: %v", err)
+	}
+}
+
+// TestNaNPayloadsLossless: every NaN bit pattern, in a float, a float32 component and packed
+// float arrays, goes bytes → JSON → bytes unchanged, and only the quiet NaN prints as "NaN".
+func TestNaNPayloadsLossless(t *testing.T) {
+	for _, tc := range []struct {
+		d        godot.Dialect
+		hex      string
+		contains string
+	}{
+		{godot.Godot4, "03000100 000000000000f87f", `"NaN"`},
+		{godot.Godot4, "03000100 010000000000f87f", `"NaN:0x7ff8000000000001"`},
+		{godot.Godot4, "03000100 000000000000f8ff", `"NaN:0xfff8000000000000"`},
+		{godot.Godot4, "03000100 010000000000f07f", `"NaN:0x7ff0000000000001"`}, // signalling
+		{godot.Godot4, "05000000 0000c07f af3e92ff", `"x": "NaN", "y": "NaN:0xff923eaf"`},
+		{godot.Godot3, "16000000 02000000 af3e92ff 0100807f", `"NaN:0xff923eaf", "NaN:0x7f800001"`},
+		{godot.Godot4, "21000000 01000000 efbeadde0000f0ff", `"NaN:0xfff00000deadbeef"`},
+	} {
+		data, _ := hex.DecodeString(strings.ReplaceAll(tc.hex, " ", ""))
+		v, _, err := godot.DecOptions{Dialect: tc.d}.Decode(data)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.hex, err)
+		}
+		js, err := Marshal(v, tc.d, "")
+		if err != nil || !strings.Contains(string(js), strings.ReplaceAll(tc.contains, " ", "")) {
+			t.Errorf("%s: %s, %v; want %s", tc.hex, js, err, tc.contains)
+		}
+		back, err := Unmarshal(js)
+		if err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		out, err := godot.EncOptions{Dialect: tc.d}.Append(nil, back)
+		if err != nil || !bytes.Equal(out, data) {
+			t.Errorf("%s → %s → %x, %v", tc.hex, js, out, err)
+		}
+	}
+}
