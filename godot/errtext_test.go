@@ -2,6 +2,7 @@ package godot
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,40 @@ func TestDeepPathAbbreviated(t *testing.T) {
 	}
 	if got := AbbreviatePath(`[1]["a"]`); got != `[1]["a"]` {
 		t.Errorf("short path changed: %s", got)
+	}
+}
+
+// TestWrongDialectLooksLike checks what Decode's godoc says a wrong dialect looks like, with the
+// README's Player: Godot 3 bytes read as Godot 4 are a Transform3D, and Unmarshal says
+// ErrTypeMismatch.
+func TestWrongDialectLooksLike(t *testing.T) {
+	type Player struct {
+		Name string  `godot:"name"`
+		HP   int     `godot:"hp"`
+		Pos  Vector3 `godot:"pos"`
+	}
+	b, err := EncOptions{Dialect: Godot3}.Marshal(Player{Name: "ada", HP: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := DecOptions{Dialect: Godot4}.Decode(b)
+	if reflect.TypeOf(v) != reflect.TypeOf(Transform3D{}) || err != nil {
+		t.Errorf("Godot 3 Dictionary as Godot 4: %T %v, %v", v, v, err)
+	}
+	var p Player
+	if err := (DecOptions{Dialect: Godot4}).Unmarshal(b, &p); !errors.Is(err, ErrTypeMismatch) {
+		t.Errorf("Unmarshal with the wrong dialect: %v", err)
+	}
+	if err := (DecOptions{Dialect: Godot3}).Unmarshal(b, &p); err != nil || p.Name != "ada" || p.HP != 100 {
+		t.Errorf("the right dialect: %+v %v", p, err)
+	}
+	// A Godot 3 Vector3 is a Rect2 four bytes short.
+	var de *DecodeError
+	if _, _, err := (DecOptions{Dialect: Godot4}).Decode(unhex(t, "07000000 0000803f 00000040 00004040")); !errors.As(err, &de) || de.Type != TypeRect2 || !errors.Is(err, ErrTruncated) {
+		t.Errorf("a Godot 3 Vector3 as Godot 4: %v", err)
+	}
+	// Godot 4 types from 27 on are unknown to Godot 3.
+	if _, _, err := (DecOptions{Dialect: Godot3}).Decode(unhex(t, "1c000000 00000000")); !errors.Is(err, ErrUnknownType) {
+		t.Errorf("a Godot 4 Array as Godot 3: %v", err)
 	}
 }

@@ -402,3 +402,26 @@ func TestCLINaN(t *testing.T) {
 		t.Errorf("godot round trip: %s → %s", js, out)
 	}
 }
+
+func TestCLIReal(t *testing.T) {
+	// A Vector2 written with the 64-bit flag, x = 1e300: the official single-precision engine
+	// reads +inf and writes it back without the flag.
+	const in = "05000100 30eab5a2d8f3af7e 9a9999999999b93f"
+	out, stderr, code := gw(t, in, "godot", "decode", "--real", "single", "--compact")
+	if code != 0 || out != `{"type":"Vector2","value":{"x":"inf","y":0.1}}`+"\n" {
+		t.Errorf("--real single: exit %d %s %s", code, out, stderr)
+	}
+	if back, _, _ := gw(t, out, "godot", "encode"); back != "050000000000807fcdcccc3d\n" {
+		t.Errorf("the engine's bytes: %s", back)
+	}
+	// The default keeps the doubles; --real double widens float32 values.
+	if out, _, _ := gw(t, in, "godot", "decode", "--compact"); !strings.Contains(out, `"double":true`) {
+		t.Errorf("lossless: %s", out)
+	}
+	if out, _, _ := gw(t, "05000000 0000803f 00000040", "godot", "decode", "--real", "double", "--compact"); out != `{"type":"Vector2","double":true,"value":{"x":1,"y":2}}`+"\n" {
+		t.Errorf("--real double: %s", out)
+	}
+	if _, stderr, code := gw(t, in, "godot", "decode", "--real", "half"); code != 1 || !strings.Contains(stderr, "want single, double or lossless") {
+		t.Errorf("--real half: exit %d %s", code, stderr)
+	}
+}

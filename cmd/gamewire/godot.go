@@ -29,6 +29,7 @@ type godotFlags struct {
 	legacyPath   bool
 	maxDepth     int
 	framing      string
+	real         string
 }
 
 func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
@@ -39,6 +40,7 @@ func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
 	f.fs.BoolVar(&f.all, "all", false, "decode every value in the input, one after the other (e.g. several var_to_bytes results)")
 	f.fs.BoolVar(&f.legacyPath, "legacy-nodepath", false, "accept the obsolete string NodePath format that engines reject")
 	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit")
+	f.fs.StringVar(&f.real, "real", "lossless", "read Godot 4 math values as an engine build whose real_t is `single` (the official\nbuilds: 64-bit components are rounded to float32) or double does; lossless keeps the bytes' precision")
 	f.fs.StringVar(&f.framing, "framing", "none", "how the values are `framed`: none (bare Variants), streampeer or file (put_var/store_var: a 4-byte\nlittle-endian length before each), streampeer-be (big_endian = true), packetpeerstream;\nwith a framing every message of the input is decoded")
 	return f
 }
@@ -71,7 +73,11 @@ func (f *godotFlags) options() (godot.DecOptions, error) {
 	if err != nil {
 		return godot.DecOptions{}, err
 	}
-	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth}, nil
+	r, err := godot.ParseReal(f.real)
+	if err != nil {
+		return godot.DecOptions{}, fmt.Errorf("--real: %w", err)
+	}
+	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth, Real: r}, nil
 }
 
 func (f *godotFlags) input(stdin io.Reader) ([]byte, error) {
