@@ -142,7 +142,7 @@ func TestCLIInputDetection(t *testing.T) {
 		{"1520c\n", "looks like hex, but it has an odd number of digits (5)"},
 		{"hello there\n", "looks like text, but it is neither hex nor padded base64"},
 		{"  \n\n", "only white space"},
-		{"00000000: 1520 c25c  . .\\\n00000010: 046d  .m\n", "looks like a xxd dump, but line 2 starts at offset 16"},
+		{"00000000: 1520 c25c  . .\\\n00000010: 046d  .m\n", "looks like an xxd dump, but line 2 starts at offset 16"},
 	} {
 		for _, verb := range [][]string{{"gsf", "decode"}, {"godot", "decode"}, {"bits", "decode", "--fields", "int32"}} {
 			out, stderr, code := gw(t, tc.in, verb...)

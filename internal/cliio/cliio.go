@@ -90,7 +90,7 @@ func (s Source) Note() string {
 	case s.Argument:
 		return "no file of that name: reading the argument as hex"
 	case s.Dump != "":
-		return "reading the input as a " + s.Dump + " dump"
+		return "reading the input as " + article(s.Dump) + " " + s.Dump + " dump"
 	}
 	return "reading the input as " + string(s.Format) + " (--format hex|base64|raw to choose)"
 }
@@ -291,4 +291,12 @@ func decodeBase64(data []byte, strict bool) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: base64 input: not valid base64", ErrFormat)
+}
+
+// article returns "an" before a word said with a vowel sound (xxd: "ex-ex-dee"), else "a".
+func article(word string) string {
+	if strings.HasPrefix(word, "xxd") {
+		return "an"
+	}
+	return "a"
 }

@@ -54,7 +54,7 @@ func decodeDump(data []byte, kind string) ([]byte, error) {
 			continue
 		}
 		bad := func(why string) error {
-			return fmt.Errorf("%w: this looks like a %s dump, but line %d %s: %q", ErrFormat, kind, n+1, why, line)
+			return fmt.Errorf("%w: this looks like %s %s dump, but line %d %s: %q", ErrFormat, article(kind), kind, n+1, why, line)
 		}
 		if kind == dumpHexdump && line == "*" {
 			repeat = true
@@ -106,7 +106,7 @@ func decodeDump(data []byte, kind string) ([]byte, error) {
 		}
 	}
 	if repeat {
-		return nil, fmt.Errorf("%w: this looks like a %s dump, but it ends in a repeat mark without the final offset", ErrFormat, kind)
+		return nil, fmt.Errorf("%w: this looks like %s %s dump, but it ends in a repeat mark without the final offset", ErrFormat, article(kind), kind)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: the %s dump holds no bytes", ErrEmpty, kind)
