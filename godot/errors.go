@@ -110,7 +110,7 @@ const maxPathText = 120
 
 // AbbreviatePath shortens the path of a deeply nested value, as DecodeError and EncodeError
 // print it: a path longer than 120 bytes keeps its first and last segments (each "[…]" or
-// ".name" is one) and says how many levels it leaves out, as in `[0][0]…(1 020 levels)…[0][3]`.
+// ".name" is one) and says how many segments it leaves out, as in `[0][0]…(1020 more)…[0][3]`.
 // The error's Path field keeps the whole path.
 func AbbreviatePath(p string) string {
 	if len(p) <= maxPathText {
@@ -137,7 +137,7 @@ func AbbreviatePath(p string) string {
 	if head == 0 || tail >= len(starts) || tail-head < 2 {
 		return p[:maxPathText/2] + "…" + p[len(p)-maxPathText/2:]
 	}
-	return fmt.Sprintf("%s…(%d levels)…%s", p[:starts[head]], tail-head, p[starts[tail]:])
+	return fmt.Sprintf("%s…(%d more)…%s", p[:starts[head]], tail-head, p[starts[tail]:])
 }
 
 // Unwrap returns the sentinel error.

@@ -296,7 +296,7 @@ func TestCLIErrorTexts(t *testing.T) {
 	}
 	b.WriteString("63000000")
 	_, stderr, _ = gw(t, b.String(), "godot", "decode")
-	if len(stderr) > 300 || !strings.Contains(stderr, "levels)") {
+	if len(stderr) > 300 || !strings.Contains(stderr, "more)…") {
 		t.Errorf("deep path: %d bytes: %.400s", len(stderr), stderr)
 	}
 }

@@ -2,6 +2,7 @@ package gdjson
 
 import (
 	"bytes"
+	"errors"
 	"encoding/hex"
 	"math"
 	"strings"
@@ -59,5 +60,27 @@ func TestNaNPayloadsLossless(t *testing.T) {
 		if err != nil || !bytes.Equal(out, data) {
 			t.Errorf("%s → %s → %x, %v", tc.hex, js, out, err)
 		}
+	}
+}
+
+// TestDeepErrorPath: an error deep inside the JSON names its path in a line.
+func TestDeepErrorPath(t *testing.T) {
+	var b strings.Builder
+	for range 900 {
+		b.WriteString(`{"type":"Array","value":[`)
+	}
+	b.WriteString(`{"type":"int","value":"x"}`)
+	for range 900 {
+		b.WriteString(`]}`)
+	}
+	_, err := Unmarshal([]byte(b.String()))
+	var se *SyntaxError
+	if !errors.As(err, &se) || len(se.Path) < 5000 || len(err.Error()) > 300 || !strings.Contains(err.Error(), "more)…") {
+		t.Errorf("%d bytes: %.400v", len(err.Error()), err)
+	}
+	// Too deep for the limit: the error wraps godot.ErrTooDeep.
+	_, err = UnmarshalOptions([]byte(b.String()), Options{MaxDepth: 100})
+	if !errors.Is(err, godot.ErrTooDeep) {
+		t.Errorf("limit: %v", err)
 	}
 }

@@ -24,13 +24,12 @@ type SyntaxError struct {
 	Err error
 }
 
-func (e *SyntaxError) Error() string { return "gdjson: " + e.Path + ": " + e.Msg }
+// Error implements error. A long path is abbreviated (see godot.AbbreviatePath); the Path field
+// keeps it whole.
+func (e *SyntaxError) Error() string { return "gdjson: " + godot.AbbreviatePath(e.Path) + ": " + e.Msg }
 
 // Unwrap returns Err.
 func (e *SyntaxError) Unwrap() error { return e.Err }
-
-// abbreviatePath shortens the path of a deeply nested value for an error message.
-func abbreviatePath(p string) string { return godot.AbbreviatePath(p) }
 
 // Unmarshal parses the JSON form of one value. Either dialect's type names are accepted.
 func Unmarshal(data []byte) (any, error) {
@@ -67,7 +66,7 @@ func fail(path, format string, args ...any) error {
 
 func (p *parser) value(raw any, path string, depth level) (any, error) {
 	if depth.n > depth.max {
-		return nil, &SyntaxError{Path: abbreviatePath(path), Msg: fmt.Sprintf("nested more than %d levels", depth.max), Err: godot.ErrTooDeep}
+		return nil, &SyntaxError{Path: path, Msg: fmt.Sprintf("nested more than %d levels", depth.max), Err: godot.ErrTooDeep}
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {

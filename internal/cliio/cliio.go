@@ -184,6 +184,9 @@ func detect(data []byte) ([]byte, Source, error) {
 	}
 	digits, bad, badAt := hexDigits(data)
 	if bad == 0 {
+		if digits == "" {
+			return nil, Source{}, fmt.Errorf("%w: the input holds only separators, no hex digits", ErrEmpty)
+		}
 		if len(digits)%2 != 0 {
 			return nil, Source{}, fmt.Errorf("%w: this looks like hex, but it has an odd number of digits (%d): a digit is missing or one too many", ErrFormat, len(digits))
 		}

@@ -55,6 +55,7 @@ func TestDetectStrict(t *testing.T) {
 		{"1520 c25z 046d 0c0c 1841 6d61", `looks like hex, but 'z' at byte 8`},
 		{"00000000: 1520 c25c  . .\\\n00000010: 046d  .m\n", "starts at offset 16, not at 4"},
 		{"00000000  15 20 zz                |. .|\n", `not a group of hex bytes`},
+		{"00000000  15 20                |. |\n*\n7fffffffffff\n", `the limit is 67108864`},
 	} {
 		_, _, err := DecodeSource([]byte(tc.in), Auto)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -14,6 +14,10 @@ const (
 	dumpHexdump = "hexdump -C"
 )
 
+// MaxDumpRepeat bounds the bytes that the "*" lines of a hexdump -C dump may stand for: a dump
+// of a few lines could otherwise claim gigabytes.
+const MaxDumpRepeat = 64 << 20
+
 // dumpKind recognises an xxd or hexdump -C dump by its first non-empty line.
 func dumpKind(data []byte) (string, bool) {
 	var first string
@@ -83,6 +87,9 @@ func decodeDump(data []byte, kind string) ([]byte, error) {
 		if repeat {
 			if len(prev) == 0 {
 				return nil, bad("repeats a line that is not there")
+			}
+			if off < uint64(len(out)) || off-uint64(len(out)) > MaxDumpRepeat {
+				return nil, bad(fmt.Sprintf("makes the repeat mark before it stand for %d bytes (the limit is %d)", int64(off)-int64(len(out)), MaxDumpRepeat))
 			}
 			for uint64(len(out)) < off {
 				out = append(out, prev...)
