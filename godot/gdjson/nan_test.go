@@ -2,8 +2,8 @@ package gdjson
 
 import (
 	"bytes"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"math"
 	"strings"
 	"testing"
