@@ -32,6 +32,12 @@ func newCmdFlags(area, verb, args, about string, stderr io.Writer) *flag.FlagSet
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
+		nflags := 0
+		fs.VisitAll(func(*flag.Flag) { nflags++ })
+		if nflags == 0 {
+			fmt.Fprintf(fs.Output(), "Usage: %s %s\n\n%s\n", name, args, about)
+			return
+		}
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags] %s\n\n%s\n\nFlags (before or after the arguments):\n", name, args, about)
 		fs.PrintDefaults()
 	}
