@@ -102,6 +102,19 @@ var ErrEmpty = errors.New("empty input")
 // what the input looked like and why it was not taken.
 var ErrFormat = errors.New("input not understood")
 
+// inputError is an error about the input: its message alone, and the sentinel for errors.Is.
+type inputError struct {
+	kind error // ErrFormat or ErrEmpty
+	msg  string
+}
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == e.kind }
+
+func inputErr(kind error, format string, args ...any) error {
+	return &inputError{kind, fmt.Sprintf(format, args...)}
+}
+
 // ReadAll reads the whole input: the file named by path, or stdin when path is "" or "-".
 func ReadAll(path string, stdin io.Reader) ([]byte, error) {
 	if path == "" || path == "-" {
@@ -170,13 +183,13 @@ func DecodeSource(data []byte, f Format) ([]byte, Source, error) {
 
 func detect(data []byte) ([]byte, Source, error) {
 	if len(data) == 0 {
-		return nil, Source{}, fmt.Errorf("%w: no input", ErrEmpty)
+		return nil, Source{}, inputErr(ErrEmpty, "no input: give a file, hex, or the bytes on standard input")
 	}
 	if !isText(data) {
 		return data, Source{Format: Raw}, nil
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, Source{}, fmt.Errorf("%w: the input is only white space (%d bytes; --format raw reads them as bytes)", ErrEmpty, len(data))
+		return nil, Source{}, inputErr(ErrEmpty, "the input is only white space (%d bytes; --format raw reads them as bytes)", len(data))
 	}
 	if d, ok := dumpKind(data); ok {
 		b, err := decodeDump(data, d)
@@ -185,10 +198,10 @@ func detect(data []byte) ([]byte, Source, error) {
 	digits, bad, badAt := hexDigits(data)
 	if bad == 0 {
 		if digits == "" {
-			return nil, Source{}, fmt.Errorf("%w: the input holds only separators, no hex digits", ErrEmpty)
+			return nil, Source{}, inputErr(ErrEmpty, "the input holds only separators, no hex digits")
 		}
 		if len(digits)%2 != 0 {
-			return nil, Source{}, fmt.Errorf("%w: this looks like hex, but it has an odd number of digits (%d): a digit is missing or one too many", ErrFormat, len(digits))
+			return nil, Source{}, inputErr(ErrFormat, "this looks like hex, but it has an odd number of digits (%d): a digit is missing or one too many", len(digits))
 		}
 		b, err := hex.DecodeString(digits)
 		return b, Source{Format: Hex}, err
@@ -198,9 +211,9 @@ func detect(data []byte) ([]byte, Source, error) {
 	}
 	if bad <= len(digits)/8 {
 		r, _ := utf8.DecodeRune(data[badAt:])
-		return nil, Source{}, fmt.Errorf("%w: this looks like hex, but %q at byte %d is not a hex digit", ErrFormat, r, badAt)
+		return nil, Source{}, inputErr(ErrFormat, "this looks like hex, but %q at byte %d is not a hex digit", r, badAt)
 	}
-	return nil, Source{}, fmt.Errorf("%w: this looks like text, but it is neither hex nor padded base64 (use --format raw to read its bytes as they are)", ErrFormat)
+	return nil, Source{}, inputErr(ErrFormat, "this looks like text, but it is neither hex nor padded base64 (use --format raw to read its bytes as they are)")
 }
 
 // isText reports whether data is UTF-8 text of printable characters and white space.
@@ -256,13 +269,13 @@ func decodeHex(data []byte) ([]byte, error) {
 	digits, bad, badAt := hexDigits(data)
 	if bad > 0 {
 		r, _ := utf8.DecodeRune(data[badAt:])
-		return nil, fmt.Errorf("%w: hex input: %q at byte %d is not a hex digit", ErrFormat, r, badAt)
+		return nil, inputErr(ErrFormat, "hex input: %q at byte %d is not a hex digit", r, badAt)
 	}
 	if digits == "" {
-		return nil, fmt.Errorf("%w: no hex digits", ErrEmpty)
+		return nil, inputErr(ErrEmpty, "no hex digits")
 	}
 	if len(digits)%2 != 0 {
-		return nil, fmt.Errorf("%w: hex input has an odd number of digits (%d)", ErrFormat, len(digits))
+		return nil, inputErr(ErrFormat, "hex input has an odd number of digits (%d)", len(digits))
 	}
 	return hex.DecodeString(digits)
 }
@@ -274,26 +287,26 @@ func decodeBase64(data []byte, strict bool) ([]byte, error) {
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
 		if strict && strings.ContainsAny(line, " \t") {
-			return nil, fmt.Errorf("%w: base64 input: a space inside a line", ErrFormat)
+			return nil, inputErr(ErrFormat, "base64 input: a space inside a line")
 		}
 		sb.WriteString(strings.Join(strings.Fields(line), ""))
 	}
 	s := sb.String()
 	if s == "" {
-		return nil, fmt.Errorf("%w: no base64 characters", ErrEmpty)
+		return nil, inputErr(ErrEmpty, "no base64 characters")
 	}
 	encs := []*base64.Encoding{base64.StdEncoding, base64.URLEncoding}
 	if !strict {
 		encs = append(encs, base64.RawStdEncoding, base64.RawURLEncoding)
 	} else if len(s)%4 != 0 {
-		return nil, fmt.Errorf("%w: base64 input: %d characters, not a multiple of 4", ErrFormat, len(s))
+		return nil, inputErr(ErrFormat, "base64 input: %d characters, not a multiple of 4", len(s))
 	}
 	for _, enc := range encs {
 		if b, err := enc.DecodeString(s); err == nil {
 			return b, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: base64 input: not valid base64", ErrFormat)
+	return nil, inputErr(ErrFormat, "base64 input: not valid base64")
 }
 
 // article returns "an" before a word said with a vowel sound (xxd: "ex-ex-dee"), else "a".

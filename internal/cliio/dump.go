@@ -58,7 +58,7 @@ func decodeDump(data []byte, kind string) ([]byte, error) {
 			continue
 		}
 		bad := func(why string) error {
-			return fmt.Errorf("%w: this looks like %s %s dump, but line %d %s: %q", ErrFormat, article(kind), kind, n+1, why, line)
+			return inputErr(ErrFormat, "this looks like %s %s dump, but line %d %s: %q", article(kind), kind, n+1, why, line)
 		}
 		if kind == dumpHexdump && line == "*" {
 			repeat = true
@@ -113,10 +113,10 @@ func decodeDump(data []byte, kind string) ([]byte, error) {
 		}
 	}
 	if repeat {
-		return nil, fmt.Errorf("%w: this looks like %s %s dump, but it ends in a repeat mark without the final offset", ErrFormat, article(kind), kind)
+		return nil, inputErr(ErrFormat, "this looks like %s %s dump, but it ends in a repeat mark without the final offset", article(kind), kind)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: the %s dump holds no bytes", ErrEmpty, kind)
+		return nil, inputErr(ErrEmpty, "the %s dump holds no bytes", kind)
 	}
 	return out, nil
 }
