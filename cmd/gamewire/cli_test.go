@@ -256,6 +256,10 @@ func TestCLIFraming(t *testing.T) {
 		out != `{"type":"int","value":1}`+"\n" || !strings.Contains(stderr, "message at byte 12: truncated") {
 		t.Errorf("truncated: exit %d\n%s%s", code, out, stderr)
 	}
+	if _, stderr, code := gw(t, "08000000 02000000 01000000 ffffff7f 04000000", "godot", "decode", "--framing", "streampeer"); code != 1 ||
+		!strings.Contains(stderr, "message at byte 12: truncated: its length prefix announces more than the 4 bytes after it") {
+		t.Errorf("huge length: exit %d\n%s", code, stderr)
+	}
 	if _, stderr, code := gw(t, "08000000 02000000 01000000 08000000 04000000 09000000", "godot", "decode", "--framing", "streampeer"); code != 1 ||
 		!strings.Contains(stderr, "String at byte 20") {
 		t.Errorf("bad message: exit %d\n%s", code, stderr)

@@ -108,8 +108,12 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 			return spans, nil
 		}
 		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
+			switch {
+			case errors.Is(err, io.ErrUnexpectedEOF):
 				err = fmt.Errorf("%s message at byte %d: truncated: the input ends before the length its prefix announces", fr, off)
+			case errors.Is(err, godot.ErrMessageTooLarge):
+				// The limit is the input's size: the prefix announces more than there is.
+				err = fmt.Errorf("%s message at byte %d: truncated: its length prefix announces more than the %d bytes after it (%w)", fr, off, max(len(data)-off-4, 0), err)
 			}
 			return spans, err
 		}
