@@ -20,8 +20,9 @@ import (
 // convention for those who add examples):
 //
 //   - Every ```console block of README.md and docs/*.md runs: each "$ " line (with the lines after
-//     it while a line ends in "\") is a bash command, run in an empty temporary directory with
-//     the gamewire built for these tests first on PATH. What it prints, stdout and stderr
+//     it while a line ends in "\") is a bash command, run in the repository's root (as a user of
+//     a fresh clone runs it; an example that writes a file writes it under /tmp) with the
+//     gamewire built for these tests first on PATH. What it prints, stdout and stderr
 //     together as a terminal shows them, must equal the lines after it up to the next "$ " line
 //     or the end of the block. A "..." line matches any number of lines; a last line "[exit N]"
 //     expects that exit status, otherwise it must be 0.
@@ -151,6 +152,10 @@ func TestREADME(t *testing.T) {
 		t.Skip("no bash to run the examples")
 	}
 	path := filepath.Dir(gwBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ran := 0
 	for _, file := range docFiles(t) {
 		for _, b := range docBlocks(t, file) {
@@ -164,7 +169,7 @@ func TestREADME(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 					defer cancel()
 					cmd := exec.CommandContext(ctx, bash, "-c", ex.command)
-					cmd.Dir = t.TempDir()
+					cmd.Dir = root
 					cmd.Env = append(os.Environ(), "PATH="+path)
 					out, err := cmd.CombinedOutput()
 					code := 0
