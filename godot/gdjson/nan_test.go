@@ -2,9 +2,11 @@ package gdjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -82,5 +84,38 @@ func TestDeepErrorPath(t *testing.T) {
 	_, err = UnmarshalOptions([]byte(b.String()), Options{MaxDepth: 100})
 	if !errors.Is(err, godot.ErrTooDeep) {
 		t.Errorf("limit: %v", err)
+	}
+}
+
+// TestFloatsLossless: every float bit pattern, as a float and as float32 components, goes
+// bytes → JSON → bytes unchanged (random patterns, a quarter of them NaNs or infinities).
+func TestFloatsLossless(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 20000 {
+		u := rng.Uint64()
+		if i%4 == 0 {
+			u |= 0x7ff0000000000000 | 0x7f800000<<32 | 0x7f800000
+		}
+		data := binary.LittleEndian.AppendUint64([]byte{3, 0, 1, 0}, u) // float, 64-bit
+		data = append(data, 5, 0, 0, 0)                                 // Vector2
+		data = binary.LittleEndian.AppendUint64(data, u)
+		for _, d := range [][]byte{data[:12], data[12:]} {
+			v, _, err := godot.DecOptions{Dialect: godot.Godot4}.Decode(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, err := Marshal(v, godot.Godot4, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Unmarshal(js)
+			if err != nil {
+				t.Fatalf("%s: %v", js, err)
+			}
+			out, err := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, back)
+			if err != nil || !bytes.Equal(out, d) {
+				t.Fatalf("%x → %s → %x, %v", d, js, out, err)
+			}
+		}
 	}
 }
