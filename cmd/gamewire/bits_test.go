@@ -9,12 +9,10 @@ import (
 	"testing"
 )
 
-// runCLI runs one gamewire command line and returns its output and exit status.
+// runCLI runs one command line of the built gamewire and returns its output and exit status.
 func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(stdin), &out, &errb)
-	return out.String(), errb.String(), code
+	return gw(t, stdin, args...)
 }
 
 const seedPayloadHex = "20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64"
