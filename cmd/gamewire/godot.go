@@ -40,8 +40,8 @@ func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
 	f.fs.BoolVar(&f.all, "all", false, "decode every value in the input, one after the other (e.g. several var_to_bytes results)")
 	f.fs.BoolVar(&f.legacyPath, "legacy-nodepath", false, "accept the obsolete string NodePath format that engines reject")
 	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit")
-	f.fs.StringVar(&f.real, "real", "lossless", "read Godot 4 math values as an engine build whose real_t is `single` (the official\nbuilds: 64-bit components are rounded to float32) or double does; lossless keeps the bytes' precision")
-	f.fs.StringVar(&f.framing, "framing", "none", "how the values are `framed`: none (bare Variants), streampeer or file (put_var/store_var: a 4-byte\nlittle-endian length before each), streampeer-be (big_endian = true), packetpeerstream;\nwith a framing every message of the input is decoded")
+	f.fs.StringVar(&f.real, "real", "lossless", "the `precision` of real_t to read Godot 4 math values with, as an engine build does:\nsingle (the official builds; 64-bit components are rounded to float32), double, or lossless\n(keep what the bytes hold)")
+	f.fs.StringVar(&f.framing, "framing", "none", "the values' `framing`: none (bare Variants); streampeer or file (put_var, store_var: a\n4-byte little-endian length before each); streampeer-be (big_endian = true); packetpeerstream.\nWith a framing, every message of the input is decoded")
 	return f
 }
 
