@@ -39,3 +39,38 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: Parse never panics, and what it accepts as a NaN prints back to a form it reads as
+// the same bits.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"NaN", "nan", "NaN:0x7ff8000000000001", "nan(0x7fc00001)", "-inf", "Infinity", "NaN:0x", "NaN:0xzz", "1.5"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, wide bool) {
+		bits := 32
+		if wide {
+			bits = 64
+		}
+		u, err := Parse(s, bits)
+		if err != nil {
+			return
+		}
+		var text string
+		if bits == 32 {
+			f := math.Float32frombits(uint32(u))
+			if f == f {
+				return // an infinity
+			}
+			text = NaN32Text(f)
+		} else {
+			f := math.Float64frombits(u)
+			if f == f {
+				return
+			}
+			text = NaN64Text(f)
+		}
+		if back, err := Parse(text, bits); err != nil || back != u {
+			t.Fatalf("%q → %#x → %q → %#x, %v", s, u, text, back, err)
+		}
+	})
+}
