@@ -53,7 +53,7 @@ func (f *godotFlags) parse(args []string) error {
 	return err
 }
 
-// framingValue reads --framing; ok is false for none.
+// framingValue reads --framing; none is godot.FramingPacket, whose messages are bare Variants.
 func (f *godotFlags) framingValue() (godot.Framing, error) {
 	switch strings.ToLower(f.framing) {
 	case "none", "":
@@ -110,7 +110,7 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 		if err != nil {
 			switch {
 			case errors.Is(err, io.ErrUnexpectedEOF):
-				err = fmt.Errorf("%s message at byte %d: truncated: the input ends before the length its prefix announces", fr, off)
+				err = fmt.Errorf("%s message at byte %d: truncated: the input ends inside its length prefix or before the length it announces", fr, off)
 			case errors.Is(err, godot.ErrMessageTooLarge):
 				// The limit is the input's size: the prefix announces more than there is.
 				err = fmt.Errorf("%s message at byte %d: truncated: its length prefix announces more than the %d bytes after it (%w)", fr, off, max(len(data)-off-4, 0), err)
