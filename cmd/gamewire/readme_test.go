@@ -24,8 +24,9 @@ import (
 //     a fresh clone runs it; an example that writes a file writes it under /tmp) with the
 //     gamewire built for these tests first on PATH. What it prints, stdout and stderr
 //     together as a terminal shows them, must equal the lines after it up to the next "$ " line
-//     or the end of the block. A "..." line matches any number of lines; a last line "[exit N]"
-//     expects that exit status, otherwise it must be 0.
+//     or the end of the block. A "..." line matches any number of lines, a line ending in "..."
+//     any line that starts with the text before it; a last line "[exit N]" expects that exit
+//     status, otherwise it must be 0.
 //   - "<!-- readme-test: skip -->" on the line before a console block skips it (it needs a
 //     server or the network); ```sh blocks show commands without output and never run.
 //   - A ```go block after "<!-- readme-test: excerpt of FILE -->" must be an excerpt of FILE, a
@@ -143,7 +144,31 @@ func matchLines(got, want []string) bool {
 		}
 		return false
 	}
-	return len(got) > 0 && strings.TrimRight(got[0], " ") == strings.TrimRight(want[0], " ") && matchLines(got[1:], want[1:])
+	return len(got) > 0 && lineMatches(got[0], want[0]) && matchLines(got[1:], want[1:])
+}
+
+// lineMatches compares one line; an expected line that ends in "..." matches any line that starts
+// with what comes before it (for times and other figures that change from run to run).
+func lineMatches(got, want string) bool {
+	got, want = strings.TrimRight(got, " "), strings.TrimRight(want, " ")
+	if prefix, ok := strings.CutSuffix(want, "..."); ok {
+		return strings.HasPrefix(got, prefix)
+	}
+	return got == want
+}
+
+func TestMatchLines(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+		ok        bool
+	}{
+		{"a\nb", "a\nb", true}, {"a\nb", "a\n...", true}, {"a\nb\nc\nd", "a\n...\nd", true}, {"a", "a\n...", true},
+		{"a\nb", "a", false}, {"a\nb", "a\nc", false}, {"took 3.2ms", "took ...", true}, {"took 3.2ms", "gave ...", false},
+	} {
+		if matchLines(strings.Split(tc.got, "\n"), strings.Split(tc.want, "\n")) != tc.ok {
+			t.Errorf("%q against %q: want %v", tc.got, tc.want, tc.ok)
+		}
+	}
 }
 
 func TestREADME(t *testing.T) {
