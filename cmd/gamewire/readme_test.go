@@ -27,8 +27,9 @@ import (
 //     or the end of the block. A "..." line matches any number of lines, a line ending in "..."
 //     any line that starts with the text before it; a last line "[exit N]" expects that exit
 //     status, otherwise it must be 0.
-//   - "<!-- readme-test: skip -->" on the line before a console block skips it (it needs a
-//     server or the network); ```sh blocks show commands without output and never run.
+//   - "<!-- readme-test: skip -->" (or "<!-- readme-test: skip (why) -->") on the line before a
+//     console block skips it (it needs a server or the network); ```sh blocks show commands
+//     without output and never run.
 //   - A ```go block after "<!-- readme-test: excerpt of FILE -->" must be an excerpt of FILE, a
 //     test file whose Example functions go test runs: its lines, trimmed, appear in FILE in the
 //     same order (import lines aside).
@@ -184,7 +185,7 @@ func TestREADME(t *testing.T) {
 	ran := 0
 	for _, file := range docFiles(t) {
 		for _, b := range docBlocks(t, file) {
-			if b.lang != "console" || b.marker == "<!-- readme-test: skip -->" {
+			if b.lang != "console" || strings.HasPrefix(b.marker, "<!-- readme-test: skip") {
 				continue
 			}
 			for _, ex := range consoleExamples(t, b) {
