@@ -51,12 +51,12 @@ func (e *Error) Error() string {
 	b.WriteString(strconv.Itoa(e.BitOffset))
 	b.WriteString(": ")
 	msg := e.Err.Error()
-	// The bitstream error repeats the offset; keep its operation and cause.
+	// The bitstream error repeats the offset; keep what it was doing and the cause.
 	var be *bitstream.Error
 	if errors.As(e.Err, &be) {
-		msg = be.Op + ": " + be.Err.Error()
+		msg = be.Doing() + ": " + be.Err.Error()
 	}
-	b.WriteString(msg)
+	b.WriteString(strings.TrimPrefix(msg, "bitproto: "))
 	return b.String()
 }
 

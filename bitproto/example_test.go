@@ -64,7 +64,7 @@ func ExampleUnmarshal_errors() {
 	fmt.Println(err)
 	// Output:
 	// Name 30 true
-	// bitproto: Name at bit 30: ReadBytesView: length exceeds the remaining input: 3 bytes, 1 left
+	// bitproto: Name at bit 30: reading a string or byte array: length exceeds the remaining input: 3 bytes, 1 left
 }
 
 func ExampleParseFields() {

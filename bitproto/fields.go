@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gamewire/gamewire/bitstream"
+	"github.com/gamewire/gamewire/internal/floattext"
 )
 
 // FieldType is a wire type, as used in struct tags and in field lists.
@@ -197,11 +198,15 @@ func (v Value) MarshalJSON() ([]byte, error) {
 			o.Value = string(x)
 		}
 	case float32:
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		if x != x {
+			o.Value = floattext.NaN32Text(x) // "NaN" or "NaN:0x…": every bit pattern survives
+		} else if math.IsInf(float64(x), 0) {
 			o.Value = fmt.Sprint(x)
 		}
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if math.IsNaN(x) {
+			o.Value = floattext.NaN64Text(x)
+		} else if math.IsInf(x, 0) {
 			o.Value = fmt.Sprint(x)
 		}
 	}
@@ -233,8 +238,14 @@ func (v Value) Text() string {
 	case uint8:
 		return fmt.Sprintf("0x%02x (%d)", x, x)
 	case float32:
+		if x != x {
+			return floattext.NaN32Text(x)
+		}
 		return strconv.FormatFloat(float64(x), 'g', -1, 32)
 	case float64:
+		if x != x {
+			return floattext.NaN64Text(x)
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case bool:
 		if v.Field.Type == Null {
@@ -269,7 +280,7 @@ func DecodeFields(r *bitstream.Reader, fields []Field) ([]Value, error) {
 	for i, f := range fields {
 		v, err := DecodeField(r, f)
 		if err != nil {
-			return vals, &Error{Path: "#" + strconv.Itoa(i) + " " + f.String(), BitOffset: v.Bit, Err: err}
+			return vals, &Error{Path: fieldPath(i, f), BitOffset: v.Bit, Err: err}
 		}
 		vals = append(vals, v)
 	}
@@ -519,7 +530,7 @@ func EncodeFields(w *bitstream.Writer, fields []Field, values []any) error {
 			continue
 		}
 		if err := encodeField(w, f, values[vi]); err != nil {
-			return &Error{Path: "#" + strconv.Itoa(i) + " " + f.String(), BitOffset: w.Len(), Err: err}
+			return &Error{Path: fieldPath(i, f), BitOffset: w.Len(), Err: err}
 		}
 		vi++
 	}
@@ -583,16 +594,18 @@ func encodeField(w *bitstream.Writer, f Field, v any) error {
 			return fmt.Errorf("%w: %d is not a rune", ErrRange, n)
 		}
 		w.WriteChar(rune(n))
-	case Float32, Float64:
+	case Float32:
+		x, err := toFloat32(v)
+		if err != nil {
+			return err
+		}
+		w.WriteFloat32(x)
+	case Float64:
 		x, err := toFloat(v)
 		if err != nil {
 			return err
 		}
-		if f.Type == Float32 {
-			w.WriteFloat32(float32(x))
-		} else {
-			w.WriteFloat64(x)
-		}
+		w.WriteFloat64(x)
 	case String:
 		s, ok := v.(string)
 		if !ok {
@@ -686,11 +699,44 @@ func toFloat(v any) (float64, error) {
 	case json.Number:
 		return strconv.ParseFloat(string(x), 64)
 	case string:
-		return strconv.ParseFloat(x, 64) // also "NaN", "Inf"
+		b, err := floattext.Parse(x, 64) // "NaN", "NaN:0x…", "inf", "-inf"
+		if err != nil {
+			return 0, err
+		}
+		return math.Float64frombits(b), nil
 	}
 	n, err := toInt(v)
 	if err != nil {
 		return 0, fmt.Errorf("want a number, got %T", v)
 	}
 	return float64(n), nil
+}
+
+// toFloat32 is toFloat for a float32 field: a NaN's bits are kept exactly, which a trip through
+// float64 would not promise.
+func toFloat32(v any) (float32, error) {
+	switch x := v.(type) {
+	case float32:
+		return x, nil
+	case string:
+		b, err := floattext.Parse(x, 32)
+		if err != nil {
+			return 0, err
+		}
+		return math.Float32frombits(uint32(b)), nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 32)
+		return float32(f), err
+	}
+	f, err := toFloat(v)
+	return float32(f), err
+}
+
+// fieldPath names field i of a field list in an error, counting from 1 as people do: "field 2
+// (int32)" or "field 2 name:int32".
+func fieldPath(i int, f Field) string {
+	if f.Name == "" {
+		return "field " + strconv.Itoa(i+1) + " (" + f.String() + ")"
+	}
+	return "field " + strconv.Itoa(i+1) + " " + f.String()
 }

@@ -684,7 +684,7 @@ func TestSlicesAndMaps(t *testing.T) {
 
 func TestErrorMessage(t *testing.T) {
 	_, err := NewReader(unhex(t, "c18041")).ReadString()
-	want := "bitstream: ReadString at bit 0: length exceeds the remaining input: 12 bytes, 1 left"
+	want := "bitstream: at bit 0: reading a string: length exceeds the remaining input: 12 bytes, 1 left"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %q, want %q", err, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Sentinel errors wrapped by *[Error]. Test for them with errors.Is.
@@ -33,9 +34,32 @@ type Error struct {
 	Err error
 }
 
-// Error implements error.
+// Error implements error: "bitstream: at bit 52: reading a string: …".
 func (e *Error) Error() string {
-	return "bitstream: " + e.Op + " at bit " + strconv.Itoa(e.BitOffset) + ": " + e.Err.Error()
+	return "bitstream: at bit " + strconv.Itoa(e.BitOffset) + ": " + e.Doing() + ": " + e.Err.Error()
+}
+
+// opText says in words what the operations do.
+var opText = map[string]string{
+	"ReadBits": "reading bits", "PeekBits": "reading bits", "ReadByte": "reading a byte",
+	"ReadBool": "reading a bool", "ReadCompressed": "reading a compressed integer",
+	"ReadInt16": "reading an int16", "ReadInt32": "reading an int32", "ReadInt64": "reading an int64",
+	"ReadFloat32": "reading a float32", "ReadFloat64": "reading a float64", "ReadChar": "reading a char",
+	"ReadString": "reading a string", "ReadBytes": "reading a byte array", "ReadBytesView": "reading a string or byte array",
+	"ReadDate": "reading a date", "ReadCount": "reading an element count", "ReadSlice": "reading a slice",
+	"ReadMap": "reading a map", "ReadNull": "reading a null bit", "ReadRaw": "reading raw bytes",
+	"ReadAligned": "reading aligned bytes", "Seek": "seeking", "Skip": "skipping bits",
+	"WriteBits": "writing bits", "WriteBitsFrom": "writing bits", "WriteBytes": "writing a byte array",
+	"WriteCompressed": "writing a compressed integer", "WriteCount": "writing an element count",
+	"WriteString": "writing a string",
+}
+
+// Doing says in words what the failing operation was doing, e.g. "reading a string".
+func (e *Error) Doing() string {
+	if s, ok := opText[e.Op]; ok {
+		return s
+	}
+	return strings.ToLower(e.Op)
 }
 
 // Unwrap returns the cause.

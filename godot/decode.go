@@ -57,6 +57,65 @@ type DecOptions struct {
 	// bit 31 in its first word, which the seeds document but engines since 3.0 reject
 	// (ErrOldNodePath). The string is split as NodePath(String) does.
 	LegacyNodePath bool
+	// Real reproduces what an engine build whose real_t is single or double precision makes of
+	// Godot 4 math values (Vector2 … Projection, but not Color) and packed vector arrays. The
+	// zero value, RealLossless, keeps what the bytes hold.
+	Real Real
+}
+
+// Real is the precision of an engine build's real_t, for [DecOptions.Real].
+type Real uint8
+
+const (
+	// RealLossless keeps the bytes' own precision: float32 components decode as Vector2 …,
+	// components written with the 64-bit flag as Vector2d … . Re-encoding gives the same bytes.
+	RealLossless Real = iota
+	// RealSingle reads as the official Godot 4 builds do (real_t is float): components written
+	// with the 64-bit flag are rounded to float32 (1e300 becomes +Inf; a NaN keeps its sign and
+	// the top of its payload, quieted), and the values decode as Vector2 …, which encode without
+	// the flag, as the engine writes them back.
+	RealSingle
+	// RealDouble reads as a double-precision build (precision=double) does: float32 components
+	// widen to float64, and the values decode as Vector2d …, which encode with the flag.
+	RealDouble
+)
+
+// ParseReal reads a real_t precision by name: "single" (or "float"), "double", or "lossless"
+// (or "").
+func ParseReal(s string) (Real, error) {
+	switch strings.ToLower(s) {
+	case "", "lossless":
+		return RealLossless, nil
+	case "single", "float", "float32":
+		return RealSingle, nil
+	case "double", "float64":
+		return RealDouble, nil
+	}
+	return 0, fmt.Errorf("godot: unknown real_t precision %q (want single, double or lossless)", s)
+}
+
+// String names the precision as ParseReal reads it.
+func (r Real) String() string {
+	switch r {
+	case RealLossless:
+		return "lossless"
+	case RealSingle:
+		return "single"
+	case RealDouble:
+		return "double"
+	}
+	return fmt.Sprintf("Real(%d)", uint8(r))
+}
+
+// narrow rounds a float64 to float32 as a C++ static_cast<float> does on the engine's
+// platforms: to nearest, overflowing to infinity; a NaN keeps its sign and the top 23 bits of its
+// payload and is quieted. (Go's float32() of a NaN is not specified.)
+func narrow(f float64) float32 {
+	if f != f {
+		b := math.Float64bits(f)
+		return math.Float32frombits(uint32(b>>63)<<31 | 0x7fc00000 | uint32(b>>29)&0x7fffff)
+	}
+	return float32(f)
 }
 
 // Decode decodes one Godot 4 Variant from the start of data; see [DecOptions.Decode].
@@ -80,6 +139,15 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 //
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
 // and allocates no more than MaxBytes (by default 24 times len(data), plus 64 KiB).
+//
+// The dialect must be the one of the engine that wrote the bytes, and a wrong one often does not
+// fail: the two dialects number their types differently from type 6 on. A Godot 3 Dictionary
+// (type 18) read as Godot 4 is a Transform3D whose twelve floats are the Dictionary's entry count
+// and the bytes of its keys (tiny denormals and NaN-like values); a Godot 3 Vector3 (7) is a
+// Rect2 four bytes short (ErrTruncated); Godot 4 values from type 27 on (Dictionary, Array and
+// the packed arrays) are unknown types to Godot 3. Signs of a wrong dialect: a type you did not
+// send, floats made of text bytes, and, with [DecOptions.Unmarshal], ErrTypeMismatch where the
+// right dialect decodes cleanly.
 func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
 	if v, n, ok := o.decodeScalar(data); ok {
 		return v, n, nil
@@ -131,7 +199,7 @@ func (o DecOptions) decodeScalar(data []byte) (any, int, bool) {
 		return nil, 0, false
 	}
 	t, ok := o.Dialect.TypeOf(h & wire.TypeMask)
-	if !ok || flag64 && o.Dialect == Godot4 && t != TypeColor { // double-precision components
+	if !ok || (flag64 || o.Real == RealDouble) && o.Dialect == Godot4 && t != TypeColor { // double-precision components
 		return nil, 0, false
 	}
 	f32 := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:])) }
@@ -169,7 +237,7 @@ func boxInt64(v int64) any {
 
 func (o DecOptions) decoder(data []byte) decoder {
 	dec := decoder{buf: data, d: o.Dialect, allowObjects: o.AllowObjects, legacyNodePath: o.LegacyNodePath,
-		maxDepth: o.MaxDepth, elems: o.MaxElements, bytes: o.maxBytes(data)}
+		maxDepth: o.MaxDepth, elems: o.MaxElements, bytes: o.maxBytes(data), real: o.Real}
 	if dec.maxDepth <= 0 {
 		dec.maxDepth = DefaultMaxDepth
 	}
@@ -184,6 +252,7 @@ type decoder struct {
 	d              Dialect
 	allowObjects   bool
 	legacyNodePath bool
+	real           Real
 	maxDepth       int
 	elems          int // remaining element budget
 	bytes          int // remaining allocation budget (alloc.go)
@@ -405,6 +474,13 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 					dec.tr.add(p+8*i, 8, depth, "float64", "%s %s", componentName(t, i), fmtFloat(c[i]))
 				}
 			}
+			if dec.real == RealSingle {
+				var s [16]float32
+				for i := range n {
+					s[i] = narrow(c[i])
+				}
+				return real32Value(t, &s), p + 8*n, nil
+			}
 			return real64Value(t, &c), p + 8*n, nil
 		}
 		if len(dec.buf)-p < 4*n {
@@ -416,6 +492,13 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			if dec.tr != nil {
 				dec.tr.add(p+4*i, 4, depth, "float32", "%s %s", componentName(t, i), fmtFloat32(c[i]))
 			}
+		}
+		if dec.real == RealDouble && dec.d == Godot4 && t != TypeColor {
+			var w [16]float64
+			for i := range n {
+				w[i] = float64(c[i])
+			}
+			return real64Value(t, &w), p + 4*n, nil
 		}
 		if depth > 0 {
 			switch t {
@@ -502,6 +585,9 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 
 // countErr gives a packed array's count error its details.
 func (dec *decoder) countErr(err error, p, elem int) error {
+	if have := len(dec.buf) - p; have < 4 {
+		return detail(err, "element count needs 4 bytes, have %d", max(have, 0))
+	}
 	x, _ := dec.u32(p)
 	if err == wire.ErrNegativeLength {
 		return detail(err, "count %d", int32(x))
@@ -1030,7 +1116,65 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 	case t == TypePackedVector4Array:
 		out = packedSlice[Vector4d](data, n)
 	}
+	if dec.d == Godot4 && (t == TypePackedVector2Array || t == TypePackedVector3Array || t == TypePackedVector4Array) {
+		switch {
+		case wide && dec.real == RealSingle:
+			out = narrowVectors(out)
+		case !wide && dec.real == RealDouble:
+			out = widenVectors(out)
+		}
+	}
 	return out, end, nil
+}
+
+// narrowVectors rounds a double-precision packed vector slice to single precision.
+func narrowVectors(v any) any {
+	switch v := v.(type) {
+	case []Vector2d:
+		out := make([]Vector2, len(v))
+		for i, e := range v {
+			out[i] = Vector2{narrow(e.X), narrow(e.Y)}
+		}
+		return out
+	case []Vector3d:
+		out := make([]Vector3, len(v))
+		for i, e := range v {
+			out[i] = Vector3{narrow(e.X), narrow(e.Y), narrow(e.Z)}
+		}
+		return out
+	case []Vector4d:
+		out := make([]Vector4, len(v))
+		for i, e := range v {
+			out[i] = Vector4{narrow(e.X), narrow(e.Y), narrow(e.Z), narrow(e.W)}
+		}
+		return out
+	}
+	return v
+}
+
+// widenVectors widens a single-precision packed vector slice to double precision.
+func widenVectors(v any) any {
+	switch v := v.(type) {
+	case []Vector2:
+		out := make([]Vector2d, len(v))
+		for i, e := range v {
+			out[i] = Vector2d{float64(e.X), float64(e.Y)}
+		}
+		return out
+	case []Vector3:
+		out := make([]Vector3d, len(v))
+		for i, e := range v {
+			out[i] = Vector3d{float64(e.X), float64(e.Y), float64(e.Z)}
+		}
+		return out
+	case []Vector4:
+		out := make([]Vector4d, len(v))
+		for i, e := range v {
+			out[i] = Vector4d{float64(e.X), float64(e.Y), float64(e.Z), float64(e.W)}
+		}
+		return out
+	}
+	return v
 }
 
 // packedSlice copies the n elements of a packed array in data into a new []T. T is a
@@ -1071,7 +1215,7 @@ func (dec *decoder) packedStrings(p, depth int) (any, int, error) {
 	}
 	cnt, ok := dec.u32(p)
 	if !ok {
-		return fail(p, detail(ErrTruncated, "count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
+		return fail(p, detail(ErrTruncated, "element count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
 	}
 	if dec.tr != nil {
 		dec.tr.add(p, 4, depth, "u32", "count %d", int32(cnt))

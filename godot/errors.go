@@ -97,12 +97,47 @@ func (e *DecodeError) Error() string {
 	fmt.Fprintf(&sb, " at byte %d", e.Offset)
 	if path := e.path(); path != "" {
 		sb.WriteString(" (at ")
-		sb.WriteString(path)
+		sb.WriteString(AbbreviatePath(path))
 		sb.WriteString(")")
 	}
 	sb.WriteString(": ")
 	sb.WriteString(e.Err.Error())
 	return sb.String()
+}
+
+// maxPathText is the longest path an error message shows whole.
+const maxPathText = 120
+
+// AbbreviatePath shortens the path of a deeply nested value, as DecodeError and EncodeError
+// print it: a path longer than 120 bytes keeps its first and last segments (each "[…]" or
+// ".name" is one) and says how many segments it leaves out, as in `[0][0]…(1020 more)…[0][3]`.
+// The error's Path field keeps the whole path.
+func AbbreviatePath(p string) string {
+	if len(p) <= maxPathText {
+		return p
+	}
+	// Segment starts: every '[' or '.' outside a quoted key.
+	var starts []int
+	inQuote := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' && (i == 0 || p[i-1] != '\\'):
+			inQuote = !inQuote
+		case !inQuote && (c == '[' || c == '.'):
+			starts = append(starts, i)
+		}
+	}
+	head, tail := 0, len(starts)
+	for head < len(starts) && starts[head] < maxPathText/2 {
+		head++
+	}
+	for tail > head && len(p)-starts[tail-1] < maxPathText/2 {
+		tail--
+	}
+	if head == 0 || tail >= len(starts) || tail-head < 2 {
+		return p[:maxPathText/2] + "…" + p[len(p)-maxPathText/2:]
+	}
+	return fmt.Sprintf("%s…(%d more)…%s", p[:starts[head]], tail-head, p[starts[tail]:])
 }
 
 // Unwrap returns the sentinel error.
@@ -127,7 +162,7 @@ func (e *EncodeError) Error() string {
 	}
 	if e.Path != "" {
 		sb.WriteString(" at ")
-		sb.WriteString(e.Path)
+		sb.WriteString(AbbreviatePath(e.Path))
 	}
 	sb.WriteString(": ")
 	sb.WriteString(e.Err.Error())

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gamewire/gamewire/internal/floattext"
 )
 
 // Field is one field of an encoded Variant, as [DecOptions.Explain] reports it: where it is, how
@@ -276,11 +278,11 @@ func componentName(t Type, i int) string {
 }
 
 // fmtFloat renders a float64 so that it parses back to the same bits: the shortest decimal form,
-// or inf/-inf, or nan with its bits.
+// or inf/-inf, or NaN ("NaN:0x…" with its bits unless it is the quiet NaN).
 func fmtFloat(f float64) string {
 	switch {
 	case math.IsNaN(f):
-		return fmt.Sprintf("nan(0x%016x)", math.Float64bits(f))
+		return floattext.NaN64Text(f)
 	case math.IsInf(f, 1):
 		return "inf"
 	case math.IsInf(f, -1):
@@ -293,7 +295,7 @@ func fmtFloat(f float64) string {
 func fmtFloat32(f float32) string {
 	switch {
 	case f != f:
-		return fmt.Sprintf("nan(0x%08x)", math.Float32bits(f))
+		return floattext.NaN32Text(f)
 	case math.IsInf(float64(f), 1):
 		return "inf"
 	case math.IsInf(float64(f), -1):

@@ -86,20 +86,21 @@ type StreamOptions struct {
 	// MaxMessageSize bounds a message's Variant in bytes, not counting a length prefix. 0 means
 	// the framing's default: DefaultMaxMessageSize, PacketPeerStreamMaxPacket or MaxDatagram.
 	MaxMessageSize int
-	// AllowObjects, MaxDepth, MaxElements, MaxBytes and LegacyNodePath are the decoding options
-	// of [DecOptions]; DoublePrecision and MaxDepth the encoding options of [EncOptions].
+	// AllowObjects, MaxDepth, MaxElements, MaxBytes, LegacyNodePath and Real are the decoding
+	// options of [DecOptions]; DoublePrecision and MaxDepth the encoding options of [EncOptions].
 	AllowObjects    bool
 	MaxDepth        int
 	MaxElements     int
 	MaxBytes        int
 	LegacyNodePath  bool
+	Real            Real
 	DoublePrecision bool
 }
 
 // DecOptions returns the options with which a Decoder decodes each message.
 func (o StreamOptions) DecOptions() DecOptions {
 	return DecOptions{Dialect: o.Dialect, AllowObjects: o.AllowObjects, MaxDepth: o.MaxDepth,
-		MaxElements: o.MaxElements, MaxBytes: o.MaxBytes, LegacyNodePath: o.LegacyNodePath}
+		MaxElements: o.MaxElements, MaxBytes: o.MaxBytes, LegacyNodePath: o.LegacyNodePath, Real: o.Real}
 }
 
 // EncOptions returns the options with which an Encoder encodes each message.

@@ -11,7 +11,7 @@ import (
 )
 
 // The framings, byte for byte as the real Godot 3.2.3 engine put them on a loopback connection
-// (shared/spec/godot3-engine.md, "Wire framing").
+// (captured from the engine; TestGodot3Client checks them against a live engine).
 func TestFramingMatchesEngine(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -976,7 +976,7 @@ func (dec *decoder) stringsInto(pl *decPlan, p unsafe.Pointer, off int) (int, er
 	t := TypePackedStringArray
 	cnt, ok := dec.u32(q)
 	if !ok {
-		return 0, dec.fail(q, t, true, detail(ErrTruncated, "count needs 4 bytes, have %d", max(len(dec.buf)-q, 0)))
+		return 0, dec.fail(q, t, true, detail(ErrTruncated, "element count needs 4 bytes, have %d", max(len(dec.buf)-q, 0)))
 	}
 	q += 4
 	n := int(int32(cnt))

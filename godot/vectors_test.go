@@ -20,7 +20,7 @@ func unhex(t testing.TB, s string) []byte {
 
 // vector is a value and its exact encoding. The encodings come from Godot's own unit tests
 // (tests/core/io/test_marshalls.h), from engine output reported in Godot issues, and from the
-// real engines observed by ../shared/spec (godot3-engine.md, godot4-engine.md).
+// real engines themselves (the differential tests in engine3_test.go and engine4_test.go).
 type vector struct {
 	name  string
 	d     Dialect

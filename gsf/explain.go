@@ -224,10 +224,14 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	if !body.Null {
 		body.Bits = payloadEnd - e.r.Offset()
 		if len(opts.Body) > 0 {
-			for _, f := range opts.Body {
+			for i, f := range opts.Body {
 				v, err := bitproto.DecodeField(e.r, f)
 				if err != nil {
-					return fail(&bitproto.Error{Path: "body." + f.String(), BitOffset: v.Bit - e.shift, Err: err})
+					name := "body field " + strconv.Itoa(i+1) + " " + f.String()
+					if f.Name == "" {
+						name = "body field " + strconv.Itoa(i+1) + " (" + f.String() + ")"
+					}
+					return fail(&bitproto.Error{Path: name, BitOffset: v.Bit - e.shift, Err: err})
 				}
 				e.shiftValue(&v)
 				body.Fields = append(body.Fields, v)
@@ -459,7 +463,8 @@ func (e *explainer) zero(off, n int) bool {
 }
 
 // WriteText writes the explanation in the style of the protocol documentation's annotated
-// example: one line per group of bits, with its offset, the bits and their meaning.
+// example: one line per group of bits, with its offset, the bits and their meaning. As with
+// [Explanation.WriteSummary], errors are noted but not written.
 func (ex *Explanation) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for i, fe := range ex.Frames {
@@ -481,7 +486,7 @@ func (ex *Explanation) WriteText(w io.Writer) error {
 			writeStep(&b, s)
 		}
 		if fe.Err != nil {
-			fmt.Fprintf(&b, "error: %v\n", fe.Err)
+			b.WriteString("(the frame does not decode past this point)\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -499,7 +504,10 @@ func writeStep(b *strings.Builder, s bitproto.Step) {
 	fmt.Fprintf(b, "%-12s %-20s -> %s\n", at, bits, s.Text)
 }
 
-// WriteSummary writes each frame's header, with names, and its body fields, one per line.
+// WriteSummary writes each frame's header, with names, and its body fields, one per line. A
+// frame that fails to decode ends with a note; the error itself is not written (it is the
+// frame's Err, and [Explain] returns it), so that a program can report it once, where it reports
+// errors.
 func (ex *Explanation) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	for i := range ex.Frames {
@@ -526,7 +534,7 @@ func (fe *FrameExplanation) WriteSummary(w io.Writer, title string) error {
 func (fe *FrameExplanation) summary(b *strings.Builder, title string) {
 	b.WriteString(title)
 	if fe.Header == nil {
-		fmt.Fprintf(b, "\nerror: %v\n", fe.Err)
+		b.WriteString(": the header does not decode\n")
 		return
 	}
 	h := fe.Header
@@ -591,7 +599,7 @@ func (fe *FrameExplanation) summary(b *strings.Builder, title string) {
 		}
 	}
 	if fe.Err != nil {
-		fmt.Fprintf(b, "error: %v\n", fe.Err)
+		b.WriteString("  (the frame does not decode past this point)\n")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/gamewire/gamewire/bitproto"
@@ -367,11 +368,11 @@ func writeMessage(w *bitstream.Writer, h *Header, body any) error {
 		}
 	default:
 		if err := bitproto.WriteObject(w, body); err != nil {
-			return fmt.Errorf("gsf: body: %w", err)
+			return bodyError(err)
 		}
 	}
 	if err := w.Err(); err != nil {
-		return fmt.Errorf("gsf: %w", err)
+		return &prefixedError{prefix: "gsf: ", err: err}
 	}
 	return nil
 }
@@ -391,3 +392,24 @@ func writeRaw(w *bitstream.Writer, b *RawBody) error {
 	w.WriteBitsFrom(b.data, b.start, b.end-b.start)
 	return nil
 }
+
+// prefixedError puts the package's prefix before an error of a lower layer without repeating
+// that layer's own prefix: "gsf: body: at bit 52: …", not "gsf: body: bitproto: at bit 52: …".
+// errors.Is and errors.As see the lower error.
+type prefixedError struct {
+	prefix string
+	err    error
+}
+
+func (e *prefixedError) Error() string {
+	msg := e.err.Error()
+	for _, p := range []string{"bitproto: ", "bitstream: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return e.prefix + msg
+}
+
+func (e *prefixedError) Unwrap() error { return e.err }
+
+// bodyError reports an error from encoding a message body.
+func bodyError(err error) error { return &prefixedError{prefix: "gsf: body: ", err: err} }

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
-	"github.com/gamewire/gamewire/internal/cliio"
 )
 
 func init() {
@@ -25,56 +20,12 @@ const fieldTypesHelp = `Field list: comma-separated TYPE or NAME:TYPE entries, T
   bool, byte, int16, int32, int64 (compressed), char, float32, float64,
   string, bytes, date, null (an object's null bit), align (skip to a byte boundary)`
 
-// newCmdFlags returns a flag set for "gamewire AREA VERB" that prints its usage to stderr.
-func newCmdFlags(area, verb, args, about string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("gamewire "+area+" "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire %s %s [flags] %s\n\n%s\n\nFlags:\n", area, verb, args, about)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parseCmdFlags parses args and allows at most maxArgs positional arguments.
-func parseCmdFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage // the flag package has printed the problem and the usage
-	}
-	if fs.NArg() > maxArgs {
-		fmt.Fprintf(fs.Output(), "too many arguments: %q\n", fs.Args())
-		fs.Usage()
-		return errUsage
-	}
-	return nil
-}
-
-// readInput reads the positional FILE argument (standard input without one) in the given
-// --format.
-func readInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]byte, error) {
-	f, err := cliio.ParseFormat(format)
-	if err != nil {
-		return nil, err
-	}
-	data, err := cliio.Read(fs.Arg(0), stdin, f)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) == 0 {
-		return nil, errors.New("no input bytes")
-	}
-	return data, nil
-}
-
 func bitsDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newCmdFlags("bits", "decode", "[FILE]",
+	fs := newCmdFlags("bits", "decode", "[FILE|HEX]",
 		"Decodes a BitProtocol bit stream by a field list and prints every field with its bit\noffset, bit length and value. FILE defaults to standard input.\n\n"+fieldTypesHelp+
 			"\n\nExample: gamewire bits decode --fields 'null,null,flags:int32,svcClass:int32' <<< '20c25c'", stderr)
 	spec := fs.String("fields", "", "the field `list` (required)")
-	format := fs.String("format", "auto", "input `encoding`: auto, hex, base64 or raw")
+	in := addInputFlags(fs)
 	offset := fs.Int("offset", 0, "start decoding at this `bit`")
 	asJSON := fs.Bool("json", false, "print JSON")
 	steps := fs.Bool("steps", false, "also print the bits of every field, as in gsf explain")
@@ -90,7 +41,7 @@ func bitsDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	data, err := readInput(fs, *format, stdin)
+	data, err := in.read(fs, stdin)
 	if err != nil {
 		return err
 	}
@@ -194,15 +145,18 @@ func parseJSONValues(s string) ([]any, error) {
 
 func bitsEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newCmdFlags("bits", "encode", "",
-		"Encodes values by a field list into BitProtocol bits and prints them as hex.\n\n"+fieldTypesHelp+
+		"Encodes values by a field list into BitProtocol bits and prints them (hex by default).\n\n"+fieldTypesHelp+
 			"\n\nValues are a JSON array with one entry per field (align takes none): true/false for bool and\n"+
 			"null, numbers for integers and floats (strings for exact int64s), a one-character string\n"+
 			"for char, a hex string for bytes, an RFC 3339 string, a Unix time or null for date.\n\n"+
 			"Example: gamewire bits encode --fields 'bool,int32,string' --values '[true, 566, \"AmazingWorld\"]'", stderr)
 	spec := fs.String("fields", "", "the field `list` (required)")
 	values := fs.String("values", "", "the values, a JSON `array` (required; - reads it from standard input)")
-	out := fs.String("out", "", "write the raw bytes to `FILE` instead of printing hex")
+	out := addOutputFlags(fs)
 	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := out.check(); err != nil {
 		return err
 	}
 	if *spec == "" || *values == "" {
@@ -222,25 +176,5 @@ func bitsEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := bitproto.EncodeFields(&w, fields, vals); err != nil {
 		return err
 	}
-	return writeBytesOut(stdout, *out, w.Bytes())
-}
-
-// writeBytesOut writes b to the file out ("-": raw to standard output), or prints it as hex.
-func writeBytesOut(stdout io.Writer, out string, b []byte) error {
-	if out != "" {
-		if out == "-" {
-			_, err := stdout.Write(b)
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	}
-	var s bytes.Buffer
-	for i, c := range b {
-		if i > 0 {
-			s.WriteByte(' ')
-		}
-		s.WriteString(hex.EncodeToString([]byte{c}))
-	}
-	_, err := fmt.Fprintf(stdout, "%s\n", s.String())
-	return err
+	return out.write(stdout, w.Bytes())
 }

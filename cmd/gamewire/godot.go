@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/base64"
-	"encoding/hex"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/gdjson"
@@ -22,42 +22,50 @@ func init() {
 // godotFlags are the flags shared by the godot verbs that read Variant bytes.
 type godotFlags struct {
 	fs           *flag.FlagSet
+	in           inputFlags
 	dialect      string
-	format       string
 	allowObjects bool
 	all          bool
 	legacyPath   bool
 	maxDepth     int
+	framing      string
+	real         string
 }
 
 func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
-	f := &godotFlags{fs: flag.NewFlagSet("gamewire godot "+name, flag.ContinueOnError)}
-	f.fs.SetOutput(stderr)
+	f := &godotFlags{fs: newCmdFlags("godot", name, "[FILE|HEX]", usage+"\n\nFILE defaults to standard input; an argument that names no file and is hex is read as the bytes.", stderr)}
 	f.fs.StringVar(&f.dialect, "godot", "4", "engine `version` whose format the bytes are in: 3 or 4")
-	f.fs.StringVar(&f.format, "format", "auto", "input `encoding`: auto, hex, base64 or raw")
+	f.in = addInputFlags(f.fs)
 	f.fs.BoolVar(&f.allowObjects, "allow-objects", true, "decode full objects (false: reject them as the engine does by default)")
-	f.fs.BoolVar(&f.all, "all", false, "decode every value in the input, one after the other (e.g. several put_var payloads)")
+	f.fs.BoolVar(&f.all, "all", false, "decode every value in the input, one after the other (e.g. several var_to_bytes results)")
 	f.fs.BoolVar(&f.legacyPath, "legacy-nodepath", false, "accept the obsolete string NodePath format that engines reject")
 	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit")
-	f.fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot %s [flags] [FILE]\n\n%s\nFILE defaults to standard input.\n\nFlags:\n", name, usage)
-		f.fs.PrintDefaults()
-	}
+	f.fs.StringVar(&f.real, "real", "lossless", "the `precision` of real_t to read Godot 4 math values with, as an engine build does:\nsingle (the official builds; 64-bit components are rounded to float32), double, or lossless\n(keep what the bytes hold)")
+	f.fs.StringVar(&f.framing, "framing", "none", "the values' `framing`: none (bare Variants); streampeer or file (put_var, store_var: a\n4-byte little-endian length before each); streampeer-be (big_endian = true); packetpeerstream.\nWith a framing, every message of the input is decoded")
 	return f
 }
 
 func (f *godotFlags) parse(args []string) error {
-	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseCmdFlags(f.fs, args, 1); err != nil {
+		return err
 	}
-	if f.fs.NArg() > 1 {
-		f.fs.Usage()
-		return errUsage
+	_, err := f.framingValue()
+	return err
+}
+
+// framingValue reads --framing; none is godot.FramingPacket, whose messages are bare Variants.
+func (f *godotFlags) framingValue() (godot.Framing, error) {
+	switch strings.ToLower(f.framing) {
+	case "none", "":
+		return godot.FramingPacket, nil
+	case "streampeer", "file":
+		return godot.FramingStreamPeer, nil
+	case "streampeer-be", "file-be":
+		return godot.FramingStreamPeerBigEndian, nil
+	case "packetpeerstream":
+		return godot.FramingPacketPeerStream, nil
 	}
-	return nil
+	return 0, fmt.Errorf("--framing %q: want none, streampeer, file, streampeer-be or packetpeerstream", f.framing)
 }
 
 func (f *godotFlags) options() (godot.DecOptions, error) {
@@ -65,22 +73,53 @@ func (f *godotFlags) options() (godot.DecOptions, error) {
 	if err != nil {
 		return godot.DecOptions{}, err
 	}
-	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth}, nil
+	r, err := godot.ParseReal(f.real)
+	if err != nil {
+		return godot.DecOptions{}, fmt.Errorf("--real: %w", err)
+	}
+	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth, Real: r}, nil
 }
 
 func (f *godotFlags) input(stdin io.Reader) ([]byte, error) {
-	format, err := cliio.ParseFormat(f.format)
-	if err != nil {
-		return nil, err
+	return f.in.read(f.fs, stdin)
+}
+
+// variantSpan is one Variant's bytes within the input.
+type variantSpan struct {
+	off  int    // byte offset of data in the whole input
+	data []byte // the Variant's bytes (a framed message: its bytes without the prefix)
+	msg  bool   // a framed message, which holds exactly one Variant
+}
+
+// spans cuts the input into the Variants to decode: the messages of a framing, or the input
+// itself, from which decoding takes one value or, with --all, one after another.
+func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
+	fr, _ := f.framingValue()
+	if fr == godot.FramingPacket {
+		return []variantSpan{{off: 0, data: data}}, nil
 	}
-	data, err := cliio.Read(f.fs.Arg(0), stdin, format)
-	if err != nil {
-		return nil, err
+	d, _ := godot.ParseDialect(f.dialect)
+	dec := godot.StreamOptions{Framing: fr, Dialect: d, MaxMessageSize: len(data)}.NewDecoder(bytes.NewReader(data))
+	var spans []variantSpan
+	off := 0
+	for {
+		msg, err := dec.ReadMessage()
+		if errors.Is(err, io.EOF) {
+			return spans, nil
+		}
+		if err != nil {
+			switch {
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				err = fmt.Errorf("%s message at byte %d: truncated: the input ends inside its length prefix or before the length it announces", fr, off)
+			case errors.Is(err, godot.ErrMessageTooLarge):
+				// The limit is the input's size: the prefix announces more than there is.
+				err = fmt.Errorf("%s message at byte %d: truncated: its length prefix announces more than the %d bytes after it (%w)", fr, off, max(len(data)-off-4, 0), err)
+			}
+			return spans, err
+		}
+		spans = append(spans, variantSpan{off: off + 4, data: bytes.Clone(msg), msg: true})
+		off += 4 + len(msg)
 	}
-	if len(data) == 0 {
-		return nil, errors.New("no input bytes")
-	}
-	return data, nil
 }
 
 func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -101,23 +140,29 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *compact {
 		indent = ""
 	}
-	for off := 0; off < len(data); {
-		v, n, err := opts.Decode(data[off:])
-		if err != nil {
-			return offsetError(err, off)
-		}
-		if err := gdjson.Encode(stdout, v, opts.Dialect, indent); err != nil {
-			return err
-		}
-		off += n
-		if !f.all {
-			if off < len(data) {
-				fmt.Fprintf(stderr, "gamewire godot decode: %d trailing bytes after the value at offset %d ignored (use --all to decode them)\n", len(data)-off, off)
+	spans, serr := f.spans(data)
+	for _, sp := range spans {
+		for off := 0; off < len(sp.data); {
+			start := sp.off + off
+			v, n, err := opts.Decode(sp.data[off:])
+			if err != nil {
+				return offsetError(err, start)
 			}
-			break
+			if err := gdjson.EncodeOptions(stdout, v, gdjson.Options{Dialect: opts.Dialect, Indent: indent, MaxDepth: opts.MaxDepth}); err != nil {
+				return err
+			}
+			off += n
+			if off < len(sp.data) && (sp.msg || !f.all) {
+				what := "(use --all to decode them)"
+				if sp.msg {
+					what = "in its message (the engine ignores them too)"
+				}
+				fmt.Fprintf(stderr, "gamewire godot decode: %d trailing bytes after the value at byte %d ignored %s\n", len(sp.data)-off, start, what)
+				break
+			}
 		}
 	}
-	return nil
+	return serr
 }
 
 // offsetError shifts a decode error's offset to the whole input's numbering.
@@ -130,23 +175,16 @@ func offsetError(err error, base int) error {
 }
 
 func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gamewire godot encode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCmdFlags("godot", "encode", "[FILE]", "Encodes the JSON form printed by \"gamewire godot decode\" (one or more values)\nas Godot Variant bytes. FILE defaults to standard input.", stderr)
 	dialect := fs.String("godot", "4", "engine `version` to encode for: 3 or 4")
-	output := fs.String("output", "hex", "output `encoding`: hex, base64 or raw")
+	out := addOutputFlags(fs)
 	double := fs.Bool("double", false, "write real_t values as a Godot 4 double-precision build does")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot encode [flags] [FILE]\n\nEncodes the JSON form printed by \"gamewire godot decode\" (one or more values)\nas Godot Variant bytes. FILE defaults to standard input.\n\nFlags:\n")
-		fs.PrintDefaults()
+	maxDepth := fs.Int("max-depth", godot.DefaultMaxDepth, "nesting limit")
+	if err := parseCmdFlags(fs, args, 1); err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		if err == nil {
-			fs.Usage()
-		}
-		return errUsage
+	if err := out.check(); err != nil {
+		return err
 	}
 	d, err := godot.ParseDialect(*dialect)
 	if err != nil {
@@ -156,22 +194,22 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	enc := godot.EncOptions{Dialect: d, DoublePrecision: *double}
-	var out []byte
-	vals, err := gdjsonValues(text)
+	enc := godot.EncOptions{Dialect: d, DoublePrecision: *double, MaxDepth: *maxDepth}
+	var b []byte
+	vals, err := gdjsonValues(text, *maxDepth)
 	if err != nil {
 		return err
 	}
 	for _, v := range vals {
-		if out, err = enc.Append(out, v); err != nil {
+		if b, err = enc.Append(b, v); err != nil {
 			return err
 		}
 	}
-	return writeBytes(stdout, out, *output)
+	return out.write(stdout, b)
 }
 
 // gdjsonValues parses one or more concatenated JSON values.
-func gdjsonValues(text []byte) ([]any, error) {
+func gdjsonValues(text []byte, maxDepth int) ([]any, error) {
 	var vals []any
 	dec := newJSONSplitter(text)
 	for {
@@ -182,7 +220,7 @@ func gdjsonValues(text []byte) ([]any, error) {
 		if !ok {
 			break
 		}
-		v, err := gdjson.Unmarshal(chunk)
+		v, err := gdjson.UnmarshalOptions(chunk, gdjson.Options{MaxDepth: maxDepth})
 		if err != nil {
 			return nil, err
 		}
@@ -194,23 +232,27 @@ func gdjsonValues(text []byte) ([]any, error) {
 	return vals, nil
 }
 
-func writeBytes(w io.Writer, b []byte, format string) error {
-	var err error
-	switch format {
-	case "hex":
-		_, err = fmt.Fprintln(w, hex.EncodeToString(b))
-	case "base64":
-		_, err = fmt.Fprintln(w, base64.StdEncoding.EncodeToString(b))
-	case "raw":
-		_, err = w.Write(b)
-	default:
-		return fmt.Errorf("unknown output encoding %q (want hex, base64 or raw)", format)
-	}
-	return err
+// explainedValue is one value of "godot explain --json".
+type explainedValue struct {
+	Offset int            `json:"offset"`
+	Len    int            `json:"len"`
+	Fields []explainField `json:"fields"`
+	Error  string         `json:"error,omitempty"`
+}
+
+type explainField struct {
+	Offset        int    `json:"offset"`
+	Len           int    `json:"len"`
+	Depth         int    `json:"depth"`
+	Path          string `json:"path,omitempty"`
+	Kind          string `json:"kind"`
+	Text          string `json:"text"`
+	Uninitialized bool   `json:"uninitialized,omitempty"`
 }
 
 func godotExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	f := newGodotFlags("explain", "Prints every field of Godot Variant bytes with its byte offset, length and meaning,\nin the style of the offset tables of Godot's binary serialization documentation.", stderr)
+	asJSON := f.fs.Bool("json", false, "print JSON")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -222,19 +264,74 @@ func godotExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s Variant, %d bytes\n", opts.Dialect, len(data))
-	fields, err := opts.Explain(data)
-	if werr := godot.WriteFields(stdout, fields); werr != nil {
-		return werr
-	}
-	if err != nil {
-		return err
-	}
-	for _, fl := range fields {
-		if fl.Uninitialized {
-			fmt.Fprintln(stdout, "\nNote: the engine never writes NodePath name padding; in its output those bytes hold leftover memory.")
-			break
+	spans, serr := f.spans(data)
+	var vals []explainedValue
+	var xerr error
+	uninit := false
+explain:
+	for _, sp := range spans {
+		for off := 0; off < len(sp.data); {
+			rest := sp.data[off:]
+			_, n, err := opts.Decode(rest)
+			if err == nil && (f.all || sp.msg) {
+				rest = rest[:n] // the next value gets its own table
+			}
+			fields, err := opts.Explain(rest)
+			ev := explainedValue{Offset: sp.off + off, Len: len(rest), Fields: []explainField{}}
+			for _, fl := range fields {
+				uninit = uninit || fl.Uninitialized
+				ev.Fields = append(ev.Fields, explainField{Offset: fl.Offset + sp.off + off, Len: fl.Len, Depth: fl.Depth,
+					Path: fl.Path, Kind: fl.Kind, Text: fl.Text, Uninitialized: fl.Uninitialized})
+			}
+			if err != nil {
+				xerr = offsetError(err, sp.off+off)
+				ev.Error = xerr.Error()
+				vals = append(vals, ev)
+				break explain
+			}
+			vals = append(vals, ev)
+			if !f.all && !sp.msg {
+				break
+			}
+			off += n
 		}
 	}
-	return nil
+	if xerr == nil {
+		xerr = serr
+	}
+	if *asJSON {
+		out := struct {
+			Dialect string           `json:"dialect"`
+			Bytes   int              `json:"bytes"`
+			Values  []explainedValue `json:"values"`
+			Error   string           `json:"error,omitempty"`
+		}{Dialect: opts.Dialect.String(), Bytes: len(data), Values: vals}
+		if out.Values == nil {
+			out.Values = []explainedValue{}
+		}
+		if xerr != nil {
+			out.Error = xerr.Error()
+		}
+		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
+		return xerr
+	}
+	fmt.Fprintf(stdout, "%s Variant, %d bytes\n", opts.Dialect, len(data))
+	for i, ev := range vals {
+		if len(vals) > 1 {
+			fmt.Fprintf(stdout, "\nvalue %d at byte %d, %d bytes\n", i+1, ev.Offset, ev.Len)
+		}
+		fields := make([]godot.Field, len(ev.Fields))
+		for j, fl := range ev.Fields {
+			fields[j] = godot.Field{Offset: fl.Offset, Len: fl.Len, Depth: fl.Depth, Path: fl.Path, Kind: fl.Kind, Text: fl.Text, Uninitialized: fl.Uninitialized}
+		}
+		if err := godot.WriteFields(stdout, fields); err != nil {
+			return err
+		}
+	}
+	if uninit {
+		fmt.Fprintln(stdout, "\nNote: the engine never writes NodePath name padding; in its output those bytes hold leftover memory.")
+	}
+	return xerr
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -9,12 +8,10 @@ import (
 	"testing"
 )
 
-// gamewire runs the command line in-process and returns stdout, stderr and the exit status.
+// gamewire runs the built command and returns stdout, stderr and the exit status.
 func gamewire(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(stdin), &out, &errb)
-	return out.String(), errb.String(), code
+	return gw(t, stdin, args...)
 }
 
 const dict3 = "12000000 02000000 04000000 02000000 68700000 02000000 64000000 04000000 03000000 706f7300 05000000 0000803f 00000040"

@@ -22,11 +22,11 @@ func init() {
 
 // gsfInspect runs gsf.Explain for the decode and explain verbs.
 func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stderr io.Writer, write func(*gsf.Explanation, io.Writer) error) error {
-	fs := newCmdFlags("gsf", verb, "[FILE]", about+"\n\nFILE defaults to standard input; every frame in it is decoded.\n\n"+
+	fs := newCmdFlags("gsf", verb, "[FILE|HEX]", about+"\n\nFILE defaults to standard input (a hex argument is read as the bytes); every frame in it is decoded.\n\n"+
 		"Bodies in the message catalog (package gsf/messages: every request, response and notify the\n"+
 		"reference emulator knows) are decoded field by field; other bodies are dumped as bytes and bits\n"+
 		"with a labelled guess at their leading fields. --body takes a body's field list instead:\n"+fieldTypesHelp, stderr)
-	format := fs.String("format", "auto", "input `encoding`: auto, hex, base64 or raw")
+	in := addInputFlags(fs)
 	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (default: the catalog's layout)")
 	strict := fs.Bool("strict", true, "fail when bits are left over after a catalog body (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
@@ -44,7 +44,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		}
 		opts.Body = f
 	}
-	data, err := readInput(fs, *format, stdin)
+	data, err := in.read(fs, stdin)
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func (b *fieldBody) MarshalBits(w *bitstream.Writer) error {
 
 func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newCmdFlags("gsf", "encode", "",
-		"Encodes a GSF message and prints the frame as hex.\n\n"+
+		"Encodes a GSF message and prints the frame (hex by default).\n\n"+
 			"--header is a JSON object with the fields flags (or kind: request, response, notify;\n"+
 			"and discardable), svcClass, msgType, requestId, logCorrelator, resultCode, appCode,\n"+
 			"appString and appCodes ([{\"code\":..., \"string\":...}]). svcClass, msgType and the codes\n"+
@@ -184,8 +184,11 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	values := fs.String("values", "[]", "the body's values, a JSON `array` (- reads it from standard input)")
 	request := fs.String("request", "", "the body of a catalog message, a JSON `object` with its Go field names (- reads it from standard input); the header says which")
 	payload := fs.Bool("payload", false, "print the payload only, without the length prefix and the terminator")
-	out := fs.String("out", "", "write the raw bytes to `FILE` instead of printing hex")
+	out := addOutputFlags(fs)
 	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := out.check(); err != nil {
 		return err
 	}
 	if *headerText == "" {
@@ -246,5 +249,5 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeBytesOut(stdout, *out, b)
+	return out.write(stdout, b)
 }

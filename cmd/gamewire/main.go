@@ -5,7 +5,8 @@
 //
 //	gamewire <area> <verb> [flags] [input]
 //
-// Run "gamewire help" for the list of verbs.
+// Run "gamewire help" for the list of commands, "gamewire help <command>" for the flags of one,
+// and "gamewire version" for the version.
 package main
 
 import (
@@ -14,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -37,44 +40,143 @@ func main() {
 // run executes one command line and returns the process exit status: 0 on success, 1 when the
 // command failed, 2 on a usage error.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
-	var areaMatched bool
-	for _, c := range commands {
-		if c.area != args[0] {
-			continue
-		}
-		areaMatched = true
-		if c.verb == "" || (len(args) > 1 && args[1] == c.verb) {
-			rest := args[1:]
-			if c.verb != "" {
-				rest = args[2:]
-			}
-			if err := c.run(rest, stdin, stdout, stderr); err != nil {
-				if err == errUsage {
-					return 2
-				}
-				if errors.Is(err, flag.ErrHelp) {
-					return 0 // -h: the flag package has printed the usage
-				}
-				fmt.Fprintf(stderr, "gamewire %s: %v\n", strings.TrimSpace(c.area+" "+c.verb), err)
-				return 1
-			}
-			return 0
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return help(args[1:], stdin, stdout)
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, versionText())
+		return 0
+	}
+	area := args[0]
+	verbs := areaCommands(area)
+	if len(verbs) == 0 {
+		fmt.Fprintf(stderr, "gamewire: unknown command %q\n\n", area)
+		usage(stderr)
+		return 2
+	}
+	if verbs[0].verb == "" { // a command without verbs: demo, serve, call
+		return runCommand(verbs[0], args[1:], stdin, stdout, stderr)
+	}
+	if len(args) == 1 || isHelpArg(args[1]) || args[1] == "help" {
+		areaUsage(stdout, area)
+		return 0
+	}
+	for _, c := range verbs {
+		if c.verb == args[1] {
+			return runCommand(c, args[2:], stdin, stdout, stderr)
 		}
 	}
-	if areaMatched {
-		fmt.Fprintf(stderr, "gamewire: unknown verb %q for %s\n\n", strings.Join(args[1:min(2, len(args))], ""), args[0])
-	} else {
-		fmt.Fprintf(stderr, "gamewire: unknown command %q\n\n", args[0])
-	}
-	usage(stderr)
+	fmt.Fprintf(stderr, "gamewire: unknown verb %q for %s\n\n", args[1], area)
+	areaUsage(stderr, area)
 	return 2
+}
+
+func isHelpArg(s string) bool { return s == "-h" || s == "-help" || s == "--help" }
+
+// runCommand runs one command and turns its result into an exit status.
+func runCommand(c command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := c.run(args, stdin, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case err == errUsage:
+		return 2
+	case errors.Is(err, flag.ErrHelp):
+		return 0 // -h: the flag package has printed the usage
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+	return 1
+}
+
+// help runs "gamewire help [area [verb]]": the usage of everything, of an area, or of one
+// command (its -h text, on standard output).
+func help(args []string, stdin io.Reader, stdout io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return 0
+	}
+	verbs := areaCommands(args[0])
+	if len(verbs) == 0 {
+		fmt.Fprintf(stdout, "gamewire: no help for %q: not a command\n\n", args[0])
+		usage(stdout)
+		return 2
+	}
+	if verbs[0].verb != "" && len(args) == 1 {
+		areaUsage(stdout, args[0])
+		return 0
+	}
+	for _, c := range verbs {
+		if c.verb == "" || c.verb == args[1] {
+			return runCommand(c, []string{"-h"}, stdin, stdout, stdout)
+		}
+	}
+	fmt.Fprintf(stdout, "gamewire: unknown verb %q for %s\n\n", args[1], args[0])
+	areaUsage(stdout, args[0])
+	return 2
+}
+
+// areaCommands returns the commands of an area, sorted by verb.
+func areaCommands(area string) []command {
+	var cs []command
+	for _, c := range commands {
+		if c.area == area {
+			cs = append(cs, c)
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].verb < cs[j].verb })
+	return cs
+}
+
+func (c command) name() string { return strings.TrimSpace("gamewire " + c.area + " " + c.verb) }
+
+// areaUsage lists the verbs of one area.
+func areaUsage(w io.Writer, area string) {
+	fmt.Fprintf(w, "Usage: gamewire %s <verb> [flags] [input]\n\n", area)
+	for _, c := range areaCommands(area) {
+		fmt.Fprintf(w, "  %-22s %s\n", c.area+" "+c.verb, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun \"gamewire %s <verb> -h\" for the flags of one verb.\n", area)
+}
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); without it, the module
+// version and VCS revision recorded in the binary are shown.
+var version string
+
+func versionText() string {
+	v, rev := version, ""
+	goVersion := runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = bi.Main.Version
+		}
+		var modified bool
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" && modified {
+			rev += "+modified"
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	s := "gamewire " + v
+	if rev != "" {
+		s += " " + rev
+	}
+	return s + " " + goVersion + " " + runtime.GOOS + "/" + runtime.GOARCH
 }
 
 // errUsage is returned by a command that has already printed its usage message. A command
@@ -96,6 +198,9 @@ func usage(w io.Writer) {
 	for _, c := range cs {
 		fmt.Fprintf(w, "  %-22s %s\n", strings.TrimSpace(c.area+" "+c.verb), c.summary)
 	}
+	fmt.Fprintf(w, "  %-22s %s\n", "help [command]", "this text, or the flags of one command")
+	fmt.Fprintf(w, "  %-22s %s\n", "version", "the version of this program")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, `Run "gamewire <command> -h" for the flags of one command.`)
+	fmt.Fprintln(w, `Run "gamewire <command> -h" for the flags of one command; flags may come before or after`)
+	fmt.Fprintln(w, `the input argument. Byte input is a file, hex given as the argument, or standard input.`)
 }

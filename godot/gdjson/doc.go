@@ -7,7 +7,9 @@
 //	{"type": "Nil"}
 //	{"type": "bool", "value": true}
 //	{"type": "int", "value": -5}
-//	{"type": "float", "value": 0.1}              also "inf", "-inf", "nan(0x7ff8000000000000)"
+//	{"type": "float", "value": 0.1}              also "inf", "-inf", "NaN" (the quiet NaN
+//	                                              0x7ff8000000000000), "NaN:0x7ff8000000000001"
+//	                                              (any other NaN, by its bits)
 //	{"type": "String", "value": "héllo"}         or {"type": "String", "hex": "eda080"} when the
 //	                                              bytes are not valid UTF-8 (Godot 3 surrogates)
 //	{"type": "StringName", "value": "a"}

@@ -11,23 +11,58 @@ import (
 	"unicode/utf8"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/internal/floattext"
 )
+
+// Options configures [MarshalOptions], [EncodeOptions] and [UnmarshalOptions].
+type Options struct {
+	// Dialect picks the type names written (either dialect's are read).
+	Dialect godot.Dialect
+	// Indent indents the JSON written by this string a level; "" writes one line.
+	Indent string
+	// MaxDepth bounds nesting as [godot.DecOptions.MaxDepth] does: containers may nest this
+	// many levels below the top. 0 means godot.DefaultMaxDepth. The JSON reader of the standard
+	// library adds its own bound when reading: 10 000 JSON levels, about 5 000 Godot levels.
+	MaxDepth int
+}
+
+func (o Options) top() level {
+	if o.MaxDepth > 0 {
+		return level{max: o.MaxDepth}
+	}
+	return level{max: godot.DefaultMaxDepth}
+}
+
+// level is the nesting level of a value and the limit.
+type level struct{ n, max int }
+
+func (l level) next() level { return level{l.n + 1, l.max} }
 
 // Marshal returns the JSON form of v with type names of dialect d, indented by indent (on one
 // line if indent is "").
 func Marshal(v any, d godot.Dialect, indent string) ([]byte, error) {
-	n, err := build(v, d, 0)
+	return MarshalOptions(v, Options{Dialect: d, Indent: indent})
+}
+
+// MarshalOptions returns the JSON form of v as o says.
+func MarshalOptions(v any, o Options) ([]byte, error) {
+	n, err := build(v, o.Dialect, o.top())
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	write(&buf, n, 0, indent)
+	write(&buf, n, 0, o.Indent)
 	return buf.Bytes(), nil
 }
 
 // Encode writes the JSON form of v to w, followed by a new line.
 func Encode(w io.Writer, v any, d godot.Dialect, indent string) error {
-	b, err := Marshal(v, d, indent)
+	return EncodeOptions(w, v, Options{Dialect: d, Indent: indent})
+}
+
+// EncodeOptions writes the JSON form of v to w as o says, followed by a new line.
+func EncodeOptions(w io.Writer, v any, o Options) error {
+	b, err := MarshalOptions(v, o)
 	if err != nil {
 		return err
 	}
@@ -131,7 +166,7 @@ func write(buf *bytes.Buffer, n node, depth int, indent string) {
 func f32(f float32) string {
 	switch {
 	case f != f:
-		return fmt.Sprintf(`"nan(0x%08x)"`, math.Float32bits(f))
+		return `"` + floattext.NaN32Text(f) + `"`
 	case math.IsInf(float64(f), 1):
 		return `"inf"`
 	case math.IsInf(float64(f), -1):
@@ -143,7 +178,7 @@ func f32(f float32) string {
 func f64(f float64) string {
 	switch {
 	case math.IsNaN(f):
-		return fmt.Sprintf(`"nan(0x%016x)"`, math.Float64bits(f))
+		return `"` + floattext.NaN64Text(f) + `"`
 	case math.IsInf(f, 1):
 		return `"inf"`
 	case math.IsInf(f, -1):
@@ -237,9 +272,9 @@ func containerNode(d godot.Dialect, ct godot.ContainerType) node {
 	return nil
 }
 
-func build(v any, d godot.Dialect, depth int) (node, error) {
-	if depth > godot.DefaultMaxDepth {
-		return nil, fmt.Errorf("gdjson: value nested more than %d levels", godot.DefaultMaxDepth)
+func build(v any, d godot.Dialect, depth level) (node, error) {
+	if depth.n > depth.max {
+		return nil, fmt.Errorf("gdjson: value nested more than %d levels: %w", depth.max, godot.ErrTooDeep)
 	}
 	switch v := v.(type) {
 	case nil:
@@ -328,7 +363,7 @@ func build(v any, d godot.Dialect, depth int) (node, error) {
 		}
 		props := make(arr, len(v.Properties))
 		for i, p := range v.Properties {
-			pv, err := build(p.Value, d, depth+1)
+			pv, err := build(p.Value, d, depth.next())
 			if err != nil {
 				return nil, err
 			}
@@ -406,10 +441,10 @@ func tuple(s []string) string {
 	return b.String()
 }
 
-func buildArray(vals []any, elem godot.ContainerType, d godot.Dialect, depth int) (node, error) {
+func buildArray(vals []any, elem godot.ContainerType, d godot.Dialect, depth level) (node, error) {
 	a := make(arr, len(vals))
 	for i, x := range vals {
-		n, err := build(x, d, depth+1)
+		n, err := build(x, d, depth.next())
 		if err != nil {
 			return nil, err
 		}
@@ -422,14 +457,14 @@ func buildArray(vals []any, elem godot.ContainerType, d godot.Dialect, depth int
 	return append(o, member{"value", a}), nil
 }
 
-func buildDict(v *godot.Dictionary, d godot.Dialect, depth int) (node, error) {
+func buildDict(v *godot.Dictionary, d godot.Dialect, depth level) (node, error) {
 	a := make(arr, len(v.Entries))
 	for i, e := range v.Entries {
-		k, err := build(e.Key, d, depth+1)
+		k, err := build(e.Key, d, depth.next())
 		if err != nil {
 			return nil, err
 		}
-		x, err := build(e.Value, d, depth+1)
+		x, err := build(e.Value, d, depth.next())
 		if err != nil {
 			return nil, err
 		}

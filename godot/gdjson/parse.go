@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/internal/floattext"
 )
 
 // SyntaxError reports JSON that is not a valid document of this package's form. Path locates the
@@ -19,17 +20,31 @@ import (
 type SyntaxError struct {
 	Path string
 	Msg  string
+	// Err is the cause when it is one of package godot's sentinels (godot.ErrTooDeep), else nil.
+	Err error
 }
 
-func (e *SyntaxError) Error() string { return "gdjson: " + e.Path + ": " + e.Msg }
+// Error implements error. A long path is abbreviated (see godot.AbbreviatePath); the Path field
+// keeps it whole.
+func (e *SyntaxError) Error() string { return "gdjson: " + godot.AbbreviatePath(e.Path) + ": " + e.Msg }
+
+// Unwrap returns Err.
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // Unmarshal parses the JSON form of one value. Either dialect's type names are accepted.
 func Unmarshal(data []byte) (any, error) {
 	return Decode(bytes.NewReader(data))
 }
 
+// UnmarshalOptions is [Unmarshal] with the nesting limit of o.
+func UnmarshalOptions(data []byte, o Options) (any, error) {
+	return decode(bytes.NewReader(data), o)
+}
+
 // Decode reads the JSON form of one value from r.
-func Decode(r io.Reader) (any, error) {
+func Decode(r io.Reader) (any, error) { return decode(r, Options{}) }
+
+func decode(r io.Reader, o Options) (any, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	var raw any
@@ -37,10 +52,10 @@ func Decode(r io.Reader) (any, error) {
 		return nil, fmt.Errorf("gdjson: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &SyntaxError{"$", "trailing data after the value"}
+		return nil, &SyntaxError{Path: "$", Msg: "trailing data after the value"}
 	}
 	p := parser{}
-	return p.value(raw, "$", 0)
+	return p.value(raw, "$", o.top())
 }
 
 type parser struct{}
@@ -49,9 +64,9 @@ func fail(path, format string, args ...any) error {
 	return &SyntaxError{Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (p *parser) value(raw any, path string, depth int) (any, error) {
-	if depth > godot.DefaultMaxDepth {
-		return nil, fail(path, "nested more than %d levels", godot.DefaultMaxDepth)
+func (p *parser) value(raw any, path string, depth level) (any, error) {
+	if depth.n > depth.max {
+		return nil, &SyntaxError{Path: path, Msg: fmt.Sprintf("nested more than %d levels", depth.max), Err: godot.ErrTooDeep}
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {
@@ -175,7 +190,7 @@ func (p *parser) value(raw any, path string, depth int) (any, error) {
 			if !ok {
 				return nil, fail(pp+".name", "want a string")
 			}
-			v, err := p.value(pm["value"], pp+".value", depth+1)
+			v, err := p.value(pm["value"], pp+".value", depth.next())
 			if err != nil {
 				return nil, err
 			}
@@ -214,11 +229,11 @@ func (p *parser) value(raw any, path string, depth int) (any, error) {
 			if !ok {
 				return nil, fail(ep, "want {\"key\": …, \"value\": …}")
 			}
-			k, err := p.value(em["key"], ep+".key", depth+1)
+			k, err := p.value(em["key"], ep+".key", depth.next())
 			if err != nil {
 				return nil, err
 			}
-			v, err := p.value(em["value"], ep+".value", depth+1)
+			v, err := p.value(em["value"], ep+".value", depth.next())
 			if err != nil {
 				return nil, err
 			}
@@ -233,7 +248,7 @@ func (p *parser) value(raw any, path string, depth int) (any, error) {
 		}
 		vals := make([]any, len(list))
 		for i, e := range list {
-			v, err := p.value(e, fmt.Sprintf("%s[%d]", vp, i), depth+1)
+			v, err := p.value(e, fmt.Sprintf("%s[%d]", vp, i), depth.next())
 			if err != nil {
 				return nil, err
 			}
@@ -387,8 +402,8 @@ func uint64Of(v any, path string) (uint64, error) {
 	return u, nil
 }
 
-// parseFloat reads a number or one of the strings "inf", "-inf", "nan", "nan(0x…)" with the given
-// precision (32 or 64).
+// parseFloat reads a number or one of the strings of package floattext ("inf", "-inf", "NaN",
+// "NaN:0x…") with the given precision (32 or 64).
 func parseFloat(v any, path string, bits int) (float64, error) {
 	switch v := v.(type) {
 	case json.Number:
@@ -398,28 +413,19 @@ func parseFloat(v any, path string, bits int) (float64, error) {
 		}
 		return f, nil
 	case string:
-		switch strings.ToLower(v) {
-		case "inf", "+inf":
-			return math.Inf(1), nil
-		case "-inf":
-			return math.Inf(-1), nil
-		case "nan":
-			if bits == 32 {
-				return float64(math.Float32frombits(0x7fc00000)), nil
-			}
-			return math.NaN(), nil
+		u, err := floattext.Parse(v, bits)
+		if err != nil {
+			return 0, fail(path, "%v", err)
 		}
-		if strings.HasPrefix(v, "nan(0x") && strings.HasSuffix(v, ")") {
-			u, err := strconv.ParseUint(v[6:len(v)-1], 16, 64)
-			if err == nil {
-				if bits == 32 {
-					return 0, errNaN32{uint32(u)}
-				}
-				return math.Float64frombits(u), nil
+		if bits == 32 {
+			if f := math.Float32frombits(uint32(u)); f != f {
+				return 0, errNaN32{uint32(u)}
 			}
+			return float64(math.Float32frombits(uint32(u))), nil
 		}
+		return math.Float64frombits(u), nil
 	}
-	return 0, fail(path, "want a number, \"inf\", \"-inf\" or \"nan(0x…)\"")
+	return 0, fail(path, "%v", floattext.ErrNotFloat)
 }
 
 // errNaN32 carries float32 NaN bits, which do not survive a trip through float64.

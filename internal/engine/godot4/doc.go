@@ -39,10 +39,10 @@
 // random nonce; Run returns the lines printed before the marker. Files given to Run are written
 // under res:// and can be read with FileAccess.
 //
-// Mind the engine's quirks (see /work/shared/spec/godot4-engine.md): this release build does not
-// report GDScript runtime errors (a call on null just continues), so judge a script by the output
-// it must produce — print a count of results and check it — never by the absence of errors. Parse
-// errors are reported: Run fails when main.gd does not load. The exit callback is not always
-// delivered, which is why the end marker exists. GDScript literals fold -0.0 to 0.0 and lose
+// Mind the engine's quirks, which the tests of this package and of package godot show: this
+// release build does not report GDScript runtime errors (a call on null just continues), so
+// judge a script by the output it must produce — print a count of results and check it — never
+// by the absence of errors. Parse errors are reported: Run fails when main.gd does not load. The
+// exit callback is not always delivered, which is why the end marker exists. GDScript literals fold -0.0 to 0.0 and lose
 // subnormals; build such values from their bits.
 package godot4

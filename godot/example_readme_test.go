@@ -1,0 +1,34 @@
+package godot_test
+
+import (
+	"fmt"
+
+	"github.com/gamewire/gamewire/godot"
+)
+
+// The README's "Godot Variants from Go" example: a Go struct to Godot 3 bytes and back, and the
+// same bytes as generic values. The dialect of Decode must be the one the bytes were written in:
+// with godot.Godot4 these bytes would decode, without an error, as a meaningless Transform3D.
+func Example_player() {
+	type Player struct {
+		Name string        `godot:"name"`
+		HP   int           `godot:"hp"`
+		Pos  godot.Vector3 `godot:"pos"`
+		Tags []string      `godot:"tags,omitempty"` // a PoolStringArray / PackedStringArray
+	}
+
+	b, err := godot.EncOptions{Dialect: godot.Godot3}.Marshal(Player{Name: "ada", HP: 100})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var p Player
+	err = godot.DecOptions{Dialect: godot.Godot3}.Unmarshal(b, &p)
+	fmt.Println(p.Name, p.HP, err)
+
+	v, n, err := godot.DecOptions{Dialect: godot.Godot3}.Decode(b) // any: int64, string, *godot.Dictionary, []godot.Vector3, …
+	fmt.Println(v, n, err)
+	// Output:
+	// ada 100 <nil>
+	// {"name": "ada", "hp": 100, "pos": Vector3(0, 0, 0)} 80 <nil>
+}
