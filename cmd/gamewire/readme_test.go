@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -197,7 +200,20 @@ func TestREADME(t *testing.T) {
 					cmd := exec.CommandContext(ctx, bash, "-c", ex.command)
 					cmd.Dir = root
 					cmd.Env = append(os.Environ(), "PATH="+path)
+					// The example runs in its own process group, so that a timeout kills all of it,
+					// and so does a process it leaves behind (which fails the example: a block that
+					// needs a server in the background is marked skip).
+					cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+					cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+					cmd.WaitDelay = 2 * time.Second
 					out, err := cmd.CombinedOutput()
+					if cmd.Process != nil && syscall.Kill(-cmd.Process.Pid, 0) == nil {
+						syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+						t.Errorf("%s:%d: $ %s\nleft a process running (a console block that needs a server is marked <!-- readme-test: skip (why) -->)", ex.file, ex.line, ex.command)
+					}
+					if ctx.Err() != nil {
+						t.Fatalf("%s:%d: $ %s\ndid not end within 30 s", ex.file, ex.line, ex.command)
+					}
 					code := 0
 					var ee *exec.ExitError
 					if errors.As(err, &ee) {
