@@ -357,4 +357,3 @@ func (s *stream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 	s.a.emit(Event{Kind: EventClose, Conn: s.conn, Time: s.last})
 	return true
 }
-
