@@ -95,7 +95,7 @@ type Stats struct {
 	Packets int // packet records
 	TCP     int // TCP segments that passed the port filter
 	Skipped int // packets that are not TCP over IPv4/IPv6, or do not decode
-	Conns   int // connections
+	Conns   int // connections that carried data
 }
 
 // countingReader counts the bytes read through it.
@@ -240,10 +240,9 @@ func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTy
 
 // New implements reassembly.StreamFactory.
 func (a *assembly) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassembly.AssemblerContext) reassembly.Stream {
-	a.nextID++
 	src := addrPort(netFlow.Src(), tcpFlow.Src())
 	dst := addrPort(netFlow.Dst(), tcpFlow.Dst())
-	s := &stream{a: a, conn: &Conn{ID: a.nextID}}
+	s := &stream{a: a, conn: &Conn{}, openTime: ac.GetCaptureInfo().Timestamp}
 	switch {
 	case tcp.SYN && !tcp.ACK:
 		s.conn.Client, s.conn.Server = src, dst
@@ -263,8 +262,19 @@ func (a *assembly) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reass
 			s.conn.Client, s.conn.Server = src, dst
 		}
 	}
-	a.emit(Event{Kind: EventOpen, Conn: s.conn, Time: ac.GetCaptureInfo().Timestamp})
 	return s
+}
+
+// open reports the connection when it first carries data (or a hole): segments without
+// payload after a connection's end (a last ACK) are not a connection.
+func (s *stream) open() {
+	if s.opened {
+		return
+	}
+	s.opened = true
+	s.a.nextID++
+	s.conn.ID = s.a.nextID
+	s.a.emit(Event{Kind: EventOpen, Conn: s.conn, Time: s.openTime})
 }
 
 func addrPort(ep, port gopacket.Endpoint) netip.AddrPort {
@@ -291,6 +301,8 @@ type stream struct {
 	started       [2]bool
 	ended         [2]bool
 	last          time.Time
+	openTime      time.Time
+	opened        bool
 }
 
 // Accept implements reassembly.Stream: every segment is taken (the port filter ran before).
@@ -323,6 +335,10 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 	if t.IsZero() {
 		t = s.last
 	}
+	if n == 0 && !end && skip == 0 {
+		return
+	}
+	s.open()
 	if !s.started[d] {
 		s.started[d] = true
 		if skip != 0 {
@@ -348,6 +364,9 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 
 // ReassemblyComplete implements reassembly.Stream.
 func (s *stream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
+	if !s.opened {
+		return true
+	}
 	for d := range s.ended {
 		if !s.ended[d] {
 			s.ended[d] = true
