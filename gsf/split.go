@@ -61,7 +61,7 @@ type Splitter struct {
 }
 
 // Offset returns the stream offset up to which the Splitter has been fed.
-func (s *Splitter) Offset() int64 { return s.off + int64(len(s.buf)) + s.pass }
+func (s *Splitter) Offset() int64 { return s.off + int64(len(s.buf)) }
 
 // Lost tells the Splitter that n bytes of the stream are missing before the next Write (a
 // hole in a capture); n < 0 means an unknown number, as at the start of a stream picked up
@@ -83,6 +83,7 @@ func (s *Splitter) Lost(n int64, yield func(*StreamFrame)) {
 // frame (io.ErrUnexpectedEOF) or bytes skipped while out of sync.
 func (s *Splitter) End(yield func(*StreamFrame)) {
 	s.flushPartial(yield)
+	s.pass = 0 // the rest of a too-large frame (reported already) never came
 }
 
 // flushPartial reports the buffered bytes as cut short (or skipped) and empties the buffer.
@@ -242,9 +243,22 @@ func plausible(b []byte, max int) (n int, ok bool) {
 		// The message and header null bits must both be 0.
 		return 0, false
 	case len(b) < size+l:
-		// Not all there: wait only if the header in the bytes that are is plausible.
-		m, err := DecodePayload(b[size:])
-		if errors.Is(err, bitstream.ErrUnderflow) || err == nil && plausibleHeader(&m.Header) {
+		// Not all there: wait, unless the flags and the service class, the first fields of
+		// the header, are already there and implausible (the whole frame would be rejected
+		// for them too, so that the answer does not depend on how the stream is cut).
+		r := bitstream.NewReader(b[size:])
+		_ = r.Skip(2) // the message and header null bits, 0 (checked above)
+		flags, err := r.ReadInt32()
+		if err == nil {
+			var class int32
+			if class, err = r.ReadInt32(); err == nil {
+				if plausibleHeader(&Header{Flags: flags, SvcClass: ServiceClass(class)}) {
+					return -1, false
+				}
+				return 0, false
+			}
+		}
+		if errors.Is(err, bitstream.ErrUnderflow) {
 			return -1, false
 		}
 		return 0, false

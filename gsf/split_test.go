@@ -168,3 +168,61 @@ func TestSplitterLost(t *testing.T) {
 		t.Fatalf("\n got %q\nwant %q", got, want)
 	}
 }
+
+// FuzzSplitter: whatever the stream and however it is cut into pieces, the Splitter reports
+// the same frames and problems, in order, without overlaps, accounts for every byte, reports
+// only frames that frame correctly, and keeps its buffer within one frame and one piece.
+func FuzzSplitter(f *testing.F) {
+	frames := splitFrames(f)
+	stream := bytes.Join(frames, nil)
+	f.Add(uint8(1), false, stream)
+	f.Add(uint8(7), true, stream[5:])
+	f.Add(uint8(3), false, append([]byte{0x00, 0x81, 0x80, 0x80, 0x80, 0x01, 0x05}, stream...))
+	f.Add(uint8(2), false, append([]byte{0x8f, 0xff, 0xff, 0x7f}, stream...))
+	f.Fuzz(func(t *testing.T, piece uint8, midStream bool, data []byte) {
+		const maxFrame = 300
+		run := func(piece int) ([]string, int64) {
+			s := Splitter{MaxFrameSize: maxFrame}
+			var got []string
+			end := int64(0)
+			yield := func(fr *StreamFrame) {
+				if fr.Offset < end {
+					t.Fatalf("record at %d overlaps the previous one, which ended at %d", fr.Offset, end)
+				}
+				end = fr.Offset + fr.Size
+				if fr.Err == nil {
+					if _, n, err := ConsumeFrame(fr.Frame); err != nil || n != len(fr.Frame) || int64(n) != fr.Size {
+						t.Fatalf("frame at %d does not frame: %v", fr.Offset, err)
+					}
+					if !bytes.Equal(fr.Frame, data[fr.Offset:fr.Offset+fr.Size]) {
+						t.Fatalf("frame at %d differs from the stream", fr.Offset)
+					}
+				} else if fe := (*FrameError)(nil); !errors.As(fr.Err, &fe) || fe.Offset != fr.Offset {
+					t.Fatalf("%v: not a *FrameError at %d", fr.Err, fr.Offset)
+				}
+				got = append(got, fmt.Sprintf("%d+%d %v %v", fr.Offset, fr.Size, fr.Resynced, fr.Err))
+			}
+			if midStream {
+				s.Lost(-1, yield)
+			}
+			for rest := data; len(rest) > 0; {
+				n := min(piece, len(rest))
+				s.Write(rest[:n], yield)
+				rest = rest[n:]
+				if cap(s.buf) > 2*(maxFrame+4+piece)+64 {
+					t.Fatalf("buffer of %d bytes", cap(s.buf))
+				}
+			}
+			s.End(yield)
+			if s.Offset() != int64(len(data)) {
+				t.Fatalf("offset %d after %d bytes", s.Offset(), len(data))
+			}
+			return got, end
+		}
+		whole, _ := run(max(len(data), 1))
+		pieces, _ := run(int(piece%64) + 1)
+		if fmt.Sprint(whole) != fmt.Sprint(pieces) {
+			t.Fatalf("in one piece:\n%q\nin pieces of %d:\n%q", whole, piece%64+1, pieces)
+		}
+	})
+}
