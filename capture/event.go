@@ -39,6 +39,19 @@ func (d Direction) MarshalText() ([]byte, error) {
 	return []byte("c2s"), nil
 }
 
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Direction) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "c2s":
+		*d = ClientToServer
+	case "s2c":
+		*d = ServerToClient
+	default:
+		return fmt.Errorf("capture: unknown direction %q (want c2s or s2c)", b)
+	}
+	return nil
+}
+
 // Conn describes one TCP connection.
 type Conn struct {
 	// ID numbers the connections of one capture or proxy from 1, in the order they appear.

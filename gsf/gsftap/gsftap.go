@@ -10,6 +10,7 @@
 package gsftap
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gamewire/gamewire/capture"
@@ -48,6 +49,17 @@ func (k RecordKind) String() string {
 
 // MarshalText implements encoding.TextMarshaler.
 func (k RecordKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *RecordKind) UnmarshalText(b []byte) error {
+	for i, n := range kindNames {
+		if n != "" && n == string(b) {
+			*k = RecordKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("gsftap: unknown record kind %q", b)
+}
 
 // Record is one frame or event of tapped GSF traffic.
 type Record struct {
