@@ -276,3 +276,36 @@ func TestCaptureServeCall(t *testing.T) {
 		t.Errorf("%d requests answered, %d not", answered, len(pending))
 	}
 }
+
+// TestDecodeCaptureFile: gsf decode and explain read the capture in testdata; a truncated or
+// damaged capture prints what could be read and fails with the packet and offset.
+func TestDecodeCaptureFile(t *testing.T) {
+	const file = "../../capture/testdata/serve-call.pcap"
+	out, errOut, code := runCLI(t, "", "gsf", "explain", file)
+	if code != 0 || !strings.Contains(out, "  Bit  31:     [0000001000110110]   -> msgType = 566 (GET_CLIENT_VERSION_INFO)\n") {
+		t.Errorf("explain: exit %d %s\n%s", code, errOut, out)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(cut, data[:len(data)-30], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runCLI(t, "", "gsf", "decode", cut)
+	if code != 1 || !strings.Contains(out, "15 21 c2 5c 04 6d 0c 10 30 58") || !regexp.MustCompile(`capture: packet \d+ \(by byte \d+\): `).MatchString(errOut) {
+		t.Errorf("truncated: exit %d, %s\n%s", code, errOut, out)
+	}
+	// The pcap magic and then garbage.
+	bad := filepath.Join(t.TempDir(), "bad.pcap")
+	if err := os.WriteFile(bad, append([]byte{0xd4, 0xc3, 0xb2, 0xa1}, strings.Repeat("\xff", 100)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code = runCLI(t, "", "gsf", "decode", bad); code != 1 || !strings.Contains(errOut, "capture: ") {
+		t.Errorf("garbage: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code = runCLI(t, "", "gsf", "decode", "--port", "http", file); code != 1 || !strings.Contains(errOut, "not a TCP port") {
+		t.Errorf("--port http: exit %d, %s", code, errOut)
+	}
+}
