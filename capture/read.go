@@ -134,7 +134,7 @@ func ReadStreams(r io.Reader, opts Options, h Handler) (Stats, error) {
 	}
 	st.Format = DetectFormat(magic)
 	var src packetSource
-	linkType := func(gopacket.CaptureInfo) layers.LinkType { return layers.LinkTypeEthernet }
+	var linkType func(gopacket.CaptureInfo) layers.LinkType
 	switch st.Format {
 	case FormatPcap:
 		pr, err := pcapgo.NewReader(br)

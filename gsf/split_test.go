@@ -226,3 +226,25 @@ func FuzzSplitter(f *testing.F) {
 		}
 	})
 }
+
+// A Splitter finds the frames of a stream that arrives in pieces, here a capture that starts
+// in the middle of a frame.
+func ExampleSplitter() {
+	stream, _ := hex.DecodeString("c25c046d0c0c18416d617a696e67576f726c6400" + // the end of a request
+		"1521c25c046d0c1030583133333835322e7472756500") // a whole response
+	var s Splitter
+	report := func(f *StreamFrame) {
+		if f.Err != nil {
+			fmt.Println("problem:", f.Err)
+			return
+		}
+		fmt.Printf("frame at %d, %d bytes, resynchronized %v\n", f.Offset, f.Size, f.Resynced)
+	}
+	s.Lost(-1, report) // the capture starts mid-stream
+	s.Write(stream[:25], report)
+	s.Write(stream[25:], report)
+	s.End(report)
+	// Output:
+	// problem: gsf: frame at byte 0: not at a frame boundary: bytes skipped to the next plausible frame (20 bytes)
+	// frame at 20, 22 bytes, resynchronized true
+}

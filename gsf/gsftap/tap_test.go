@@ -130,10 +130,8 @@ type recordingListener struct {
 
 type recordingConn struct {
 	net.Conn
-	mu        sync.Mutex
-	in, out   bytes.Buffer
-	readDone  chan struct{}
-	closeOnce sync.Once
+	mu      sync.Mutex
+	in, out bytes.Buffer
 }
 
 func (c *recordingConn) Read(p []byte) (int, error) {
