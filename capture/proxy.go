@@ -119,6 +119,7 @@ func (p *Proxy) handle(ctx context.Context, client net.Conn) {
 	p.mu.Unlock()
 	up, err := dial(ctx, "tcp", p.Upstream)
 	if err != nil {
+		info.Server, _ = netip.ParseAddrPort(p.Upstream) // invalid for a host name
 		client.Close()
 		p.logger().Warn("proxy: cannot reach the upstream", "conn", info.ID, "client", info.Client, "upstream", p.Upstream, "err", err)
 		p.emit(Event{Kind: EventOpen, Conn: info, Time: time.Now()})

@@ -85,7 +85,7 @@ type Options struct {
 	// 16384 (about 30 MB).
 	MaxBufferedPages int
 	// FlushAfter is the capture time after which out-of-order data stops waiting for the
-	// segments before it (and a stream picked up mid-way starts). 0 means 2 seconds.
+	// segments before it. 0 means 2 seconds.
 	FlushAfter time.Duration
 }
 
@@ -228,8 +228,8 @@ func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTy
 	ctx := assemblerContext(ci)
 	a.asm.AssembleWithContext(nl.NetworkFlow(), tcp, &ctx)
 	if ts := ci.Timestamp; ts.Sub(a.lastFlush) >= a.opts.FlushAfter/2 {
-		// Stop waiting for segments that did not come (and start the streams picked up
-		// mid-way); never close: a quiet connection may go on.
+		// Stop waiting for segments that did not come; never close: a quiet connection may go
+		// on.
 		if !a.lastFlush.IsZero() {
 			a.asm.FlushWithOptions(reassembly.FlushOptions{T: ts.Add(-a.opts.FlushAfter)})
 		}
@@ -303,14 +303,20 @@ type stream struct {
 	last          time.Time
 	openTime      time.Time
 	opened        bool
+	midStream     [2]bool // the direction started without a SYN in the capture
 }
 
 // Accept implements reassembly.Stream: every segment is taken (the port filter ran before).
-// A segment without SYN does not force the start of its direction: it waits until the
-// capture shows the segments before it, or until a flush gives up waiting.
+// The first segment of a direction that is not a SYN starts the direction there: the capture
+// began after the connection did (or lost its SYN), and the segments before it are lost. So
+// the data is reported in the order of the capture, not held back until the end.
 func (s *stream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
 	if ci.Timestamp.After(s.last) {
 		s.last = ci.Timestamp
+	}
+	if nextSeq == -1 && !tcp.SYN && len(tcp.Payload) > 0 {
+		*start = true
+		s.midStream[s.dir(dir)] = true
 	}
 	return true
 }
@@ -341,7 +347,7 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 	s.open()
 	if !s.started[d] {
 		s.started[d] = true
-		if skip != 0 {
+		if skip != 0 || s.midStream[d] {
 			// No SYN in the capture for this direction: it starts mid-stream.
 			s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Lost: -1})
 		}

@@ -55,8 +55,9 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		return printErr
 	}
 	if !asJSON {
-		fmt.Fprintf(stdout, "%s: %d packets, %d TCP segments, %d connections (%d without GSF frames, not shown); %d frames, %d problems\n",
-			st.Format, st.Packets, st.TCP, st.Conns, tap.Skipped, pr.Frames, pr.Problems)
+		fmt.Fprintf(stdout, "%s: %s, %s, %s (%d without GSF frames, not shown); %s, %s\n", st.Format,
+			count(st.Packets, "packet"), count(st.TCP, "TCP segment"), count(st.Conns, "connection"), tap.Skipped,
+			count(pr.Frames, "frame"), count(pr.Problems, "problem"))
 	}
 	if err != nil {
 		return err
@@ -65,6 +66,14 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		return errors.New("no GSF frames in the capture")
 	}
 	return nil
+}
+
+// count returns "1 frame" or "n frames".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {

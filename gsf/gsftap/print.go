@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func (p *Printer) printJSON(r *Record, ex *gsf.Explanation) error {
 	jr := JSONRecord{Kind: r.Kind, Time: r.Time, Conn: r.Conn.ID, Seq: r.Seq, Size: r.Size, Resynced: r.Resynced, Lost: r.Lost}
 	switch r.Kind {
 	case RecordOpen, RecordClose:
-		jr.Src, jr.Dst = r.Conn.Client.String(), r.Conn.Server.String()
+		jr.Src, jr.Dst = addrText(r.Conn.Client), addrText(r.Conn.Server)
 		jr.RolesGuessed = r.Conn.RolesGuessed
 	default:
 		d := r.Dir
@@ -115,7 +116,7 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 		if r.Kind == RecordClose {
 			verb = "close"
 		}
-		fmt.Fprintf(&b, "%s client %s, server %s", verb, r.Conn.Client, r.Conn.Server)
+		fmt.Fprintf(&b, "%s client %s, server %s", verb, addrText(r.Conn.Client), addrText(r.Conn.Server))
 		if r.Kind == RecordOpen && r.Conn.RolesGuessed {
 			b.WriteString(" (no SYN in the capture: the server is guessed from the ports)")
 		}
@@ -166,4 +167,12 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 	}
 	_, err := p.W.Write(b.Bytes())
 	return err
+}
+
+// addrText is a's text, or "-" for an unknown address (an upstream that could not be reached).
+func addrText(a netip.AddrPort) string {
+	if !a.IsValid() {
+		return "-"
+	}
+	return a.String()
 }
