@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -353,4 +355,79 @@ func TestReadStreamsHostile(t *testing.T) {
 	if s.get(1, ServerToClient) == "" {
 		t.Error("cut capture: the first connection is not reported")
 	}
+}
+
+// TestReadStreamsLinuxSLL2: tcpdump -i any writes Linux "cooked" (SLL2) headers.
+func TestReadStreamsLinuxSLL2(t *testing.T) {
+	f, err := os.ReadFile("testdata/serve-call-any.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, h := collect()
+	st, err := ReadStreams(bytes.NewReader(f), Options{}, h)
+	if err != nil || st.Conns != 1 || st.Skipped != 0 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if got := hex.EncodeToString([]byte(s.get(1, ServerToClient))); got != "1521c25c046d0c1030583133333835322e7472756500" {
+		t.Errorf("server→client %s", got)
+	}
+}
+
+// TestReadStreamsMemory: a capture streamed from a pipe, 2000 connections whose first
+// segment never comes and which then send 40 MB out of order: the reader's live heap stays
+// within MaxBufferedPages, however long the capture.
+func TestReadStreamsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	const conns, perConn, seg = 2000, 20, 1000 // 2000 × 20 × 1000 bytes = 40 MB
+	pr, pw := io.Pipe()
+	go func() {
+		w := pcapgo.NewWriter(pw)
+		w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+		base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		payload := testPayload(seg, 9)
+		buf := gopacket.NewSerializeBuffer()
+		for i := range perConn {
+			for c := range conns {
+				eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{0, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{0, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
+				ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IP{10, 0, byte(c >> 8), byte(c)}, DstIP: net.IP{10, 1, 0, 2}}
+				// Segment 0 of every connection is missing; the rest come in order.
+				tcp := &layers.TCP{SrcPort: 40000, DstPort: 7566, ACK: true, Seq: uint32(1 + (i+1)*seg), Window: 65535}
+				tcp.SetNetworkLayerForChecksum(ip)
+				gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, tcp, gopacket.Payload(payload))
+				ci := gopacket.CaptureInfo{Timestamp: base.Add(time.Duration(i*conns+c) * time.Microsecond), CaptureLength: len(buf.Bytes()), Length: len(buf.Bytes())}
+				if err := w.WritePacket(ci, buf.Bytes()); err != nil {
+					return
+				}
+			}
+		}
+		pw.Close()
+	}()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak uint64
+	var delivered int64
+	events := 0
+	st, err := ReadStreams(pr, Options{MaxBufferedPages: 2048}, func(ev *Event) {
+		delivered += int64(len(ev.Data))
+		if events++; events%5000 == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	})
+	if err != nil || st.Conns != conns {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if delivered != conns*perConn*seg {
+		t.Errorf("delivered %d bytes, want %d", delivered, conns*perConn*seg)
+	}
+	// 2048 pages of 1900 bytes are 4 MB; connection state for 2000 connections and the
+	// garbage between two GCs come on top. The capture is 40 MB.
+	if peak > base+32<<20 {
+		t.Errorf("live heap grew by %d MiB", (peak-base)>>20)
+	}
+	t.Logf("heap peak %d MiB above the start for a %d MiB capture", (peak-base)>>20, conns*perConn*seg>>20)
 }
