@@ -58,6 +58,7 @@ type Splitter struct {
 	unsync  bool  // looking for the next plausible frame
 	skipped int64 // bytes passed over while out of sync, not yet reported
 	skipOff int64 // stream offset of the first of them
+	rec     StreamFrame
 }
 
 // Offset returns the stream offset up to which the Splitter has been fed.
@@ -96,11 +97,27 @@ func (s *Splitter) flushPartial(yield func(*StreamFrame)) {
 		if err != nil {
 			l = -1
 		}
-		yield(&StreamFrame{Offset: s.off, Frame: s.buf[:min(len(s.buf), 64)], Size: int64(len(s.buf)),
+		s.emit(yield, StreamFrame{Offset: s.off, Frame: s.buf[:min(len(s.buf), 64)], Size: int64(len(s.buf)),
 			Err: &FrameError{Offset: s.off, Length: l, Err: io.ErrUnexpectedEOF}})
 	}
 	s.off += int64(len(s.buf))
 	s.buf = s.buf[:0]
+}
+
+// emit passes f to yield in the Splitter's own StreamFrame, so that reporting allocates nothing.
+func (s *Splitter) emit(yield func(*StreamFrame), f StreamFrame) {
+	s.rec = f
+	yield(&s.rec)
+	s.rec = StreamFrame{}
+}
+
+// emitFrame is emit for a frame, the common case, field by field: cheaper than copying a
+// whole StreamFrame.
+func (s *Splitter) emitFrame(yield func(*StreamFrame), off int64, frame []byte, resynced bool) {
+	r := &s.rec
+	r.Offset, r.Frame, r.Size, r.Err, r.Resynced = off, frame, int64(len(frame)), nil, resynced
+	yield(r)
+	r.Frame = nil
 }
 
 func (s *Splitter) max() int {
@@ -167,7 +184,7 @@ func (s *Splitter) scan(b []byte, yield func(*StreamFrame)) int {
 			}
 			s.reportSkipped(yield)
 			s.unsync = false
-			yield(&StreamFrame{Offset: s.off, Frame: rest[:n], Size: int64(n), Resynced: true})
+			s.emitFrame(yield, s.off, rest[:n], true)
 			i += n
 			s.off += int64(n)
 			continue
@@ -176,22 +193,17 @@ func (s *Splitter) scan(b []byte, yield func(*StreamFrame)) int {
 		if err == io.ErrUnexpectedEOF {
 			break
 		}
-		fail := func(fe *FrameError) {
-			yield(&StreamFrame{Offset: s.off, Frame: rest[:min(len(rest), 64)], Size: 1, Err: fe})
-			// Resynchronize from the next byte.
-			s.unsync = true
-			i++
-			s.off++
-		}
 		switch {
 		case err != nil:
-			fail(&FrameError{Offset: s.off, Length: -1, Err: err})
+			s.fail(yield, rest, &FrameError{Offset: s.off, Length: -1, Err: err})
+			i++
 			continue
 		case l == 0:
-			fail(&FrameError{Offset: s.off, Length: 0, Err: ErrEmptyFrame})
+			s.fail(yield, rest, &FrameError{Offset: s.off, Length: 0, Err: ErrEmptyFrame})
+			i++
 			continue
 		case l > max:
-			yield(&StreamFrame{Offset: s.off, Frame: rest[:min(len(rest), 64)], Size: int64(size + l),
+			s.emit(yield, StreamFrame{Offset: s.off, Frame: rest[:min(len(rest), 64)], Size: int64(size + l),
 				Err: &FrameError{Offset: s.off, Length: l, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrFrameTooLarge, l, max)}})
 			n := min(len(rest), size+l)
 			s.pass = int64(size+l) - int64(n)
@@ -201,14 +213,22 @@ func (s *Splitter) scan(b []byte, yield func(*StreamFrame)) int {
 		case len(rest) < size+l:
 			return i
 		case rest[size+l-1] != 0:
-			fail(&FrameError{Offset: s.off, Length: l, Err: ErrMissingTerminator})
+			s.fail(yield, rest, &FrameError{Offset: s.off, Length: l, Err: ErrMissingTerminator})
+			i++
 			continue
 		}
-		yield(&StreamFrame{Offset: s.off, Frame: rest[:size+l], Size: int64(size + l)})
+		s.emitFrame(yield, s.off, rest[:size+l], false)
 		i += size + l
 		s.off += int64(size + l)
 	}
 	return i
+}
+
+// fail reports a framing error at the start of rest and resynchronizes from the next byte.
+func (s *Splitter) fail(yield func(*StreamFrame), rest []byte, fe *FrameError) {
+	s.emit(yield, StreamFrame{Offset: s.off, Frame: rest[:min(len(rest), 64)], Size: 1, Err: fe})
+	s.unsync = true
+	s.off++
 }
 
 // skip counts n bytes passed over while out of sync.
@@ -223,7 +243,7 @@ func (s *Splitter) reportSkipped(yield func(*StreamFrame)) {
 	if s.skipped == 0 {
 		return
 	}
-	yield(&StreamFrame{Offset: s.skipOff, Size: s.skipped,
+	s.emit(yield, StreamFrame{Offset: s.skipOff, Size: s.skipped,
 		Err: &FrameError{Offset: s.skipOff, Length: -1, Err: fmt.Errorf("%w (%d bytes)", ErrResync, s.skipped)}})
 	s.skipped = 0
 }

@@ -248,3 +248,68 @@ func ExampleSplitter() {
 	// problem: gsf: frame at byte 0: not at a frame boundary: bytes skipped to the next plausible frame (20 bytes)
 	// frame at 20, 22 bytes, resynchronized true
 }
+
+// benchStream is 1000 frames of the protocol documentation's request and response.
+func benchStream(b *testing.B) []byte {
+	frames := splitFrames(b)
+	var stream []byte
+	for range 500 {
+		stream = append(stream, frames[0]...)
+		stream = append(stream, frames[1]...)
+	}
+	return stream
+}
+
+// BenchmarkGSFSplitterStreamDecode splits a stream fed in TCP-segment-sized pieces (1448
+// bytes, so that frames straddle pieces).
+func BenchmarkGSFSplitterStreamDecode(b *testing.B) {
+	stream := benchStream(b)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	n := 0
+	yield := func(*StreamFrame) { n++ }
+	for b.Loop() {
+		var s Splitter
+		for off := 0; off < len(stream); off += 1448 {
+			s.Write(stream[off:min(off+1448, len(stream))], yield)
+		}
+		s.End(yield)
+	}
+	if n%1000 != 0 {
+		b.Fatal(n)
+	}
+}
+
+// pieceReader returns its input in pieces of at most 1448 bytes.
+type pieceReader struct{ b []byte }
+
+func (r *pieceReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 1448)], r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// BenchmarkGSFFrameReaderStreamDecode is the yardstick of BenchmarkGSFSplitterStreamDecode:
+// the FrameReader a server uses, on the same stream in the same pieces.
+func BenchmarkGSFFrameReaderStreamDecode(b *testing.B) {
+	stream := benchStream(b)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	fr := NewFrameReader(nil)
+	for b.Loop() {
+		fr.Reset(&pieceReader{b: stream})
+		n := 0
+		for {
+			if _, err := fr.ReadFrame(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != 1000 {
+			b.Fatal(n)
+		}
+	}
+}
