@@ -87,8 +87,8 @@ type Record struct {
 // capture.Handler.
 //
 // Unless All is set, a connection is reported only once one of its frames decodes as a GSF
-// message with a known service class: what comes before is held back (up to 256 records) and
-// reported then, and a connection that never carries one (another protocol) is not reported
+// message with a known service class: what comes before is held back (up to 256 records and
+// 64 KiB of their bytes per connection; more is dropped) and reported then, and a connection that never carries one (another protocol) is not reported
 // at all; Skipped counts those.
 type Tap struct {
 	// MaxFrameSize bounds the frames the Tap buffers (see gsf.Splitter); 0 means
@@ -105,14 +105,19 @@ type Tap struct {
 	rec   Record
 }
 
-// maxHeld is the number of records held back for a connection not yet known to carry GSF.
-const maxHeld = 256
+// maxHeld and maxHeldBytes bound the records held back for a connection not yet known to
+// carry GSF.
+const (
+	maxHeld      = 256
+	maxHeldBytes = 64 << 10
+)
 
 type connState struct {
-	split [2]gsf.Splitter
-	seq   [2]int
-	shown bool     // records are reported as they come
-	held  []Record // records of a connection not yet shown, with copied Frames
+	split     [2]gsf.Splitter
+	seq       [2]int
+	shown     bool     // records are reported as they come
+	held      []Record // records of a connection not yet shown, with copied Frames
+	heldBytes int
 	// dropped counts held records dropped beyond maxHeld.
 	dropped int
 }
@@ -131,9 +136,10 @@ func (t *Tap) emit(cs *connState, r Record) {
 			}
 			cs.held = nil
 		} else {
-			if len(cs.held) < maxHeld {
+			if len(cs.held) < maxHeld && cs.heldBytes+len(r.Frame) <= maxHeldBytes {
 				r.Frame = append([]byte(nil), r.Frame...)
 				cs.held = append(cs.held, r)
+				cs.heldBytes += len(r.Frame)
 			} else {
 				cs.dropped++
 			}
