@@ -170,3 +170,25 @@ func TestTapSyntheticCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestTapNotGSF: a connection that carries another protocol is not reported, unless All is
+// set; then its bytes are reported as problems.
+func TestTapNotGSF(t *testing.T) {
+	http := []byte("GET /index.html HTTP/1.1\r\nHost: example.com\r\n\r\n")
+	pkts := []tcpPacket{{c2s: true, syn: true}, {syn: true}, {c2s: true, seq: 1, payload: http}}
+	capFile := writePcap(t, pkts)
+	for _, all := range []bool{false, true} {
+		var kinds []string
+		tap := New(func(r *Record) { kinds = append(kinds, r.Kind.String()) })
+		tap.All = all
+		if _, err := capture.ReadStreams(bytes.NewReader(capFile), capture.Options{}, tap.Handle); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !all && (len(kinds) != 0 || tap.Skipped != 1):
+			t.Errorf("not All: records %v, %d skipped", kinds, tap.Skipped)
+		case all && (len(kinds) < 3 || kinds[0] != "open" || kinds[1] != "problem" || kinds[len(kinds)-1] != "close"):
+			t.Errorf("All: records %v", kinds)
+		}
+	}
+}
