@@ -357,19 +357,28 @@ func TestReadStreamsHostile(t *testing.T) {
 	}
 }
 
-// TestReadStreamsLinuxSLL2: tcpdump -i any writes Linux "cooked" (SLL2) headers.
-func TestReadStreamsLinuxSLL2(t *testing.T) {
-	f, err := os.ReadFile("testdata/serve-call-any.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, h := collect()
-	st, err := ReadStreams(bytes.NewReader(f), Options{}, h)
-	if err != nil || st.Conns != 1 || st.Skipped != 0 {
-		t.Fatalf("%+v %v", st, err)
-	}
-	if got := hex.EncodeToString([]byte(s.get(1, ServerToClient))); got != "1521c25c046d0c1030583133333835322e7472756500" {
-		t.Errorf("server→client %s", got)
+// TestReadStreamsOtherCaptures: tcpdump -i any writes Linux "cooked" (SLL2) headers; a
+// session over IPv6 loopback.
+func TestReadStreamsOtherCaptures(t *testing.T) {
+	for file, want := range map[string]string{
+		"testdata/serve-call-any.pcap":  "1521c25c046d0c1030583133333835322e7472756500",
+		"testdata/serve-echo-ipv6.pcap": "0d21c2785e18204a70696e673600",
+	} {
+		f, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, h := collect()
+		st, err := ReadStreams(bytes.NewReader(f), Options{Ports: []uint16{7566}}, h)
+		if err != nil || st.Conns != 1 || st.Skipped != 0 {
+			t.Fatalf("%s: %+v %v", file, st, err)
+		}
+		if got := hex.EncodeToString([]byte(s.get(1, ServerToClient))); got != want {
+			t.Errorf("%s: server→client %s", file, got)
+		}
+		if c := s.conns[1]; c.Server.Port() != 7566 || c.RolesGuessed {
+			t.Errorf("%s: %+v", file, c)
+		}
 	}
 }
 
