@@ -94,7 +94,7 @@ type Stats struct {
 	Format  Format
 	Packets int // packet records
 	TCP     int // TCP segments that passed the port filter
-	Skipped int // packets that are not TCP over IPv4/IPv6, or do not decode
+	Skipped int // packets that are not TCP over IPv4/IPv6, do not decode, or are filtered out
 	Conns   int // connections that carried data
 }
 
