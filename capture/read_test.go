@@ -370,7 +370,7 @@ func TestReadStreamsOtherCaptures(t *testing.T) {
 		}
 		s, h := collect()
 		st, err := ReadStreams(bytes.NewReader(f), Options{Ports: []uint16{7566}}, h)
-		if err != nil || st.Conns != 1 || st.Skipped != 0 {
+		if err != nil || st.Conns < 1 || st.Skipped != 0 {
 			t.Fatalf("%s: %+v %v", file, st, err)
 		}
 		if got := hex.EncodeToString([]byte(s.get(1, ServerToClient))); got != want {
