@@ -285,6 +285,11 @@ func TestDecodeCaptureFile(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "  Bit  31:     [0000001000110110]   -> msgType = 566 (GET_CLIENT_VERSION_INFO)\n") {
 		t.Errorf("explain: exit %d %s\n%s", code, errOut, out)
 	}
+	// A real pcapng file (Wireshark's dumpcap).
+	out, errOut, code = runCLI(t, "", "gsf", "decode", "../../capture/testdata/serve-call-dumpcap.pcapng")
+	if code != 0 || !strings.Contains(out, "    appCode        115 (DUPLICATE_NICKNAME)\n") || !strings.Contains(out, "pcapng: 20 packets, 20 TCP segments, 2 connections") {
+		t.Errorf("pcapng: exit %d %s\n%s", code, errOut, out)
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
