@@ -148,18 +148,26 @@ func (s *Splitter) Write(p []byte, yield func(*StreamFrame)) {
 			}
 			continue
 		}
-		s.buf = append(s.buf, p...)
+		// Complete the buffered frame: take from p only the bytes it lacks when its length is
+		// known, so that what follows it goes through the path above without a copy.
+		take := len(p)
+		if !s.unsync {
+			if l, size, err := ConsumeLength(s.buf); err == nil && l > 0 && l <= s.max() && size+l > len(s.buf) {
+				take = min(take, size+l-len(s.buf))
+			}
+		}
+		s.buf = append(s.buf, p[:take]...)
+		p = p[take:]
 		n := s.scan(s.buf, yield)
 		if s.pass > 0 {
 			// A too-large frame started in the buffer: count off the rest from what is left,
 			// which the buffer no longer owns.
-			p = s.buf[n:]
+			p = append(s.buf[n:len(s.buf):len(s.buf)], p...)
 			s.buf = nil
 			continue
 		}
 		rest := copy(s.buf, s.buf[n:])
 		s.buf = s.buf[:rest]
-		return
 	}
 }
 
