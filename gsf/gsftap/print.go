@@ -61,7 +61,10 @@ func (p *Printer) Print(r *Record) error {
 	switch r.Kind {
 	case RecordFrame:
 		p.Frames++
-		ex, _ = gsf.Explain(r.Frame, p.Explain)
+		ex, _ = gsf.Explain(r.Frame, p.Explain) // a frame's own problems are in ex
+		if ex == nil {
+			ex = &gsf.Explanation{}
+		}
 		for i := range ex.Frames {
 			ex.Frames[i].Offset += int(r.Offset)
 		}
