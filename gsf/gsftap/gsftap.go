@@ -10,12 +10,17 @@
 package gsftap
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/gamewire/gamewire/capture"
 	"github.com/gamewire/gamewire/gsf"
 )
+
+// ErrDropped reports records that a Tap dropped while it held back the records of a
+// connection not yet known to carry GSF (see Tap).
+var ErrDropped = errors.New("gsftap: records dropped before the connection's first GSF frame")
 
 // RecordKind tells what a Record reports.
 type RecordKind uint8
@@ -88,8 +93,9 @@ type Record struct {
 //
 // Unless All is set, a connection is reported only once one of its frames decodes as a GSF
 // message with a known service class: what comes before is held back (up to 256 records and
-// 64 KiB of their bytes per connection; more is dropped) and reported then, and a connection that never carries one (another protocol) is not reported
-// at all; Skipped counts those.
+// 64 KiB of their bytes per connection; more is dropped, and reported as an ErrDropped
+// problem) and reported then, and a connection that never carries one (another protocol) is
+// not reported at all; Skipped counts those.
 type Tap struct {
 	// MaxFrameSize bounds the frames the Tap buffers (see gsf.Splitter); 0 means
 	// gsf.DefaultMaxFrameSize.
@@ -135,6 +141,10 @@ func (t *Tap) emit(cs *connState, r Record) {
 				t.fn(&cs.held[i])
 			}
 			cs.held = nil
+			if cs.dropped > 0 {
+				t.fn(&Record{Kind: RecordProblem, Conn: r.Conn, Dir: r.Dir, Time: r.Time, Offset: r.Offset,
+					Err: fmt.Errorf("%w: %d", ErrDropped, cs.dropped)})
+			}
 		} else {
 			if len(cs.held) < maxHeld && cs.heldBytes+len(r.Frame) <= maxHeldBytes {
 				r.Frame = append([]byte(nil), r.Frame...)

@@ -2,6 +2,7 @@ package gsftap
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -190,5 +191,28 @@ func TestTapNotGSF(t *testing.T) {
 		case all && (len(kinds) < 3 || kinds[0] != "open" || kinds[1] != "problem" || kinds[len(kinds)-1] != "close"):
 			t.Errorf("All: records %v", kinds)
 		}
+	}
+}
+
+// TestTapHeldBack: a connection that starts with much that is not GSF and then carries GSF is
+// reported from its start, with what did not fit the held-back records reported as dropped.
+func TestTapHeldBack(t *testing.T) {
+	junk := bytes.Repeat([]byte{0x01, 0x00}, 400) // 400 one-byte frames that are not messages
+	frame := echoFrames(t, 1, false)[0]
+	pkts := []tcpPacket{{c2s: true, syn: true}, {syn: true}, {c2s: true, seq: 1, payload: append(junk, frame...)}}
+	var kinds []string
+	var dropped error
+	tap := New(func(r *Record) {
+		kinds = append(kinds, r.Kind.String())
+		if errors.Is(r.Err, ErrDropped) {
+			dropped = r.Err
+		}
+	})
+	if _, err := capture.ReadStreams(bytes.NewReader(writePcap(t, pkts)), capture.Options{}, tap.Handle); err != nil {
+		t.Fatal(err)
+	}
+	// open, 255 held frames, the ErrDropped problem, the GSF frame, close.
+	if len(kinds) != 259 || kinds[0] != "open" || kinds[257] != "frame" || dropped == nil || dropped.Error() != ErrDropped.Error()+": 145" {
+		t.Errorf("%d records (%v...), dropped: %v", len(kinds), kinds[:3], dropped)
 	}
 }
