@@ -163,6 +163,13 @@ func TestCaptureServeCall(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	waited := false
+	t.Cleanup(func() {
+		if !waited { // the test failed before it stopped tcpdump
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	listening := make(chan string, 1)
 	var tdLog strings.Builder
 	go func() {
@@ -176,6 +183,7 @@ func TestCaptureServeCall(t *testing.T) {
 		close(listening)
 	}()
 	if _, ok := <-listening; !ok {
+		waited = true
 		cmd.Wait()
 		msg := "tcpdump cannot capture on lo: " + tdLog.String()
 		if os.Getenv("CI") == "true" || os.Geteuid() == 0 {
@@ -204,6 +212,7 @@ func TestCaptureServeCall(t *testing.T) {
 		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
+	waited = true
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("tcpdump: %v\n%s", err, tdLog.String())
 	}
