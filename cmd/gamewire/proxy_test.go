@@ -171,8 +171,10 @@ func TestCaptureServeCall(t *testing.T) {
 		}
 	})
 	listening := make(chan string, 1)
-	var tdLog strings.Builder
+	logDone := make(chan struct{})
+	var tdLog strings.Builder // written by the goroutine below until logDone is closed
 	go func() {
+		defer close(logDone)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			tdLog.WriteString(sc.Text() + "\n")
@@ -184,6 +186,7 @@ func TestCaptureServeCall(t *testing.T) {
 	}()
 	if _, ok := <-listening; !ok {
 		waited = true
+		<-logDone
 		cmd.Wait()
 		msg := "tcpdump cannot capture on lo: " + tdLog.String()
 		if os.Getenv("CI") == "true" || os.Geteuid() == 0 {
@@ -213,6 +216,7 @@ func TestCaptureServeCall(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	waited = true
+	<-logDone // tcpdump closes its stderr when it exits
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("tcpdump: %v\n%s", err, tdLog.String())
 	}
