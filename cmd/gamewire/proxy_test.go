@@ -163,13 +163,6 @@ func TestCaptureServeCall(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waited := false
-	t.Cleanup(func() {
-		if !waited { // the test failed before it stopped tcpdump
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
 	listening := make(chan string, 1)
 	logDone := make(chan struct{})
 	var tdLog strings.Builder // written by the goroutine below until logDone is closed
@@ -184,6 +177,14 @@ func TestCaptureServeCall(t *testing.T) {
 		}
 		close(listening)
 	}()
+	waited := false
+	t.Cleanup(func() {
+		if !waited { // the test failed before it stopped tcpdump
+			cmd.Process.Kill()
+			<-logDone
+			cmd.Wait()
+		}
+	})
 	if _, ok := <-listening; !ok {
 		waited = true
 		<-logDone
