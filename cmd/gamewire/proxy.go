@@ -13,6 +13,7 @@ import (
 	"github.com/gamewire/gamewire/capture"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsftap"
+	"github.com/gamewire/gamewire/gsf/messages"
 )
 
 func init() {
@@ -79,9 +80,10 @@ func count(n int, what string) string {
 func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newCmdFlags("gsf", "proxy", "",
 		"Listens on --listen, connects every client to --upstream, and forwards every byte unchanged\n"+
-			"in both directions, printing each GSF frame as it passes (a frame split across reads is\n"+
-			"printed once it is whole). A malformed frame is reported and forwarded as it is; after it\n"+
-			"the proxy looks for the next plausible frame. It stops on Ctrl-C (SIGINT) or SIGTERM.\n\n"+
+			"in both directions, printing each GSF frame as it passes, described as gsf decode describes\n"+
+			"it (catalog bodies field by field). A frame split across reads is printed once it is whole.\n"+
+			"A malformed frame is reported and forwarded as it is; after it the proxy looks for the next\n"+
+			"plausible frame. It stops on Ctrl-C (SIGINT) or SIGTERM.\n\n"+
 			"Example:\n  gamewire serve --addr 127.0.0.1:7566 &\n"+
 			"  gamewire gsf proxy --listen 127.0.0.1:7567 --upstream 127.0.0.1:7566 &\n"+
 			"  gamewire call --addr 127.0.0.1:7567 --type GET_CLIENT_VERSION_INFO --values '[\"AmazingWorld\"]'", stderr)
@@ -90,6 +92,8 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON Lines: one object per frame or event, with time, connection id and direction")
 	bits := fs.Bool("bits", false, "explain every frame bit by bit (as gsf explain) instead of the summary of gsf decode")
 	maxFrame := fs.Int("max-frame", gsf.DefaultMaxFrameSize, "frames longer than this many `bytes` are reported and forwarded, not decoded")
+	strict := fs.Bool("strict", true, "report a catalog body with bits left over (--strict=false ignores them, as the reference does)")
+	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -103,7 +107,9 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *bits {
 		write = (*gsf.Explanation).WriteText
 	}
-	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write}
+	// The description of gsf decode: catalog bodies field by field, others dumped.
+	opts := messages.ExplainOptions(messages.Options{Strict: *strict, MaxFields: *maxFields})
+	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write, Explain: opts}
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if err := pr.Print(r); err != nil {
 			logger.Error("gamewire gsf proxy: cannot print", "err", err)

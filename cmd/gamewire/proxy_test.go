@@ -84,6 +84,9 @@ func TestProxyCommand(t *testing.T) {
 		"    msgType        566 (GET_CLIENT_VERSION_INFO)\n",
 		"    appCode        115 (DUPLICATE_NICKNAME)\n",
 		" close client 127.0.0.1:",
+		// Bodies decoded with the message catalog, as gsf decode does.
+		`      ClientVersionInfo string "133852.true"`,
+		`      ClientName string "AmazingWorld"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the proxy's output lacks %q:\n%s", want, out)
@@ -231,6 +234,7 @@ func TestCaptureServeCall(t *testing.T) {
 		"  15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64 00\n",
 		"  15 21 c2 5c 04 6d 0c 10 30 58 31 33 33 38 35 32 2e 74 72 75 65 00\n",
 		"    appCode        115 (DUPLICATE_NICKNAME)\n",
+		`      ClientVersionInfo string "133852.true"`,
 		", 0 problems\n",
 	} {
 		if !strings.Contains(out, want) {
