@@ -8,16 +8,18 @@ import (
 
 	"github.com/gamewire/gamewire/capture"
 	"github.com/gamewire/gamewire/gsf/gsftap"
+	"github.com/gamewire/gamewire/gsf/messages"
 )
 
-// The GSF frames of a tcpdump capture, described as "gamewire gsf decode" describes them.
+// The GSF frames of a tcpdump capture, described as "gamewire gsf decode" describes them:
+// bodies decoded with the message catalog.
 func Example() {
 	f, err := os.Open("../../capture/testdata/serve-call.pcap")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	pr := &gsftap.Printer{W: os.Stdout, Location: time.UTC}
+	pr := &gsftap.Printer{W: os.Stdout, Location: time.UTC, Explain: messages.ExplainOptions(messages.Options{Strict: true})}
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if r.Kind == gsftap.RecordFrame && r.Conn.ID == 1 && r.Dir == capture.ServerToClient {
 			pr.Print(r)
@@ -37,7 +39,7 @@ func Example() {
 	//     requestId      1
 	//     resultCode     0 (OK)
 	//     appCode        0 (OK)
-	//     body           102 bits from bit 66
-	//       not decoded: bits 66–167 (use --body to decode)
+	//     body           GetClientVersionInfoResponse, 102 bits from bit 66
+	//       ClientVersionInfo string "133852.true"  (bit 66, 102 bits)
 	// 1 frame printed
 }

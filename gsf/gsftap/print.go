@@ -21,7 +21,9 @@ type Printer struct {
 	W io.Writer
 	// JSON writes one JSON object per line instead of text.
 	JSON bool
-	// Explain holds the options for gsf.Explain.
+	// Explain holds the options for gsf.Explain; messages.ExplainOptions gives those that
+	// decode the message catalog's bodies (what gamewire does). The zero value shows bodies as
+	// bits.
 	Explain gsf.ExplainOptions
 	// Text writes a frame's explanation in the text form; nil means
 	// (*gsf.Explanation).WriteSummary. (*gsf.Explanation).WriteText gives the bit-by-bit form.
