@@ -312,6 +312,11 @@ func TestDecodeCaptureFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// From standard input.
+	out, errOut, code = runCLI(t, string(data), "gsf", "decode")
+	if code != 0 || !strings.Contains(out, "pcap: 20 packets, 20 TCP segments, 2 connections") {
+		t.Errorf("stdin: exit %d %s\n%s", code, errOut, out)
+	}
 	cut := filepath.Join(t.TempDir(), "cut.pcap")
 	if err := os.WriteFile(cut, data[:len(data)-30], 0o644); err != nil {
 		t.Fatal(err)
