@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gamewire/gamewire/capture"
 	"github.com/gamewire/gamewire/gsf"
@@ -43,7 +44,7 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 	if err != nil {
 		return err
 	}
-	pr := &gsftap.Printer{W: stdout, JSON: asJSON, Explain: opts, Text: write}
+	pr := &gsftap.Printer{W: stdout, JSON: asJSON, Explain: opts, Text: write, Location: time.UTC}
 	var printErr error
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if printErr == nil {
@@ -109,7 +110,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	// The description of gsf decode: catalog bodies field by field, others dumped.
 	opts := messages.ExplainOptions(messages.Options{Strict: *strict, MaxFields: *maxFields})
-	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write, Explain: opts}
+	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write, Explain: opts, Location: time.UTC}
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if err := pr.Print(r); err != nil {
 			logger.Error("gamewire gsf proxy: cannot print", "err", err)
