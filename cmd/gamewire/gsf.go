@@ -10,6 +10,7 @@ import (
 
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
+	"github.com/gamewire/gamewire/capture"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/messages"
 )
@@ -22,7 +23,10 @@ func init() {
 
 // gsfInspect runs gsf.Explain for the decode and explain verbs.
 func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stderr io.Writer, write func(*gsf.Explanation, io.Writer) error) error {
-	fs := newCmdFlags("gsf", verb, "[FILE|HEX]", about+"\n\nFILE defaults to standard input (a hex argument is read as the bytes); every frame in it is decoded.\n\n"+
+	fs := newCmdFlags("gsf", verb, "[FILE|HEX]", about+"\n\nFILE defaults to standard input (a hex argument is read as the bytes); every frame in it is decoded.\n"+
+		"A pcap or pcapng capture (tcpdump -w) is recognized by its magic number: its TCP connections are\n"+
+		"reassembled and the frames of each direction printed with their time, addresses and direction\n"+
+		"(--json: JSON Lines).\n\n"+
 		"Bodies in the message catalog (package gsf/messages: every request, response and notify the\n"+
 		"reference emulator knows) are decoded field by field; other bodies are dumped as bytes and bits\n"+
 		"with a labelled guess at their leading fields. --body takes a body's field list instead:\n"+fieldTypesHelp, stderr)
@@ -31,6 +35,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 	strict := fs.Bool("strict", true, "fail when bits are left over after a catalog body (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	ports := fs.String("port", "", "for a pcap or pcapng capture: only the TCP connections on these `ports` (comma-separated; default: every connection that carries GSF)")
 	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
@@ -47,6 +52,9 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 	data, err := in.read(fs, stdin)
 	if err != nil {
 		return err
+	}
+	if capture.DetectFormat(data) != capture.FormatUnknown {
+		return inspectCapture(data, *ports, opts, *asJSON, write, stdout)
 	}
 	ex, xerr := gsf.Explain(data, opts)
 	if errors.Is(xerr, gsf.ErrTrailingBits) || errors.Is(xerr, gsf.ErrBodyOverrun) {

@@ -1,0 +1,216 @@
+// Package gsftap finds the GSF frames of tapped TCP traffic: pcap and pcapng captures and
+// connections through a man-in-the-middle proxy (package capture supplies both), and
+// describes them with the same explanation as "gamewire gsf decode" (gsf.Explain).
+//
+// A [Tap] keeps a [gsf.Splitter] per direction of every connection and turns capture events
+// into [Record] values: frames with their time, addresses, direction, connection id and
+// stream offset, framing problems, bytes missing from a capture, and the points where it had
+// to resynchronize (a capture that starts mid-stream, a hole, a malformed frame). A [Printer]
+// writes records as text or as JSON Lines.
+package gsftap
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gamewire/gamewire/capture"
+	"github.com/gamewire/gamewire/gsf"
+)
+
+// ErrDropped reports records that a Tap dropped while it held back the records of a
+// connection not yet known to carry GSF (see Tap).
+var ErrDropped = errors.New("gsftap: records dropped before the connection's first GSF frame")
+
+// RecordKind tells what a Record reports.
+type RecordKind uint8
+
+// The kinds of records.
+const (
+	// RecordOpen: a connection opened.
+	RecordOpen RecordKind = iota + 1
+	// RecordFrame: a frame (Frame) that frames correctly; its payload may still not decode.
+	RecordFrame
+	// RecordProblem: Err is a *gsf.FrameError: a malformed frame, a frame over the size
+	// limit, bytes skipped to resynchronize (gsf.ErrResync), or a stream that ended inside a
+	// frame.
+	RecordProblem
+	// RecordGap: Lost bytes of the direction are missing from a capture (-1: the capture
+	// started after the connection did); the next frame is found by resynchronizing.
+	RecordGap
+	// RecordClose: the connection closed; Err says why when it was an error.
+	RecordClose
+)
+
+var kindNames = [...]string{RecordOpen: "open", RecordFrame: "frame", RecordProblem: "problem", RecordGap: "gap", RecordClose: "close"}
+
+// String returns the kind's name: open, frame, problem, gap or close.
+func (k RecordKind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (k RecordKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *RecordKind) UnmarshalText(b []byte) error {
+	for i, n := range kindNames {
+		if n != "" && n == string(b) {
+			*k = RecordKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("gsftap: unknown record kind %q", b)
+}
+
+// Record is one frame or event of tapped GSF traffic.
+type Record struct {
+	Kind RecordKind
+	Conn *capture.Conn
+	Dir  capture.Direction
+	// Time is when the frame's last byte was captured (or read by the proxy).
+	Time time.Time
+	// Seq numbers the frames of one direction of a connection from 1.
+	Seq int
+	// Offset and Size locate the frame (or the problem) in the direction's stream.
+	Offset, Size int64
+	// Frame is the whole frame (prefix, payload, terminator), or for a problem up to 64 of
+	// its bytes. It is valid only during the callback.
+	Frame []byte
+	// Resynced marks the first frame found after the Tap lost sync.
+	Resynced bool
+	// Lost is the number of missing bytes of a RecordGap (-1: unknown).
+	Lost int64
+	// Err is the problem of a RecordProblem or the error that closed a connection.
+	Err error
+}
+
+// Tap turns capture events into records. Create it with [New]; its Handle method is a
+// capture.Handler.
+//
+// Unless All is set, a connection is reported only once one of its frames decodes as a GSF
+// message with a known service class: what comes before is held back (up to 256 records and
+// 64 KiB of their bytes per connection; more is dropped, and reported as an ErrDropped
+// problem) and reported then, and a connection that never carries one (another protocol) is
+// not reported at all; Skipped counts those.
+type Tap struct {
+	// MaxFrameSize bounds the frames the Tap buffers (see gsf.Splitter); 0 means
+	// gsf.DefaultMaxFrameSize.
+	MaxFrameSize int
+	// All reports every connection, GSF or not (the proxy's case, and captures filtered by
+	// port).
+	All bool
+	// Skipped counts the connections that closed without a GSF frame and were not reported.
+	Skipped int
+
+	fn    func(*Record)
+	conns map[*capture.Conn]*connState
+	rec   Record
+}
+
+// maxHeld and maxHeldBytes bound the records held back for a connection not yet known to
+// carry GSF.
+const (
+	maxHeld      = 256
+	maxHeldBytes = 64 << 10
+)
+
+type connState struct {
+	split     [2]gsf.Splitter
+	seq       [2]int
+	shown     bool     // records are reported as they come
+	held      []Record // records of a connection not yet shown, with copied Frames
+	heldBytes int
+	// dropped counts held records dropped beyond maxHeld.
+	dropped int
+}
+
+// New returns a Tap that passes every record to fn. fn must not keep the Record.
+func New(fn func(*Record)) *Tap {
+	return &Tap{fn: fn, conns: make(map[*capture.Conn]*connState)}
+}
+
+func (t *Tap) emit(cs *connState, r Record) {
+	if !cs.shown {
+		if r.Kind == RecordFrame && isGSF(r.Frame) {
+			cs.shown = true
+			for i := range cs.held {
+				t.fn(&cs.held[i])
+			}
+			cs.held = nil
+			if cs.dropped > 0 {
+				t.fn(&Record{Kind: RecordProblem, Conn: r.Conn, Dir: r.Dir, Time: r.Time, Offset: r.Offset,
+					Err: fmt.Errorf("%w: %d", ErrDropped, cs.dropped)})
+			}
+		} else {
+			if len(cs.held) < maxHeld && cs.heldBytes+len(r.Frame) <= maxHeldBytes {
+				r.Frame = append([]byte(nil), r.Frame...)
+				cs.held = append(cs.held, r)
+				cs.heldBytes += len(r.Frame)
+			} else {
+				cs.dropped++
+			}
+			return
+		}
+	}
+	t.rec = r
+	t.fn(&t.rec)
+	t.rec = Record{}
+}
+
+// isGSF reports whether a frame's payload decodes as a message with a known service class.
+func isGSF(frame []byte) bool {
+	payload, _, err := gsf.ConsumeFrame(frame)
+	if err != nil {
+		return false
+	}
+	m, err := gsf.DecodePayload(payload)
+	return err == nil && gsf.ServiceClassName(m.Header.SvcClass) != ""
+}
+
+// Handle is the capture.Handler of the Tap.
+func (t *Tap) Handle(ev *capture.Event) {
+	cs := t.conns[ev.Conn]
+	if cs == nil {
+		cs = &connState{shown: t.All}
+		cs.split[0].MaxFrameSize, cs.split[1].MaxFrameSize = t.MaxFrameSize, t.MaxFrameSize
+		t.conns[ev.Conn] = cs
+		t.emit(cs, Record{Kind: RecordOpen, Conn: ev.Conn, Time: ev.Time})
+	}
+	yield := func(d capture.Direction) func(*gsf.StreamFrame) {
+		return func(f *gsf.StreamFrame) {
+			r := Record{Kind: RecordFrame, Conn: ev.Conn, Dir: d, Time: ev.Time, Offset: f.Offset, Size: f.Size,
+				Frame: f.Frame, Resynced: f.Resynced, Err: f.Err}
+			if f.Err != nil {
+				r.Kind = RecordProblem
+			} else {
+				cs.seq[d]++
+				r.Seq = cs.seq[d]
+			}
+			t.emit(cs, r)
+		}
+	}
+	d := ev.Dir
+	switch ev.Kind {
+	case capture.EventData:
+		cs.split[d].Write(ev.Data, yield(d))
+	case capture.EventGap:
+		t.emit(cs, Record{Kind: RecordGap, Conn: ev.Conn, Dir: d, Time: ev.Time, Offset: ev.Offset, Lost: ev.Lost})
+		cs.split[d].Lost(ev.Lost, yield(d))
+	case capture.EventEnd:
+		cs.split[d].End(yield(d))
+	case capture.EventClose:
+		for d := range cs.split {
+			cs.split[d].End(yield(capture.Direction(d)))
+		}
+		delete(t.conns, ev.Conn)
+		if !cs.shown {
+			t.Skipped++
+			return
+		}
+		t.emit(cs, Record{Kind: RecordClose, Conn: ev.Conn, Time: ev.Time, Err: ev.Err})
+	}
+}
