@@ -429,3 +429,26 @@ func TestCLIReal(t *testing.T) {
 		t.Errorf("--real half: exit %d %s", code, stderr)
 	}
 }
+
+// TestCLIDecodeLimits: --max-elements and --max-bytes reach the decoder.
+func TestCLIDecodeLimits(t *testing.T) {
+	// A Godot 4 Array of three ints.
+	arr := "1c000000 03000000 02000000 01000000 02000000 02000000 02000000 03000000"
+	if _, stderr, code := gw(t, arr, "godot", "decode", "--compact"); code != 0 {
+		t.Fatalf("without limits: exit %d %s", code, stderr)
+	}
+	if _, stderr, code := gw(t, arr, "godot", "decode", "--max-elements", "2"); code != 1 || !strings.Contains(stderr, "element") {
+		t.Errorf("--max-elements 2: exit %d %s", code, stderr)
+	}
+	// A PackedByteArray of 4 096 bytes needs more than 1 000 bytes of memory.
+	packed := "1d000000 00100000 " + strings.Repeat("00", 4096)
+	if _, stderr, code := gw(t, packed, "godot", "decode", "--max-bytes", "1000"); code != 1 || !strings.Contains(stderr, "memory") && !strings.Contains(stderr, "alloc") {
+		t.Errorf("--max-bytes 1000: exit %d %s", code, stderr)
+	}
+	if _, stderr, code := gw(t, packed, "godot", "decode", "--compact"); code != 0 {
+		t.Errorf("the default budget: exit %d %s", code, stderr)
+	}
+	if _, _, code := gw(t, arr, "godot", "decode", "--max-bytes", "-1"); code == 0 {
+		t.Error("a negative --max-bytes is accepted")
+	}
+}

@@ -28,6 +28,8 @@ type godotFlags struct {
 	all          bool
 	legacyPath   bool
 	maxDepth     int
+	maxElements  int
+	maxBytes     int
 	framing      string
 	real         string
 }
@@ -40,6 +42,8 @@ func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
 	f.fs.BoolVar(&f.all, "all", false, "decode every value in the input, one after the other (e.g. several var_to_bytes results)")
 	f.fs.BoolVar(&f.legacyPath, "legacy-nodepath", false, "accept the obsolete string NodePath format that engines reject")
 	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit")
+	f.fs.IntVar(&f.maxElements, "max-elements", godot.DefaultMaxElements, "limit on the elements of a value, all containers together")
+	f.fs.IntVar(&f.maxBytes, "max-bytes", 0, "limit on the memory decoding one value allocates, in bytes (0: 24 bytes per input byte\nplus 64 KiB)")
 	f.fs.StringVar(&f.real, "real", "lossless", "the `precision` of real_t to read Godot 4 math values with, as an engine build does:\nsingle (the official builds; 64-bit components are rounded to float32), double, or lossless\n(keep what the bytes hold)")
 	f.fs.StringVar(&f.framing, "framing", "none", "the values' `framing`: none (bare Variants); streampeer or file (put_var, store_var: a\n4-byte little-endian length before each); streampeer-be (big_endian = true); packetpeerstream.\nWith a framing, every message of the input is decoded")
 	return f
@@ -77,7 +81,11 @@ func (f *godotFlags) options() (godot.DecOptions, error) {
 	if err != nil {
 		return godot.DecOptions{}, fmt.Errorf("--real: %w", err)
 	}
-	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth, Real: r}, nil
+	if f.maxElements < 0 || f.maxBytes < 0 {
+		return godot.DecOptions{}, errors.New("--max-elements and --max-bytes must not be negative")
+	}
+	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth,
+		MaxElements: f.maxElements, MaxBytes: f.maxBytes, Real: r}, nil
 }
 
 func (f *godotFlags) input(stdin io.Reader) ([]byte, error) {
