@@ -340,8 +340,8 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// printNotifies prints the notifies that arrive for d, or until Ctrl-C, decoding the bodies of
-// the demo server's notifies.
+// printNotifies prints the notifies that arrive for d, or until Ctrl-C, with their bodies
+// decoded by the message catalog.
 func printNotifies(c *gsfnet.Client, notifies <-chan []byte, d time.Duration, asJSON bool, stdout io.Writer) error {
 	ctx, stop := serveContext()
 	defer stop()
@@ -356,15 +356,7 @@ func printNotifies(c *gsfnet.Client, notifies <-chan []byte, d time.Duration, as
 		case <-c.Done():
 			return fmt.Errorf("the server closed the connection: %w", c.Err())
 		case frame := <-notifies:
-			// The demo server's own notify bodies first (its CLIENT/CHAT is not the game's),
-			// then the catalog.
 			opts := messages.ExplainOptions(messages.Options{Strict: true})
-			if m, _, err := gsf.ConsumeMessage(frame); err == nil {
-				if known, ok := demoserver.LookupNotify(m.Header.SvcClass, m.Header.MsgType); ok {
-					opts.Body, _ = bitproto.ParseFields(known.Request)
-					opts.Describer = nil
-				}
-			}
 			ex, xerr := gsf.Explain(frame, opts)
 			if asJSON {
 				if err := writeJSON(stdout, ex); err != nil {

@@ -25,7 +25,7 @@ const (
 	Echo                 int32 = gsf.SyncMsgEcho             // SYNC_SERVER/ECHO
 	BindUser             int32 = gsf.SyncMsgBindUserNotify   // SYNC_SERVER/BIND_USER_NOTIFY (the demo's own body)
 	Chat                 int32 = gsf.SyncMsgChat             // SYNC_SERVER/CHAT (the demo's own body)
-	ChatNotify           int32 = gsf.ClientMsgChat           // CLIENT/CHAT, the notify Chat sends (the demo's own body, not the catalog's ChatNotify)
+	ChatNotify           int32 = gsf.ClientMsgChat           // CLIENT/CHAT, the notify Chat sends (the game's own body, messages.ChatNotify)
 )
 
 // The bodies the demo server answers are those of the message catalog: its handlers are typed
@@ -71,14 +71,6 @@ type ChatResponse struct {
 	Delivered int32
 }
 
-// ChatNotifyBody is the demo's body of the CLIENT/CHAT notify that ChatRequest sends: the
-// sender's user key, the room and the line.
-type ChatNotifyBody struct {
-	From string
-	Room string
-	Text string
-}
-
 // A Message describes one message the demo server answers, with the field lists (see
 // bitproto.ParseFields) of its bodies, for tools such as "gamewire call".
 type Message struct {
@@ -99,22 +91,7 @@ var Messages = []Message{
 	{gsf.SvcSyncServer, BindUser, "user:string,room:string", "",
 		"binds the connection to a user key and joins a chat room (on every node with --cluster)"},
 	{gsf.SvcSyncServer, Chat, "room:string,text:string", "delivered:int32",
-		"sends CLIENT/CHAT {from, room, text} to every member of the room (on every node with --cluster)"},
-}
-
-// Notifies lists the notifies the demo server sends, with their body's field list in Request.
-var Notifies = []Message{
-	{gsf.SvcClient, ChatNotify, "from:string,room:string,text:string", "", "a chat line of a room (SYNC_SERVER/CHAT)"},
-}
-
-// LookupNotify returns the description of a notify the demo server sends.
-func LookupNotify(class gsf.ServiceClass, msgType int32) (Message, bool) {
-	for _, m := range Notifies {
-		if m.Class == class && m.Type == msgType {
-			return m, true
-		}
-	}
-	return Message{}, false
+		"sends the game's CLIENT/CHAT notify (ChatNotify, Msg \"user: text\") to every member of the room (on every node with --cluster)"},
 }
 
 // Lookup returns the description of a message the demo server answers.
@@ -157,8 +134,11 @@ func NewMux(o Options) *gsfnet.Mux {
 		})
 	gsfnet.Handle(mux, gsf.SvcSyncServer, Chat,
 		func(ctx context.Context, s *gsfnet.Session, req *ChatRequest) (*ChatResponse, error) {
-			n, err := s.Server().Group(req.Room).Notify(gsf.SvcClient, ChatNotify,
-				&ChatNotifyBody{From: s.User(), Room: req.Room, Text: req.Text})
+			line := req.Text
+			if from := s.User(); from != "" {
+				line = from + ": " + line
+			}
+			n, err := s.Server().Group(req.Room).Notify(gsf.SvcClient, ChatNotify, &messages.ChatNotify{Msg: line})
 			return &ChatResponse{Delivered: int32(n)}, err
 		})
 	gsfnet.Handle(mux, gsf.SvcUserServer, GetClientVersionInfo,
