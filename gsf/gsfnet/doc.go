@@ -6,7 +6,7 @@
 //
 //	mux := gsfnet.NewMux()
 //	mux.Use(gsfnet.Logging(logger))
-//	gsfnet.Handle(mux, gsf.SvcUserServer, 566, // GET_CLIENT_VERSION_INFO
+//	gsfnet.Handle(mux, gsf.SvcUserServer, gsf.MsgGetClientVersionInfo,
 //		func(ctx context.Context, s *gsfnet.Session, req *VersionRequest) (*VersionResponse, error) {
 //			return &VersionResponse{Info: "133852.true"}, nil
 //		})

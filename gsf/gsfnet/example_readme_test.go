@@ -24,7 +24,7 @@ func Example_readme() {
 
 	mux := gsfnet.NewMux()
 	mux.Use(gsfnet.Logging(slog.Default()))
-	gsfnet.Handle(mux, gsf.SvcUserServer, 566, // GET_CLIENT_VERSION_INFO
+	gsfnet.Handle(mux, gsf.SvcUserServer, gsf.MsgGetClientVersionInfo,
 		func(ctx context.Context, s *gsfnet.Session, req *VersionReq) (*VersionResp, error) {
 			if req.ClientName == "" {
 				return nil, gsfnet.NewError(gsf.AppInput, "no client name") // → resultCode ERR, appCode, appString
@@ -51,17 +51,17 @@ func Example_readme() {
 	}
 	defer c.Close()
 	var resp VersionResp
-	err = c.Call(ctx, gsf.SvcUserServer, 566, &VersionReq{"AmazingWorld"}, &resp) // safe from many goroutines at once
+	err = c.Call(ctx, gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, &VersionReq{"AmazingWorld"}, &resp) // safe from many goroutines at once
 	fmt.Println(resp.ClientVersionInfo, err)
 
 	// Pipelining from one goroutine: the requests go out in one write, the server answers the
 	// batch with one write, and each Wait collects its response.
-	a := c.Go(gsf.SvcUserServer, 566, &VersionReq{"AmazingWorld"}, &resp)
+	a := c.Go(gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, &VersionReq{"AmazingWorld"}, &resp)
 	b := c.Go(gsf.SvcUserServer, 17, &CheckUsernameReq{"newcomer", "secret"}, nil)
 	errA, errB := a.Wait(ctx), b.Wait(ctx)
 	fmt.Println(errA, errB)
 
-	err = c.Call(ctx, gsf.SvcUserServer, 566, &VersionReq{""}, &resp)
+	err = c.Call(ctx, gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, &VersionReq{""}, &resp)
 	fmt.Println(err)
 	// Output:
 	// 133852.true <nil>
