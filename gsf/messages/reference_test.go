@@ -209,8 +209,8 @@ func extractReference(ref, dir string) error {
 	if tar.Stdin, err = archive.StdoutPipe(); err != nil {
 		return err
 	}
-	var errb bytes.Buffer
-	archive.Stderr, tar.Stderr = &errb, &errb
+	var errb, tarErrb bytes.Buffer // one each: the two processes' output is copied concurrently
+	archive.Stderr, tar.Stderr = &errb, &tarErrb
 	if err := tar.Start(); err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func extractReference(ref, dir string) error {
 		return fmt.Errorf("git archive: %v: %s", err, errb.String())
 	}
 	if err := tar.Wait(); err != nil {
-		return fmt.Errorf("tar: %v: %s", err, errb.String())
+		return fmt.Errorf("tar: %v: %s", err, tarErrb.String())
 	}
 	return nil
 }
