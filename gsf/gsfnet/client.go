@@ -210,7 +210,7 @@ func newClient(conn net.Conn, cfg *clientConfig) *Client {
 		func(err error) { c.closeWith(fmt.Errorf("write: %w", err)) })
 	// The writer waits for other callers only when there are some.
 	c.out.shouldYield = func() bool { return c.calls.Load() > 1 }
-	c.out.raw = rawConnOf(conn)
+	c.out.raw = newRawWriter(rawConnOf(conn))
 	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
@@ -263,7 +263,14 @@ func (c *Client) roundTrip(ctx context.Context, h *gsf.Header, req, resp any, wa
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cl, err := c.start(h, req, resp, wantMsg, sendWake)
+	// A lone call writes its request on this goroutine, as far as the socket takes it at once,
+	// which saves waking the writer goroutine; concurrent calls leave it to the writer
+	// goroutine, which batches them into one write.
+	mode := sendWake
+	if c.calls.Load() == 0 {
+		mode = sendTry
+	}
+	cl, err := c.start(h, req, resp, wantMsg, mode)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,9 @@
 //	err = c.Call(ctx, gsf.SvcUserServer, 566, &VersionRequest{ClientName: "AmazingWorld"}, &resp)
 //
 // Calls are matched to responses by request id, so many may be in flight at once; the
-// requests of concurrent calls go out in one write. Call honours the context's deadline and
+// requests of concurrent calls go out in one write. A lone call writes its request itself,
+// without blocking (what the socket does not take at once is left to the client's writer
+// goroutine), which saves a goroutine hand-off per call. Call honours the context's deadline and
 // cancellation, returns an *Error for an error response, and an error wrapping ErrClosed
 // when the connection closes. A context without a deadline gets the client's call timeout
 // (DefaultCallTimeout, 30 s; WithCallTimeout): a call to a message the server ignores fails

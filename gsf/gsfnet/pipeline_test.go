@@ -321,6 +321,53 @@ func TestWaitDoesNotBlockOnWrites(t *testing.T) {
 	}
 }
 
+// TestCallDoesNotBlockOnWrites checks that a lone Call, which writes its request on its own
+// goroutine, honours its context when the server does not read: it writes only what the
+// socket takes at once, and the writer goroutine writes the rest.
+func TestCallDoesNotBlockOnWrites(t *testing.T) {
+	checkLeaks(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			accepted <- c // and never read from it
+		}
+	}()
+	conn, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(conn, WithWriteTimeout(time.Minute), WithMaxQueueBytes(-1))
+	defer c.Close()
+	server := <-accepted
+	defer server.Close()
+
+	big := &Echo{Text: strings.Repeat("x", 64<<10)}
+	start := time.Now()
+	for i := range 300 { // 19 MiB: more than the socket buffers of both ends take
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		err := c.Call(ctx, gsf.SvcUserServer, msgEcho, big, nil)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("call %d: %v, want DeadlineExceeded", i, err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Fatalf("call %d: Call blocked on a full socket (%v so far)", i, d)
+		}
+	}
+	c.out.mu.Lock()
+	queued, writing := len(c.out.buf), c.out.writing
+	c.out.mu.Unlock()
+	if queued == 0 && !writing {
+		t.Errorf("the socket took 19 MiB: the test did not fill it")
+	}
+}
+
 // TestSlowHandlerHandsOver checks what a handler that blocks on the reader goroutine does to
 // the messages behind it: a request behind it is answered while it blocks (another goroutine
 // takes over reading), and a notify behind a blocked notify waits for it (notifies keep their

@@ -21,20 +21,41 @@ func rawConnOf(c net.Conn) syscall.RawConn {
 	return rc
 }
 
-// rawWrite makes one write system call with buf, which never waits for the socket to take
-// more: it returns how much was written (0 when the socket is full).
-func rawWrite(rc syscall.RawConn, buf []byte) (int, error) {
-	var n int
-	var err error
-	cerr := rc.Write(func(fd uintptr) bool {
+// A rawWriter makes non-blocking writes on a syscall.RawConn. Its function for rc.Write is
+// made once, so that a write allocates nothing; it is used by one goroutine at a time (the
+// sender's writing role).
+type rawWriter struct {
+	rc  syscall.RawConn
+	buf []byte
+	n   int
+	err error
+	fn  func(fd uintptr) bool
+}
+
+// newRawWriter returns a rawWriter on rc, or nil if rc is nil.
+func newRawWriter(rc syscall.RawConn) *rawWriter {
+	if rc == nil {
+		return nil
+	}
+	w := &rawWriter{rc: rc}
+	w.fn = func(fd uintptr) bool {
 		for {
-			n, err = syscall.Write(int(fd), buf)
-			if err != syscall.EINTR {
-				break
+			w.n, w.err = syscall.Write(int(fd), w.buf)
+			if w.err != syscall.EINTR {
+				return true
 			}
 		}
-		return true
-	})
+	}
+	return w
+}
+
+// write makes one write system call with buf, which never waits for the socket to take
+// more: it returns how much was written (0 when the socket is full).
+func (w *rawWriter) write(buf []byte) (int, error) {
+	w.buf = buf
+	cerr := w.rc.Write(w.fn)
+	n, err := w.n, w.err
+	w.buf, w.err = nil, nil
 	switch {
 	case cerr != nil:
 		return 0, cerr

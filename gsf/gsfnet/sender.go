@@ -4,7 +4,6 @@ import (
 	"net"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -40,9 +39,9 @@ type sender struct {
 	writeTimeout time.Duration // per Write call; 0: none
 	limit        int           // bytes of frames of kindMessage or kindDiscardable allowed waiting
 	deadline     time.Time     // the write deadline set last; by the goroutine that writes
-	// raw, if set, lets flush write without blocking (see rawWrite); without it, flush wakes
+	// raw, if set, lets flush write without blocking (see rawWriter); without it, flush wakes
 	// the writer goroutine.
-	raw     syscall.RawConn
+	raw     *rawWriter
 	release func(responses int) // called once the frames holding so many responses are written
 	fail    func(err error)     // called when a write fails
 	// shouldYield, if set, tells the writer goroutine whether to let the goroutines that are
@@ -81,6 +80,10 @@ const (
 	// sendHeld leaves the write to whoever sends next; the caller makes sure that somebody
 	// does, or calls flushHeld.
 	sendHeld
+	// sendTry writes on the calling goroutine without blocking, as flush does, unless a
+	// write is in progress (which then takes the frame); what the socket does not take at
+	// once is left to the writer goroutine. Without raw it is sendWake.
+	sendTry
 )
 
 // flushDelay is how long frames left for a later write (sendSoon) wait at most for
@@ -121,9 +124,14 @@ func (s *sender) enqueue(frame []byte, kind, mode int) error {
 		s.mu.Unlock()
 		s.write()
 		return nil
+	case mode == sendTry && s.raw != nil:
+		s.writing = true
+		s.mu.Unlock()
+		s.writeLoop(true)
+		return nil
 	case mode == sendSoon:
 		s.armLocked()
-	case mode == sendWake && idle:
+	case (mode == sendWake || mode == sendTry) && idle:
 		s.mu.Unlock()
 		s.wake()
 		return nil
@@ -272,7 +280,7 @@ func (s *sender) writeLoop(nonBlocking bool) {
 		var err error
 		if nonBlocking {
 			var n int
-			if n, err = rawWrite(s.raw, buf); err == nil && n < len(buf) {
+			if n, err = s.raw.write(buf); err == nil && n < len(buf) {
 				s.mu.Lock()
 				s.buf = append(buf[n:], s.buf...)
 				s.responses += responses
