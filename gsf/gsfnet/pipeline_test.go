@@ -278,53 +278,24 @@ func TestSenderModes(t *testing.T) {
 // read: the requests it flushes go to the socket as far as it takes them, and the writer
 // goroutine writes the rest.
 func TestWaitDoesNotBlockOnWrites(t *testing.T) {
-	checkLeaks(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := l.Accept()
-		if err == nil {
-			accepted <- c // and never read from it
-		}
-	}()
-	conn, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewClient(conn, WithWriteTimeout(time.Minute), WithMaxQueueBytes(-1))
-	defer c.Close()
-	server := <-accepted
-	defer server.Close()
-
-	big := &Echo{Text: strings.Repeat("x", 64<<10)}
-	start := time.Now()
-	for i := range 300 { // 19 MiB: more than the socket buffers of both ends take
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-		err := c.Go(gsf.SvcUserServer, msgEcho, big, nil).Wait(ctx)
-		cancel()
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("call %d: %v, want DeadlineExceeded", i, err)
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Fatalf("call %d: Wait blocked on a full socket (%v so far)", i, d)
-		}
-	}
-	c.out.mu.Lock()
-	queued, writing := len(c.out.buf), c.out.writing
-	c.out.mu.Unlock()
-	if queued == 0 && !writing {
-		t.Errorf("the socket took 19 MiB: the test did not fill it")
-	}
+	testNoBlockOnWrites(t, "Wait", func(ctx context.Context, c *Client, body *Echo) error {
+		return c.Go(gsf.SvcUserServer, msgEcho, body, nil).Wait(ctx)
+	})
 }
 
 // TestCallDoesNotBlockOnWrites checks that a lone Call, which writes its request on its own
 // goroutine, honours its context when the server does not read: it writes only what the
 // socket takes at once, and the writer goroutine writes the rest.
 func TestCallDoesNotBlockOnWrites(t *testing.T) {
+	testNoBlockOnWrites(t, "Call", func(ctx context.Context, c *Client, body *Echo) error {
+		return c.Call(ctx, gsf.SvcUserServer, msgEcho, body, nil)
+	})
+}
+
+// testNoBlockOnWrites makes 300 calls of 64 KiB each with call to a server that never reads,
+// each with a 5 ms context: every one must end with DeadlineExceeded, none may block on the full
+// socket, and the socket must really be full at the end.
+func testNoBlockOnWrites(t *testing.T, what string, call func(context.Context, *Client, *Echo) error) {
 	checkLeaks(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -351,13 +322,13 @@ func TestCallDoesNotBlockOnWrites(t *testing.T) {
 	start := time.Now()
 	for i := range 300 { // 19 MiB: more than the socket buffers of both ends take
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-		err := c.Call(ctx, gsf.SvcUserServer, msgEcho, big, nil)
+		err := call(ctx, c, big)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("call %d: %v, want DeadlineExceeded", i, err)
 		}
 		if d := time.Since(start); d > 20*time.Second {
-			t.Fatalf("call %d: Call blocked on a full socket (%v so far)", i, d)
+			t.Fatalf("call %d: %s blocked on a full socket (%v so far)", i, what, d)
 		}
 	}
 	c.out.mu.Lock()
