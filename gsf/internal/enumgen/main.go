@@ -6,11 +6,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/gamewire/gamewire/gsf/internal/goname"
 	"go/format"
 	"log"
 	"os"
 	"sort"
-	"strings"
 )
 
 type table struct {
@@ -64,10 +64,10 @@ func main() {
 		fmt.Fprintf(&b, "\n// %s\nconst (\n", t.doc)
 		for _, n := range names {
 			if t.typ == "" {
-				fmt.Fprintf(&b, "\t%s = %d // %s\n", t.prefix+camel(n), m[n], n)
+				fmt.Fprintf(&b, "\t%s = %d // %s\n", t.prefix+goname.Camel(n), m[n], n)
 				continue
 			}
-			fmt.Fprintf(&b, "\t%s %s = %d // %s\n", t.prefix+camel(n), t.typ, m[n], n)
+			fmt.Fprintf(&b, "\t%s %s = %d // %s\n", t.prefix+goname.Camel(n), t.typ, m[n], n)
 		}
 		b.WriteString(")\n")
 	}
@@ -78,27 +78,4 @@ func main() {
 	if err := os.WriteFile(out, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
-}
-
-// initialisms are written in capitals, as Go names do.
-var initialisms = map[string]bool{"ok": true, "db": true, "io": true, "id": true, "oid": true, "sku": true, "cms": true, "npc": true, "url": true, "api": true}
-
-// camel turns "INVALID_USER" into "InvalidUser".
-func camel(s string) string {
-	var b strings.Builder
-	for _, part := range strings.Split(strings.ToLower(s), "_") {
-		if part == "" {
-			continue
-		}
-		if initialisms[part] {
-			b.WriteString(strings.ToUpper(part))
-			continue
-		}
-		if p, ok := strings.CutSuffix(part, "s"); ok && initialisms[p] { // plurals: NPCs, OIDs
-			b.WriteString(strings.ToUpper(p) + "s")
-			continue
-		}
-		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-	}
-	return b.String()
 }

@@ -3,8 +3,8 @@ package schema
 import (
 	"bytes"
 	"fmt"
+	"github.com/gamewire/gamewire/gsf/internal/goname"
 	"go/format"
-	"strings"
 )
 
 // Generate returns the generated files of package messages (types_gen.go, registry_gen.go)
@@ -116,25 +116,5 @@ func GoType(t *Type) (string, string) {
 	return "", ""
 }
 
-// initialisms are written in capitals, as Go names do (the same list as gsf's enumgen).
-var initialisms = map[string]bool{"ok": true, "db": true, "io": true, "id": true, "oid": true, "sku": true, "cms": true, "npc": true, "url": true, "api": true}
-
 // Camel turns "GET_CLIENT_VERSION_INFO" into "GetClientVersionInfo", as gsf's constants do.
-func Camel(s string) string {
-	var b strings.Builder
-	for _, part := range strings.Split(strings.ToLower(s), "_") {
-		if part == "" {
-			continue
-		}
-		if initialisms[part] {
-			b.WriteString(strings.ToUpper(part))
-			continue
-		}
-		if p, ok := strings.CutSuffix(part, "s"); ok && initialisms[p] { // plurals: NPCs, OIDs
-			b.WriteString(strings.ToUpper(p) + "s")
-			continue
-		}
-		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-	}
-	return b.String()
-}
+func Camel(s string) string { return goname.Camel(s) }
