@@ -222,10 +222,8 @@ func Run(ctx context.Context, script string, files map[string][]byte) (*Result, 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The engine gets its own process group, and the whole group is killed on timeout.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 5 * time.Second
 
 	start := time.Now()
@@ -235,7 +233,7 @@ func Run(ctx context.Context, script string, files map[string][]byte) (*Result, 
 		return nil, fmt.Errorf("godot3: starting %s: %w", bin, runErr)
 	}
 	// Kill anything the engine left behind in its group (it starts no helpers, but be sure).
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = killGroup(cmd)
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal().String()
