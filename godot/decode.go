@@ -1079,8 +1079,20 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 	if err != nil {
 		return nil, 0, dec.fail(p, t, true, dec.countErr(err, p, elem))
 	}
-	if !dec.charge(sizeClass(n * elem)) {
-		return nil, 0, dec.fail(p, t, true, dec.allocErr(dec.d.TypeName(t), sizeClass(n*elem)))
+	// A packed vector array read for an engine of the other precision is converted while it is
+	// copied, into elements of that precision (DecOptions.Real).
+	vector := dec.d == Godot4 && (t == TypePackedVector2Array || t == TypePackedVector3Array || t == TypePackedVector4Array)
+	narrowing := vector && wide && dec.real == RealSingle
+	widening := vector && !wide && dec.real == RealDouble
+	outElem := elem
+	switch {
+	case narrowing:
+		outElem = comps * 4
+	case widening:
+		outElem = comps * 8
+	}
+	if !dec.charge(sizeClass(n * outElem)) {
+		return nil, 0, dec.fail(p, t, true, dec.allocErr(dec.d.TypeName(t), sizeClass(n*outElem)))
 	}
 	if dec.tr != nil {
 		dec.tr.add(p, 4, depth, "u32", "count %d", n)
@@ -1093,6 +1105,10 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 	end := p + n*elem
 	var out any
 	switch {
+	case narrowing:
+		out = narrowVectors(data, n, comps)
+	case widening:
+		out = widenVectors(data, n, comps)
 	case t == TypePackedInt32Array:
 		out = packedSlice[int32](data, n)
 	case t == TypePackedFloat32Array:
@@ -1116,65 +1132,57 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 	case t == TypePackedVector4Array:
 		out = packedSlice[Vector4d](data, n)
 	}
-	if dec.d == Godot4 && (t == TypePackedVector2Array || t == TypePackedVector3Array || t == TypePackedVector4Array) {
-		switch {
-		case wide && dec.real == RealSingle:
-			out = narrowVectors(out)
-		case !wide && dec.real == RealDouble:
-			out = widenVectors(out)
-		}
-	}
 	return out, end, nil
 }
 
-// narrowVectors rounds a double-precision packed vector slice to single precision.
-func narrowVectors(v any) any {
-	switch v := v.(type) {
-	case []Vector2d:
-		out := make([]Vector2, len(v))
-		for i, e := range v {
-			out[i] = Vector2{narrow(e.X), narrow(e.Y)}
+// narrowVectors reads n double-precision vectors of comps components (2, 3 or 4) from data and
+// rounds them to single precision, as a single-precision engine does.
+func narrowVectors(data []byte, n, comps int) any {
+	comp := func(i int) float32 { return narrow(math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))) }
+	switch comps {
+	case 2:
+		out := make([]Vector2, n)
+		for i := range out {
+			out[i] = Vector2{comp(2 * i), comp(2*i + 1)}
 		}
 		return out
-	case []Vector3d:
-		out := make([]Vector3, len(v))
-		for i, e := range v {
-			out[i] = Vector3{narrow(e.X), narrow(e.Y), narrow(e.Z)}
-		}
-		return out
-	case []Vector4d:
-		out := make([]Vector4, len(v))
-		for i, e := range v {
-			out[i] = Vector4{narrow(e.X), narrow(e.Y), narrow(e.Z), narrow(e.W)}
+	case 3:
+		out := make([]Vector3, n)
+		for i := range out {
+			out[i] = Vector3{comp(3 * i), comp(3*i + 1), comp(3*i + 2)}
 		}
 		return out
 	}
-	return v
+	out := make([]Vector4, n)
+	for i := range out {
+		out[i] = Vector4{comp(4 * i), comp(4*i + 1), comp(4*i + 2), comp(4*i + 3)}
+	}
+	return out
 }
 
-// widenVectors widens a single-precision packed vector slice to double precision.
-func widenVectors(v any) any {
-	switch v := v.(type) {
-	case []Vector2:
-		out := make([]Vector2d, len(v))
-		for i, e := range v {
-			out[i] = Vector2d{float64(e.X), float64(e.Y)}
+// widenVectors reads n single-precision vectors of comps components (2, 3 or 4) from data and
+// widens them to double precision, as a double-precision engine does.
+func widenVectors(data []byte, n, comps int) any {
+	comp := func(i int) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))) }
+	switch comps {
+	case 2:
+		out := make([]Vector2d, n)
+		for i := range out {
+			out[i] = Vector2d{comp(2 * i), comp(2*i + 1)}
 		}
 		return out
-	case []Vector3:
-		out := make([]Vector3d, len(v))
-		for i, e := range v {
-			out[i] = Vector3d{float64(e.X), float64(e.Y), float64(e.Z)}
-		}
-		return out
-	case []Vector4:
-		out := make([]Vector4d, len(v))
-		for i, e := range v {
-			out[i] = Vector4d{float64(e.X), float64(e.Y), float64(e.Z), float64(e.W)}
+	case 3:
+		out := make([]Vector3d, n)
+		for i := range out {
+			out[i] = Vector3d{comp(3 * i), comp(3*i + 1), comp(3*i + 2)}
 		}
 		return out
 	}
-	return v
+	out := make([]Vector4d, n)
+	for i := range out {
+		out[i] = Vector4d{comp(4 * i), comp(4*i + 1), comp(4*i + 2), comp(4*i + 3)}
+	}
+	return out
 }
 
 // packedSlice copies the n elements of a packed array in data into a new []T. T is a

@@ -1,6 +1,7 @@
 package godot
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -71,4 +72,89 @@ func TestRealDouble(t *testing.T) {
 	if _, err := ParseReal("half"); err == nil {
 		t.Error("ParseReal(half) accepted")
 	}
+}
+
+// TestRealPackedBudget: a packed vector array converted for DecOptions.Real is converted while
+// it is copied and charged to MaxBytes at the size of the converted slice: widening needs twice
+// the bytes of the wire, narrowing half.
+func TestRealPackedBudget(t *testing.T) {
+	const n = 1000
+	single := make([]Vector3, n)
+	double := make([]Vector3d, n)
+	for i := range single {
+		single[i] = Vector3{float32(i), 0.1, -float32(i)}
+		double[i] = Vector3d{float64(i), 0.1, -float64(i)}
+	}
+	singleWire, err := EncOptions{Dialect: Godot4}.Marshal(single)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doubleWire, err := EncOptions{Dialect: Godot4, DoublePrecision: true}.Marshal(double)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Widening 12 000 bytes of components needs 24 000 (27 000 with the size class).
+	widen := DecOptions{Dialect: Godot4, Real: RealDouble, MaxBytes: 20_000}
+	if _, _, err := widen.Decode(singleWire); !errors.Is(err, ErrAllocLimit) {
+		t.Errorf("widening within 20 000 bytes: %v, want ErrAllocLimit", err)
+	}
+	widen.MaxBytes = 28_000
+	v, _, err := widen.Decode(singleWire)
+	if got, ok := v.([]Vector3d); err != nil || !ok || len(got) != n || got[7] != (Vector3d{7, float64(float32(0.1)), -7}) {
+		t.Errorf("widening within 28 000 bytes: %T, %v", v, err)
+	}
+	// Narrowing 24 000 bytes of components needs 12 000 (13 500 with the size class).
+	narrowing := DecOptions{Dialect: Godot4, Real: RealSingle, MaxBytes: 14_000}
+	v, _, err = narrowing.Decode(doubleWire)
+	if got, ok := v.([]Vector3); err != nil || !ok || len(got) != n || got[7] != (Vector3{7, 0.1, -7}) {
+		t.Errorf("narrowing within 14 000 bytes: %T, %v", v, err)
+	}
+	narrowing.MaxBytes = 11_000
+	if _, _, err := narrowing.Decode(doubleWire); !errors.Is(err, ErrAllocLimit) {
+		t.Errorf("narrowing within 11 000 bytes: %v, want ErrAllocLimit", err)
+	}
+	// Every component count, both ways, against converting the lossless decode.
+	for _, vals := range []any{[]Vector2d{{1.5, -2}}, []Vector3d{{1, 2, 3}, {4, 5, 6}}, []Vector4d{{0.1, 0.2, 0.3, math.Inf(-1)}}} {
+		b, err := EncOptions{Dialect: Godot4, DoublePrecision: true}.Marshal(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := DecOptions{Dialect: Godot4, Real: RealSingle}.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, _, err := DecOptions{Dialect: Godot4, Real: RealDouble}.Decode(mustMarshal(t, Godot4, got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(back) != fmt.Sprint(widenAll(vals)) {
+			t.Errorf("%v: narrowed %v, widened back %v", vals, got, back)
+		}
+	}
+}
+
+// widenAll rounds each component of a double-precision vector slice to float32 and back.
+func widenAll(v any) any {
+	r := func(f float64) float64 { return float64(float32(f)) }
+	switch v := v.(type) {
+	case []Vector2d:
+		out := make([]Vector2d, len(v))
+		for i, e := range v {
+			out[i] = Vector2d{r(e.X), r(e.Y)}
+		}
+		return out
+	case []Vector3d:
+		out := make([]Vector3d, len(v))
+		for i, e := range v {
+			out[i] = Vector3d{r(e.X), r(e.Y), r(e.Z)}
+		}
+		return out
+	case []Vector4d:
+		out := make([]Vector4d, len(v))
+		for i, e := range v {
+			out[i] = Vector4d{r(e.X), r(e.Y), r(e.Z), r(e.W)}
+		}
+		return out
+	}
+	return v
 }
