@@ -135,7 +135,7 @@ func AbbreviatePath(p string) string {
 		tail--
 	}
 	if head == 0 || tail >= len(starts) || tail-head < 2 {
-		return p[:maxPathText/2] + "…" + p[len(p)-maxPathText/2:]
+		return cutUTF8(p, maxPathText/2) + "…" + cutUTF8Suffix(p, maxPathText/2)
 	}
 	return fmt.Sprintf("%s…(%d more)…%s", p[:starts[head]], tail-head, p[starts[tail]:])
 }

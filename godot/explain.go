@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gamewire/gamewire/internal/floattext"
 )
@@ -19,6 +20,9 @@ type Field struct {
 	Len    int // length in bytes
 	Depth  int // nesting depth of the Variant the field belongs to (0 = top level)
 	// Path locates the Variant the field belongs to inside the top-level value, e.g. `[2]["pos"]`.
+	// A path longer than 120 bytes keeps its first and last segments and says how many it leaves
+	// out, as in `[0][0]…(1020 more)…[0][3]` (see [AbbreviatePath]), so that a field takes the
+	// same memory however deep its Variant is nested. Fields of one Variant share one string.
 	Path string
 	// Kind is the field's wire type: "header", "u32", "int32", "int64", "float32", "float64",
 	// "u64", "utf8", "nul", "bytes" or "pad".
@@ -93,10 +97,103 @@ func (o DecOptions) UninitializedBytes(data []byte) ([][2]int, error) {
 
 // tracer collects fields while a decoder runs.
 type tracer struct {
-	fields []Field
-	path   []string
-	max    int  // keep at most this many fields (0: all)
-	full   bool // fields were left out
+	fields  []Field
+	path    []string
+	pathLen int    // the bytes of path's segments
+	text    string // the current path as Field.Path shows it, when textOK
+	textOK  bool
+	max     int  // keep at most this many fields (0: all)
+	full    bool // fields were left out
+}
+
+// pathText returns the current path as [Field.Path] shows it: whole up to maxPathText bytes,
+// else its first and last segments of up to maxPathText/2 bytes each around the count of those
+// left out. It is made once per path, in time bounded by maxPathText, however deep the path.
+func (t *tracer) pathText() string {
+	if t.textOK {
+		return t.text
+	}
+	t.textOK = true
+	if t.pathLen <= maxPathText {
+		t.text = strings.Join(t.path, "")
+		return t.text
+	}
+	// The rules of AbbreviatePath, on the segments: the head keeps the segments that start in
+	// the first half of the limit, the tail those that end less than half the limit from the end.
+	head, n := 0, 0
+	for head < len(t.path) && n < maxPathText/2 {
+		n += len(t.path[head])
+		head++
+	}
+	tail, m := len(t.path), 0
+	for tail > head && m+len(t.path[tail-1]) < maxPathText/2 {
+		m += len(t.path[tail-1])
+		tail--
+	}
+	var sb strings.Builder
+	if tail >= len(t.path) || tail-head < 2 {
+		// No segment fits in the tail, or too few are left out: cut the bytes.
+		sb.WriteString(t.firstBytes(maxPathText / 2))
+		sb.WriteString("…")
+		sb.WriteString(t.lastBytes(maxPathText / 2))
+	} else {
+		for _, seg := range t.path[:head] {
+			sb.WriteString(seg)
+		}
+		fmt.Fprintf(&sb, "…(%d more)…", tail-head)
+		for _, seg := range t.path[tail:] {
+			sb.WriteString(seg)
+		}
+	}
+	t.text = sb.String()
+	return t.text
+}
+
+// firstBytes returns the first n bytes of the path, or fewer so as not to split a character.
+func (t *tracer) firstBytes(n int) string {
+	var sb strings.Builder
+	for _, seg := range t.path {
+		if sb.Len()+len(seg) >= n {
+			sb.WriteString(seg[:n-sb.Len()])
+			break
+		}
+		sb.WriteString(seg)
+	}
+	return cutUTF8(sb.String(), n)
+}
+
+// lastBytes returns the last n bytes of the path, or fewer so as not to split a character.
+func (t *tracer) lastBytes(n int) string {
+	k, i := 0, len(t.path)
+	for i > 0 && k < n {
+		i--
+		k += len(t.path[i])
+	}
+	return cutUTF8Suffix(strings.Join(t.path[i:], ""), n)
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not split a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// cutUTF8Suffix returns the longest suffix of s of at most n bytes that does not split a
+// character.
+func cutUTF8Suffix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }
 
 // stopped reports that the tracer keeps no more fields.
@@ -111,7 +208,7 @@ func (t *tracer) add(off, n, depth int, kind, format string, args ...any) {
 	if t.stopped() {
 		return
 	}
-	t.fields = append(t.fields, Field{Offset: off, Len: n, Depth: depth, Path: strings.Join(t.path, ""),
+	t.fields = append(t.fields, Field{Offset: off, Len: n, Depth: depth, Path: t.pathText(),
 		Kind: kind, Text: fmt.Sprintf(format, args...)})
 }
 
@@ -121,7 +218,14 @@ func (t *tracer) enterf(format string, arg any) {
 	if !t.full {
 		seg = fmt.Sprintf(format, arg)
 	}
+	t.push(seg)
+}
+
+// push enters a path segment.
+func (t *tracer) push(seg string) {
 	t.path = append(t.path, seg)
+	t.pathLen += len(seg)
+	t.textOK = false
 }
 
 // enterKey enters the segment of a Dictionary value, labelled by its key.
@@ -130,10 +234,14 @@ func (t *tracer) enterKey(k any) {
 	if !t.full {
 		seg = "[" + keyLabel(k) + "]"
 	}
-	t.path = append(t.path, seg)
+	t.push(seg)
 }
 
-func (t *tracer) leave() { t.path = t.path[:len(t.path)-1] }
+func (t *tracer) leave() {
+	t.pathLen -= len(t.path[len(t.path)-1])
+	t.path = t.path[:len(t.path)-1]
+	t.textOK = false
+}
 
 func (t *tracer) header(dec *decoder, p, depth int, h uint32, typ Type) {
 	if t.stopped() {
@@ -162,7 +270,7 @@ func (t *tracer) header(dec *decoder, p, depth int, h uint32, typ Type) {
 	}
 	label := ""
 	if len(t.path) > 0 {
-		label = strings.Join(t.path, "") + ": "
+		label = t.pathText() + ": "
 	}
 	t.add(p, 4, depth, "header", "%s%s (type %d%s)", label, dec.d.TypeName(typ), h&0xFF, extra)
 }

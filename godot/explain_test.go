@@ -3,7 +3,11 @@ package godot
 import (
 	"encoding/hex"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // TestExplainSpans: every header field carries its Variant's length and decoded value, a
@@ -95,4 +99,126 @@ func TestExplainFirst(t *testing.T) {
 	if !errors.Is(err, ErrTruncated) {
 		t.Errorf("cut input: %v", err)
 	}
+}
+
+// TestExplainDeepPaths: the path of a field deep inside a value is abbreviated, so that every
+// field takes the same memory however deep its Variant is (it used to keep the whole path:
+// memory quadratic in the depth), and the fields of one Variant share one path string.
+func TestExplainDeepPaths(t *testing.T) {
+	const depth, ints = 1000, 2000
+	var v any = func() []any {
+		s := make([]any, ints)
+		for i := range s {
+			s[i] = int64(i)
+		}
+		return s
+	}()
+	for range depth {
+		v = []any{v}
+	}
+	data, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields, err := DecOptions{}.Explain(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range fields {
+		total += len(f.Path)
+		if len(f.Path) > maxPathText+30 {
+			t.Fatalf("field at %d: path of %d bytes: %.200s", f.Offset, len(f.Path), f.Path)
+		}
+	}
+	if limit := (maxPathText + 30) * len(fields); total > limit {
+		t.Errorf("paths take %d bytes, more than %d", total, limit)
+	}
+	last := fields[len(fields)-1]
+	if want := "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]…(963 more)…[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][1999]"; last.Path != want {
+		t.Errorf("last path %q, want %q", last.Path, want)
+	}
+	if AbbreviatePath(strings.Repeat("[0]", depth)+"[1999]") != last.Path {
+		t.Errorf("path %q is not AbbreviatePath's %q", last.Path, AbbreviatePath(strings.Repeat("[0]", depth)+"[1999]"))
+	}
+	// The header and the value of one int share a path string.
+	n := len(fields)
+	if a, b := fields[n-2], fields[n-1]; a.Kind != "header" || unsafe.StringData(a.Path) != unsafe.StringData(b.Path) {
+		t.Errorf("fields %+v and %+v do not share their path", a, b)
+	}
+	// Long keys, at the start, the end and in the middle, as AbbreviatePath shortens them, and
+	// never splitting a character.
+	long := strings.Repeat("ké", 100)
+	for _, v := range []any{
+		map[string]any{long: []any{int64(1)}},
+		[]any{[]any{map[string]any{long: int64(1)}}},
+		nest(40, map[string]any{long: nest(40, int64(1))}),
+		nest(5, map[string]any{"a": nest(50, int64(1))}),
+	} {
+		data, err = Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields, err = DecOptions{}.Explain(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := fullPaths(t, v)
+		for i, f := range fields {
+			if len(f.Path) > maxPathText+30 || !utf8.ValidString(f.Path) {
+				t.Errorf("path %q", f.Path)
+			}
+			if want := AbbreviatePath(full[f.Offset]); f.Path != want {
+				t.Errorf("field %d: path %q, AbbreviatePath of the whole path %q", i, f.Path, want)
+			}
+		}
+	}
+}
+
+// nest puts v into n single-element Arrays.
+func nest(n int, v any) any {
+	for range n {
+		v = []any{v}
+	}
+	return v
+}
+
+// fullPaths returns the whole path of the Variant at every byte offset that starts a field of
+// the encoding of v, built independently of the tracer.
+func fullPaths(t *testing.T, v any) map[int]string {
+	t.Helper()
+	paths := map[int]string{}
+	off := 0
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		b, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := off
+		switch v := v.(type) {
+		case []any:
+			off += 8
+			for i, e := range v {
+				walk(e, path+"["+strconv.Itoa(i)+"]")
+			}
+		case map[string]any:
+			off += 8
+			j := 0
+			for k, e := range v {
+				walk(k, path+".key("+strconv.Itoa(j)+")")
+				j++
+				walk(e, path+"["+strconv.Quote(k)+"]")
+			}
+		default:
+			off += len(b)
+		}
+		for i := start; i < start+len(b); i++ {
+			if _, ok := paths[i]; !ok {
+				paths[i] = path
+			}
+		}
+	}
+	walk(v, "")
+	return paths
 }
