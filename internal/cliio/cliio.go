@@ -1,5 +1,5 @@
 // Package cliio reads the byte input of gamewire's commands: hex (with any whitespace, colons or
-// "0x" prefixes), xxd and hexdump -C dumps, base64, or raw bytes, from a file, an argument or
+// "0x" prefixes), xxd, hexdump -C, od -Ax -tx1 and Wireshark dumps, base64, or raw bytes, from a file, an argument or
 // standard input, and writes byte output as hex, base64 or raw bytes.
 //
 // Detection is strict: text is read as hex only when it is hex, as base64 only when it is
@@ -72,7 +72,7 @@ func Write(w io.Writer, b []byte, f Format) error {
 type Source struct {
 	// Format is the encoding the input was read in.
 	Format Format
-	// Dump is "xxd" or "hexdump -C" when the input was such a dump.
+	// Dump is "xxd", "hexdump -C", "od -Ax -tx1" or "Wireshark" when the input was such a dump.
 	Dump string
 	// Argument is set when the input was the command line argument itself (hex), not a file.
 	Argument bool
@@ -158,7 +158,7 @@ func Decode(data []byte, f Format) ([]byte, error) {
 //   - bytes that are not printable UTF-8 text are raw bytes;
 //   - text made of hex digits (with white space, colons, commas and "0x" prefixes between them)
 //     is hex; an odd number of digits is an error;
-//   - an xxd or hexdump -C dump is read as the bytes it shows;
+//   - an xxd, hexdump -C, od -Ax -tx1 or Wireshark dump is read as the bytes it shows;
 //   - padded base64 without spaces inside a line is base64;
 //   - any other text is an error wrapping ErrFormat, and white space alone wraps ErrEmpty.
 func DecodeSource(data []byte, f Format) ([]byte, Source, error) {
@@ -166,8 +166,7 @@ func DecodeSource(data []byte, f Format) ([]byte, Source, error) {
 	case Raw:
 		return data, Source{Format: Raw}, nil
 	case Hex:
-		if d, ok := dumpKind(data); ok {
-			b, err := decodeDump(data, d)
+		if b, d, ok, err := ReadDump(data, MaxDumpRepeat); ok {
 			return b, Source{Format: Hex, Dump: d}, err
 		}
 		b, err := decodeHex(data)
@@ -191,8 +190,7 @@ func detect(data []byte) ([]byte, Source, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, Source{}, inputErr(ErrEmpty, "the input is only white space (%d bytes; --format raw reads them as bytes)", len(data))
 	}
-	if d, ok := dumpKind(data); ok {
-		b, err := decodeDump(data, d)
+	if b, d, ok, err := ReadDump(data, MaxDumpRepeat); ok {
 		return b, Source{Format: Hex, Dump: d, Guessed: true}, err
 	}
 	digits, bad, badAt := hexDigits(data)

@@ -26,6 +26,14 @@ func TestDecode(t *testing.T) {
 		{"00000000: 1520 c25c 046d  . .\\.m\n", Auto, []byte{0x15, 0x20, 0xc2, 0x5c, 0x04, 0x6d}},
 		{"00000000  15 20 c2 5c 04 6d                                 |. .\\.m|\n00000006\n", Auto, []byte{0x15, 0x20, 0xc2, 0x5c, 0x04, 0x6d}},
 		{"00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n00000030\n", Auto, make([]byte, 48)},
+		{"000000 15 20 c2 5c 04 6d\n000006\n", Auto, []byte{0x15, 0x20, 0xc2, 0x5c, 0x04, 0x6d}},
+		{"000000 00 00 00 00\n*\n000010 01\n000011\n", Hex, append(make([]byte, 16), 1)},
+		{"0000   15 20 c2 5c 04 6d                                 . .\\.m\n", Auto, []byte{0x15, 0x20, 0xc2, 0x5c, 0x04, 0x6d}},
+		{"0000  15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67   . .\\.m...Amazing\n0010  57 6f\n", Auto, []byte("\x15\x20\xc2\x5c\x04\x6d\x0c\x0c\x18AmazingWo")},
+		// Plain hex that starts like an od or Wireshark line is hex, unless its offsets check out.
+		{"000000 15 20", Auto, []byte{0, 0, 0, 0x15, 0x20}},
+		{"0000  15 20", Auto, []byte{0, 0, 0x15, 0x20}},
+		{"000000 15 20\n000007 aa\n", Auto, []byte{0, 0, 0, 0x15, 0x20, 0, 0, 0x07, 0xaa}},
 	}
 	for _, tt := range tests {
 		got, err := Decode([]byte(tt.in), tt.f)
@@ -82,7 +90,7 @@ func TestDetectStrict(t *testing.T) {
 	}
 }
 
-// TestRealDumps reads the output of the real xxd and hexdump -C, when they are installed.
+// TestRealDumps reads the output of the real xxd, hexdump -C and od, when they are installed.
 func TestRealDumps(t *testing.T) {
 	data := make([]byte, 300)
 	for i := range data {
@@ -93,7 +101,7 @@ func TestRealDumps(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range [][]string{{"xxd", file}, {"xxd", "-g1", file}, {"xxd", "-c", "7", file}, {"hexdump", "-C", file}} {
+	for _, cmd := range [][]string{{"xxd", file}, {"xxd", "-g1", file}, {"xxd", "-c", "7", file}, {"hexdump", "-C", file}, {"od", "-Ax", "-tx1", file}, {"od", "-Ax", "-tx1", "-v", file}} {
 		if _, err := exec.LookPath(cmd[0]); err != nil {
 			t.Logf("%s not installed: %v", cmd[0], err)
 			continue
