@@ -20,6 +20,10 @@ type Reader struct {
 	pos uint // bit position
 	end uint // len(buf) * 8
 	err error
+
+	// Integers decoded ahead (see ahead.go): ReadIntN looks at them when pos ≥ probe.
+	probe uint
+	ahead *intAhead
 }
 
 // NewReader returns a Reader over b. The Reader does not copy b; b must not change while the
@@ -32,7 +36,12 @@ func NewReader(b []byte) *Reader {
 
 // Reset makes r read b from its first bit and clears the sticky error.
 func (r *Reader) Reset(b []byte) {
-	*r = Reader{buf: b, end: uint(len(b)) * 8}
+	c := r.ahead
+	*r = Reader{buf: b, end: uint(len(b)) * 8, probe: aheadFirst}
+	if c != nil && c.owner == r {
+		c.n, c.i, c.backoff = 0, 0, aheadBackoff // the entries were for the old input
+		r.ahead = c
+	}
 }
 
 // Offset returns the position of the next bit to read, counted from the start of the input.
@@ -167,12 +176,34 @@ func (r *Reader) ReadByte() (byte, error) {
 // ReadInt16 reads a compressed int16 in any form: nibble, 1 byte, full width, and also the
 // non-minimal forms the reference reader accepts.
 func (r *Reader) ReadInt16() (int16, error) {
-	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+	pos := r.pos
+	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
+		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 2)
-		if n := hdr + vb; n <= r.end-r.pos {
-			r.pos += n
+		if n := hdr + vb; n <= r.end-pos {
+			r.pos = pos + n
 			return int16(int64(x<<hdr) >> (64 - vb)), nil
+		}
+	} else if pos >= r.probe {
+		// Integers decoded ahead (ahead.go).
+		if c := r.ahead; c != nil {
+			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 2 && c.owner == r {
+				r.pos = c.ends[i+1]
+				c.i = i + 1
+				v := c.vals[i]
+				return int16(v), nil
+			}
+		}
+		if v, ok := r.aheadMiss(2); ok {
+			return int16(v), nil
+		}
+		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
+			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+			hdr, vb := bitwin.FormOf(x, 2)
+			if n := hdr + vb; n <= r.end-r.pos {
+				r.pos += n
+				return int16(int64(x<<hdr) >> (64 - vb)), nil
+			}
 		}
 	}
 	v, _, err := r.readCompressedForm(2, "ReadInt16")
@@ -181,12 +212,34 @@ func (r *Reader) ReadInt16() (int16, error) {
 
 // ReadInt32 reads a compressed int32 in any form.
 func (r *Reader) ReadInt32() (int32, error) {
-	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+	pos := r.pos
+	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
+		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 4)
-		if n := hdr + vb; n <= r.end-r.pos {
-			r.pos += n
+		if n := hdr + vb; n <= r.end-pos {
+			r.pos = pos + n
 			return int32(int64(x<<hdr) >> (64 - vb)), nil
+		}
+	} else if pos >= r.probe {
+		// Integers decoded ahead (ahead.go).
+		if c := r.ahead; c != nil {
+			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 4 && c.owner == r {
+				r.pos = c.ends[i+1]
+				c.i = i + 1
+				v := c.vals[i]
+				return int32(v), nil
+			}
+		}
+		if v, ok := r.aheadMiss(4); ok {
+			return int32(v), nil
+		}
+		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
+			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+			hdr, vb := bitwin.FormOf(x, 4)
+			if n := hdr + vb; n <= r.end-r.pos {
+				r.pos += n
+				return int32(int64(x<<hdr) >> (64 - vb)), nil
+			}
 		}
 	}
 	v, _, err := r.readCompressedForm(4, "ReadInt32")
@@ -201,12 +254,34 @@ func (r *Reader) ReadInt32() (int32, error) {
 // form of -1<<47-1 reads as -1. Positive 7-byte values read correctly. Reading like the
 // reference keeps this package in agreement with the server the client talks to.
 func (r *Reader) ReadInt64() (int64, error) {
-	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+	pos := r.pos
+	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
+		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 8)
-		if n := hdr + vb; n <= 57 && n <= r.end-r.pos {
-			r.pos += n
+		if n := hdr + vb; n <= 57 && n <= r.end-pos {
+			r.pos = pos + n
 			return int64(x<<hdr) >> (64 - vb), nil
+		}
+	} else if pos >= r.probe {
+		// Integers decoded ahead (ahead.go).
+		if c := r.ahead; c != nil {
+			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 8 && c.owner == r {
+				r.pos = c.ends[i+1]
+				c.i = i + 1
+				v := c.vals[i]
+				return v, nil
+			}
+		}
+		if v, ok := r.aheadMiss(8); ok {
+			return v, nil
+		}
+		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
+			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+			hdr, vb := bitwin.FormOf(x, 8)
+			if n := hdr + vb; n <= 57 && n <= r.end-r.pos {
+				r.pos += n
+				return int64(x<<hdr) >> (64 - vb), nil
+			}
 		}
 	}
 	v, _, err := r.readCompressedForm(8, "ReadInt64")
@@ -216,12 +291,34 @@ func (r *Reader) ReadInt64() (int64, error) {
 // ReadChar reads a compressed int16 and returns it as a rune, sign-extended like the reference:
 // a char written for U+8000..U+FFFF reads back negative (U+E000 reads as -8192).
 func (r *Reader) ReadChar() (rune, error) {
-	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+	pos := r.pos
+	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
+		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 2)
-		if n := hdr + vb; n <= r.end-r.pos {
-			r.pos += n
+		if n := hdr + vb; n <= r.end-pos {
+			r.pos = pos + n
 			return rune(int16(int64(x<<hdr) >> (64 - vb))), nil
+		}
+	} else if pos >= r.probe {
+		// Integers decoded ahead (ahead.go).
+		if c := r.ahead; c != nil {
+			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 2 && c.owner == r {
+				r.pos = c.ends[i+1]
+				c.i = i + 1
+				v := c.vals[i]
+				return rune(int16(v)), nil
+			}
+		}
+		if v, ok := r.aheadMiss(2); ok {
+			return rune(int16(v)), nil
+		}
+		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
+			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+			hdr, vb := bitwin.FormOf(x, 2)
+			if n := hdr + vb; n <= r.end-r.pos {
+				r.pos += n
+				return rune(int16(int64(x<<hdr) >> (64 - vb))), nil
+			}
 		}
 	}
 	v, _, err := r.readCompressedForm(2, "ReadChar")

@@ -1,0 +1,331 @@
+package bitstream
+
+import (
+	"encoding/binary"
+
+	"github.com/gamewire/gamewire/internal/bitwin"
+)
+
+// Decoding ahead: when a caller reads a long run of compressed integers of one width, one
+// after another, and their forms change unpredictably (so that the branches of the plain fast
+// path mispredict), the Reader decodes a batch of the integers that follow into an intAhead, and
+// the next ReadIntN calls return from it while they read exactly where an entry starts. Each
+// entry is a pure function of the input, the position and the width, so a hit returns what the
+// plain path would return; any other read, a Seek or a read of another width simply misses.
+//
+// The batch is decoded in aheadLanes lanes that run side by side, each with its position in a
+// register and without branches on the forms: lane 0 starts at the reader's position, lane k at
+// a guess k·D bits further on. A guess is rarely a true start, but decoding from any position
+// soon falls on the true starts (on random widths after 25 integers on average), and from there
+// on the lane is right: where a lane first reaches a start the lane before it also reached, the
+// two are stitched together. On one lane each integer waits for the previous one's length (about
+// 16 cycles: the load, the shift, the table); three lanes overlap three such chains.
+//
+// The reader only decodes ahead when it sees it pay: after aheadFirst bits, it decodes a short
+// trial batch; if its forms barely change (the branches predict well) or the caller does not read
+// the entries in order, it goes back to the plain path and tries again later, further on each
+// time the caller diverged. Only entries of the fast path's forms are decoded ahead: anything
+// else (the end of the input, a form longer than 57 bits) ends the batch, and the plain path
+// reads it, errors included.
+const (
+	aheadLanes   = 4
+	aheadSteps   = 256 // integers per lane
+	aheadCap     = aheadLanes * aheadSteps
+	aheadTrial   = 16      // integers in a trial batch
+	aheadSample  = 64      // integers of a batch whose forms tell whether they are predictable
+	aheadFirst   = 1024    // bits read before the first trial
+	aheadRecheck = 1 << 16 // bits to the next trial when the forms were predictable
+	aheadBackoff = 1 << 12 // bits to the next trial when the caller diverged; doubles each time
+	aheadMaxBack = 1 << 24
+	aheadExt     = 128 // most integers a lane is extended by to meet the next
+	aheadExtRun  = 16  // integers decoded at a time to extend a lane
+)
+
+// intAhead holds integers decoded ahead: entry j starts at bit ends[j], ends at ends[j+1] and is
+// vals[j]. Entries i..n-1 have not been read yet.
+type intAhead struct {
+	owner       *Reader // the only Reader that reads them: a copy of it reads the input plainly
+	i, n        int
+	width       uint // width in bytes of the entries
+	predictable bool // the trial's forms barely changed: do not decode further ahead
+	avg         uint // bits per integer in the last batch
+	backoff     uint
+	ends        [aheadLanes * (aheadSteps + 1)]uint
+	vals        [aheadCap]int64
+	ext         [aheadExt + 1]uint // a lane's extension (see stitch)
+	extVals     [aheadExt]int64
+}
+
+// aheadTabs[w] maps the top 10 bits of a compressed integer of width w to its prefix length
+// (bits 0..7), 64 minus its value bits (bits 8..15) and its length (bits 16..23), 0 for a form
+// the fast path does not read (longer than 57 bits).
+var aheadTabs = [9]*[1024]uint32{2: aheadTab(2), 4: aheadTab(4), 8: aheadTab(8)}
+
+func aheadTab(width uint) *[1024]uint32 {
+	t := new([1024]uint32)
+	for i := range t {
+		hdr, vb := bitwin.FormOf(uint64(i)<<54, width)
+		if n := hdr + vb; n <= 57 {
+			t[i] = uint32(hdr | (64-vb)<<8 | n<<16)
+		}
+	}
+	return t
+}
+
+// aheadMaxLen is the longest integer of each width that a batch holds.
+var aheadMaxLen = [9]uint{2: 19, 4: 37, 8: 57}
+
+// aheadMiss is called when a ReadIntN of width bytes finds no entry at the current position
+// while pos ≥ probe. It decides whether to decode ahead and, if it did, returns the integer at
+// the current position and moves the reader past it.
+func (r *Reader) aheadMiss(width uint) (int64, bool) {
+	c := r.ahead
+	if c == nil || c.owner != r {
+		// A copy of a Reader does not share its integers decoded ahead.
+		if r.pos < aheadFirst {
+			r.probe = aheadFirst
+			return 0, false
+		}
+		c = &intAhead{owner: r, backoff: aheadBackoff}
+		r.ahead = c
+	}
+	if c.n > 0 {
+		// A batch is active and the caller left it.
+		seq := c.i == c.n && r.pos == c.ends[c.n] && c.width == width
+		c.n, c.i = 0, 0
+		switch {
+		case seq && c.predictable:
+			r.probe = r.pos + aheadRecheck
+			return 0, false
+		case seq:
+			c.backoff = aheadBackoff
+			if !r.fill(c, width, false) {
+				r.probe = r.pos + aheadBackoff
+				return 0, false
+			}
+		default:
+			r.probe = r.pos + c.backoff
+			c.backoff = min(2*c.backoff, aheadMaxBack)
+			return 0, false
+		}
+	} else if !r.fill(c, width, true) {
+		r.probe = r.pos + aheadBackoff
+		return 0, false
+	}
+	r.probe = 0 // look at the batch on every read
+	r.pos = c.ends[1]
+	c.i = 1
+	return c.vals[0], true
+}
+
+// fill decodes a batch of integers of width bytes from the current position into c: a short
+// single-lane trial, or a full batch. It reports whether the batch holds at least one integer.
+func (r *Reader) fill(c *intAhead, width uint, trial bool) bool {
+	tab := aheadTabs[width]
+	maxLen := aheadMaxLen[width]
+	pos := r.pos
+	if r.end < pos+64 {
+		return false
+	}
+	room := (r.end - pos - 64) / maxLen // integers that surely lie within the input
+	n := 0
+	switch {
+	case trial:
+		n = decodeLane(r.buf, tab, pos, c.ends[:min(aheadTrial, room)+1], c.vals[:])
+	default:
+		d := c.avg * aheadSteps * 7 / 8 // lane spacing: lane k-1 should pass lane k's start
+		base := pos >> 3
+		if d == 0 || room < aheadSteps+aheadLanes*(d/maxLen+1) || d > aheadSteps*57*7/8 || uint(len(r.buf))-base < aheadSpan+8 {
+			n = decodeLane(r.buf, tab, pos, c.ends[:min(aheadCap, room)+1], c.vals[:])
+			break
+		}
+		decodeLanes((*[aheadSpan + 8]byte)(r.buf[base:base+aheadSpan+8]), base, tab, pos, d, &c.ends, &c.vals)
+		n = c.stitch(r.buf, tab, r.end-64, maxLen)
+	}
+	if n == 0 {
+		return false
+	}
+	c.n, c.i, c.width = n, 0, width
+	// Would the plain path's branches predict these forms? Look at the first ones.
+	changes, m := 0, min(n, aheadSample)
+	for j := 1; j < m; j++ {
+		if c.ends[j+1]-c.ends[j] != c.ends[j]-c.ends[j-1] {
+			changes++
+		}
+	}
+	// A batch cut short by a form the fast path does not read is not worth its set-up either.
+	c.predictable = changes <= m/8 || n < aheadTrial || !trial && n < aheadCap/8
+	c.avg = max((c.ends[n]-c.ends[0])/uint(n), 1)
+	return true
+}
+
+// decodeLane decodes up to len(ends)-1 integers from pos, branch-free, into ends (ends[0] = pos)
+// and vals, and returns how many it decoded: it stops before a form the table does not hold.
+// The caller has checked that they lie within the input, 8 bytes before its end.
+func decodeLane(buf []byte, tab *[1024]uint32, pos uint, ends []uint, vals []int64) int {
+	ends[0] = pos
+	steps := len(ends) - 1
+	vals = vals[:steps]
+	for t := range vals {
+		x := binary.BigEndian.Uint64(buf[pos>>3:]) << (pos & 7)
+		f := tab[x>>54]
+		if f == 0 {
+			return t
+		}
+		vals[t] = int64(x<<(f&63)) >> ((f >> 8) & 63)
+		pos += uint(f >> 16)
+		ends[t+1] = pos
+	}
+	return steps
+}
+
+// aheadSpan is the most bytes the lanes of a batch read from: aheadLanes lanes of aheadSteps
+// integers of up to 57 bits, started at most 7/8·aheadSteps·57 bits apart, and 8 bytes more.
+const aheadSpan = 1 << 13
+
+// decodeLanes runs aheadLanes lanes of aheadSteps integers side by side, lane k from bit
+// pos + k·d of in, which holds the input from byte base on. Lane k's positions go to
+// ends[k·(aheadSteps+1):], its integers to vals[k·aheadSteps:]. A lane that meets a form the
+// table does not hold stays where it is (its positions repeat). Positions are kept within in, so
+// that no load needs a bounds check; the caller has checked that the lanes stay within it.
+func decodeLanes(in *[aheadSpan + 8]byte, base uint, tab *[1024]uint32, pos, d uint, ends *[aheadLanes * (aheadSteps + 1)]uint, vals *[aheadCap]int64) {
+	const s = aheadSteps
+	const mask = aheadSpan*8 - 1
+	e0, e1, e2, e3 := ends[0:s+1], ends[s+1:2*s+2], ends[2*s+2:3*s+3], ends[3*s+3:4*s+4]
+	v0, v1, v2, v3 := vals[0:s], vals[s:2*s], vals[2*s:3*s], vals[3*s:4*s]
+	e0[0], e1[0], e2[0], e3[0] = pos, pos+d, pos+2*d, pos+3*d
+	// Bit positions relative to base, masked so that the compiler sees them within in.
+	b := base * 8
+	p0, p1, p2, p3 := (pos-b)&mask, (pos+d-b)&mask, (pos+2*d-b)&mask, (pos+3*d-b)&mask
+	for t := range s {
+		x0 := binary.BigEndian.Uint64(in[p0>>3:]) << (p0 & 7)
+		x1 := binary.BigEndian.Uint64(in[p1>>3:]) << (p1 & 7)
+		x2 := binary.BigEndian.Uint64(in[p2>>3:]) << (p2 & 7)
+		x3 := binary.BigEndian.Uint64(in[p3>>3:]) << (p3 & 7)
+		f0, f1, f2, f3 := tab[x0>>54], tab[x1>>54], tab[x2>>54], tab[x3>>54]
+		v0[t] = int64(x0<<(f0&63)) >> ((f0 >> 8) & 63)
+		v1[t] = int64(x1<<(f1&63)) >> ((f1 >> 8) & 63)
+		v2[t] = int64(x2<<(f2&63)) >> ((f2 >> 8) & 63)
+		v3[t] = int64(x3<<(f3&63)) >> ((f3 >> 8) & 63)
+		p0 = (p0 + uint(f0>>16)) & mask
+		p1 = (p1 + uint(f1>>16)) & mask
+		p2 = (p2 + uint(f2>>16)) & mask
+		p3 = (p3 + uint(f3>>16)) & mask
+		e0[t+1], e1[t+1], e2[t+1], e3[t+1] = p0+b, p1+b, p2+b, p3+b
+	}
+}
+
+// laneLen returns how many integers a lane with positions e decoded before it stopped.
+func laneLen(e []uint) int {
+	steps := len(e) - 1
+	if e[steps] != e[steps-1] {
+		return steps
+	}
+	lo, hi := 0, steps-1 // the first t with e[t+1] == e[t] is in [lo, hi]
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if e[mid+1] == e[mid] {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// meet returns the first index t ≥ from of a's positions a[:la+1] that is also one of b's
+// positions b[:lb+1], and that index m in b.
+func meet(a []uint, from, la int, b []uint, lb int) (t, m int, ok bool) {
+	// Skip a's positions before b's first with a binary search.
+	lo, hi := from, la+1
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if a[mid] < b[0] {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	// Then walk both without branches on which is behind: the two sequences are random.
+	t = lo
+	a, b = a[:la+1], b[:lb+1]
+	for t < len(a) && m < len(b) {
+		x, y := a[t], b[m]
+		if x == y {
+			return t, m, true
+		}
+		lt := 0
+		if x < y {
+			lt = 1
+		}
+		t += lt
+		m += 1 - lt
+	}
+	return 0, 0, false
+}
+
+// stitch joins the lanes decodeLanes left in c.ends and c.vals into one run of entries from
+// lane 0's start, moved to the front of c.ends and c.vals, and returns the number of entries.
+// Where a lane ends before it meets the next one's positions, it is extended one short run at a
+// time (reading no further than limit) until it does.
+func (c *intAhead) stitch(buf []byte, tab *[1024]uint32, limit, maxLen uint) int {
+	const s = aheadSteps
+	lane := func(k int) []uint { return c.ends[k*(s+1) : (k+1)*(s+1)] }
+	a := lane(0)
+	la := laneLen(a)
+	n := 0    // entries moved to the front so far
+	from := 0 // lane k's first right entry
+	for k := 0; k < aheadLanes-1; k++ {
+		b := lane(k + 1)
+		lb := laneLen(b)
+		t, m, ok := meet(a, from, la, b, lb)
+		if ok {
+			n += c.moveEntries(k, from, t, n)
+			a, la, from = b, lb, m
+			continue
+		}
+		n += c.moveEntries(k, from, la, n)
+		if la < s {
+			return n // lane k stopped at a form the fast path does not read
+		}
+		// Extend lane k until it meets lane k+1.
+		ext := c.ext[:1]
+		ext[0] = a[la]
+		for !ok && len(ext)+aheadExtRun <= len(c.ext) && ext[len(ext)-1]+aheadExtRun*maxLen <= limit {
+			e := len(ext) - 1
+			got := decodeLane(buf, tab, ext[e], c.ext[e:e+aheadExtRun+1], c.extVals[e:])
+			ext = c.ext[:e+got+1]
+			if got < aheadExtRun {
+				break
+			}
+			t, m, ok = meet(ext, e, len(ext)-1, b, lb)
+		}
+		if !ok {
+			t = len(ext) - 1
+		}
+		// The extension goes to the front, unless it would overwrite lane k+1's entries
+		// from m on.
+		if n+t > (k+1)*s+m {
+			return n
+		}
+		copy(c.vals[n:], c.extVals[:t])
+		copy(c.ends[n+1:], ext[1:t+1])
+		n += t
+		if !ok {
+			return n
+		}
+		a, la, from = b, lb, m
+	}
+	// The last lane is right from its entry from to its end.
+	return n + c.moveEntries(aheadLanes-1, from, la, n)
+}
+
+// moveEntries moves entries from..to-1 of lane k to entry n on, and returns their number.
+func (c *intAhead) moveEntries(k, from, to, n int) int {
+	const s = aheadSteps
+	if k > 0 {
+		copy(c.vals[n:], c.vals[k*s+from:k*s+to])
+		copy(c.ends[n:], c.ends[k*(s+1)+from:k*(s+1)+to+1])
+	}
+	return to - from
+}
