@@ -34,9 +34,10 @@ const (
 	aheadTrial   = 16      // integers in a trial batch
 	aheadSample  = 64      // integers of a batch whose forms tell whether they are predictable
 	aheadFirst   = 1024    // bits read before the first trial
-	aheadRecheck = 1 << 16 // bits to the next trial when the forms were predictable
+	aheadRecheck = 1 << 20 // bits to the next trial when the forms were predictable
 	aheadBackoff = 1 << 12 // bits to the next trial when the caller diverged; doubles each time
 	aheadMaxBack = 1 << 24
+	aheadOverlap = 24 // integers by which a lane should overlap the next (see stitch)
 	aheadExt     = 128 // most integers a lane is extended by to meet the next
 	aheadExtRun  = 16  // integers decoded at a time to extend a lane
 )
@@ -133,9 +134,9 @@ func (r *Reader) fill(c *intAhead, width uint, trial bool) bool {
 	case trial:
 		n = decodeLane(r.buf, tab, pos, c.ends[:min(aheadTrial, room)+1], c.vals[:])
 	default:
-		d := c.avg * aheadSteps * 7 / 8 // lane spacing: lane k-1 should pass lane k's start
+		d := c.avg * (aheadSteps - aheadOverlap) // lane spacing: lane k-1 should pass lane k's start
 		base := pos >> 3
-		if d == 0 || room < aheadSteps+aheadLanes*(d/maxLen+1) || d > aheadSteps*57*7/8 || uint(len(r.buf))-base < aheadSpan+8 {
+		if d == 0 || room < aheadSteps+aheadLanes*(d/maxLen+1) || d > aheadSteps*57 || uint(len(r.buf))-base < aheadSpan+8 {
 			n = decodeLane(r.buf, tab, pos, c.ends[:min(aheadCap, room)+1], c.vals[:])
 			break
 		}
@@ -180,8 +181,8 @@ func decodeLane(buf []byte, tab *[1024]uint32, pos uint, ends []uint, vals []int
 }
 
 // aheadSpan is the most bytes the lanes of a batch read from: aheadLanes lanes of aheadSteps
-// integers of up to 57 bits, started at most 7/8·aheadSteps·57 bits apart, and 8 bytes more.
-const aheadSpan = 1 << 13
+// integers of up to 57 bits, started at most aheadSteps·57 bits apart, and 8 bytes more.
+const aheadSpan = 1 << 14
 
 // decodeLanes runs aheadLanes lanes of aheadSteps integers side by side, lane k from bit
 // pos + k·d of in, which holds the input from byte base on. Lane k's positions go to
@@ -190,27 +191,26 @@ const aheadSpan = 1 << 13
 // that no load needs a bounds check; the caller has checked that the lanes stay within it.
 func decodeLanes(in *[aheadSpan + 8]byte, base uint, tab *[1024]uint32, pos, d uint, ends *[aheadLanes * (aheadSteps + 1)]uint, vals *[aheadCap]int64) {
 	const s = aheadSteps
-	const mask = aheadSpan*8 - 1
+	const mask = aheadSpan - 1 // masks byte offsets so that the compiler sees them within in
 	e0, e1, e2, e3 := ends[0:s+1], ends[s+1:2*s+2], ends[2*s+2:3*s+3], ends[3*s+3:4*s+4]
 	v0, v1, v2, v3 := vals[0:s], vals[s:2*s], vals[2*s:3*s], vals[3*s:4*s]
 	e0[0], e1[0], e2[0], e3[0] = pos, pos+d, pos+2*d, pos+3*d
-	// Bit positions relative to base, masked so that the compiler sees them within in.
 	b := base * 8
-	p0, p1, p2, p3 := (pos-b)&mask, (pos+d-b)&mask, (pos+2*d-b)&mask, (pos+3*d-b)&mask
+	p0, p1, p2, p3 := pos-b, pos+d-b, pos+2*d-b, pos+3*d-b // bit positions in in
 	for t := range s {
-		x0 := binary.BigEndian.Uint64(in[p0>>3:]) << (p0 & 7)
-		x1 := binary.BigEndian.Uint64(in[p1>>3:]) << (p1 & 7)
-		x2 := binary.BigEndian.Uint64(in[p2>>3:]) << (p2 & 7)
-		x3 := binary.BigEndian.Uint64(in[p3>>3:]) << (p3 & 7)
+		x0 := binary.BigEndian.Uint64(in[(p0>>3)&mask:]) << (p0 & 7)
+		x1 := binary.BigEndian.Uint64(in[(p1>>3)&mask:]) << (p1 & 7)
+		x2 := binary.BigEndian.Uint64(in[(p2>>3)&mask:]) << (p2 & 7)
+		x3 := binary.BigEndian.Uint64(in[(p3>>3)&mask:]) << (p3 & 7)
 		f0, f1, f2, f3 := tab[x0>>54], tab[x1>>54], tab[x2>>54], tab[x3>>54]
 		v0[t] = int64(x0<<(f0&63)) >> ((f0 >> 8) & 63)
 		v1[t] = int64(x1<<(f1&63)) >> ((f1 >> 8) & 63)
 		v2[t] = int64(x2<<(f2&63)) >> ((f2 >> 8) & 63)
 		v3[t] = int64(x3<<(f3&63)) >> ((f3 >> 8) & 63)
-		p0 = (p0 + uint(f0>>16)) & mask
-		p1 = (p1 + uint(f1>>16)) & mask
-		p2 = (p2 + uint(f2>>16)) & mask
-		p3 = (p3 + uint(f3>>16)) & mask
+		p0 += uint(f0 >> 16)
+		p1 += uint(f1 >> 16)
+		p2 += uint(f2 >> 16)
+		p3 += uint(f3 >> 16)
 		e0[t+1], e1[t+1], e2[t+1], e3[t+1] = p0+b, p1+b, p2+b, p3+b
 	}
 }
