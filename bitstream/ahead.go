@@ -31,13 +31,14 @@ const (
 	aheadLanes   = 4
 	aheadSteps   = 256 // integers per lane
 	aheadCap     = aheadLanes * aheadSteps
-	aheadTrial   = 16      // integers in a trial batch
-	aheadSample  = 64      // integers of a batch whose forms tell whether they are predictable
-	aheadFirst   = 1024    // bits read before the first trial
-	aheadRecheck = 1 << 20 // bits to the next trial when the forms were predictable
-	aheadBackoff = 1 << 12 // bits to the next trial when the caller diverged; doubles each time
+	aheadMask    = aheadCap - 1 // aheadCap is a power of 2: entry indexes masked with it need no bounds check
+	aheadTrial   = 16           // integers in a trial batch
+	aheadSample  = 64           // integers of a batch whose forms tell whether they are predictable
+	aheadFirst   = 1024         // bits read before the first trial
+	aheadRecheck = 1 << 20      // bits to the next trial when the forms were predictable
+	aheadBackoff = 1 << 12      // bits to the next trial when the caller diverged; doubles each time
 	aheadMaxBack = 1 << 24
-	aheadOverlap = 24 // integers by which a lane should overlap the next (see stitch)
+	aheadOverlap = 24  // integers by which a lane should overlap the next (see stitch)
 	aheadExt     = 128 // most integers a lane is extended by to meet the next
 	aheadExtRun  = 16  // integers decoded at a time to extend a lane
 )

@@ -187,10 +187,10 @@ func (r *Reader) ReadInt16() (int16, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 2 && c.owner == r {
-				r.pos = c.ends[i+1]
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r {
+				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
-				v := c.vals[i]
+				v := c.vals[i&aheadMask]
 				return int16(v), nil
 			}
 		}
@@ -223,10 +223,10 @@ func (r *Reader) ReadInt32() (int32, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 4 && c.owner == r {
-				r.pos = c.ends[i+1]
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 4 && c.owner == r {
+				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
-				v := c.vals[i]
+				v := c.vals[i&aheadMask]
 				return int32(v), nil
 			}
 		}
@@ -265,10 +265,10 @@ func (r *Reader) ReadInt64() (int64, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 8 && c.owner == r {
-				r.pos = c.ends[i+1]
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 8 && c.owner == r {
+				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
-				v := c.vals[i]
+				v := c.vals[i&aheadMask]
 				return v, nil
 			}
 		}
@@ -302,10 +302,10 @@ func (r *Reader) ReadChar() (rune, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i] == pos && c.width == 2 && c.owner == r {
-				r.pos = c.ends[i+1]
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r {
+				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
-				v := c.vals[i]
+				v := c.vals[i&aheadMask]
 				return rune(int16(v)), nil
 			}
 		}
