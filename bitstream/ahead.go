@@ -29,7 +29,7 @@ import (
 // reads it, errors included.
 const (
 	aheadLanes   = 4
-	aheadSteps   = 256 // integers per lane
+	aheadSteps   = 512 // integers per lane
 	aheadCap     = aheadLanes * aheadSteps
 	aheadMask    = aheadCap - 1 // aheadCap is a power of 2: entry indexes masked with it need no bounds check
 	aheadTrial   = 16           // integers in a trial batch
