@@ -2,6 +2,7 @@ package bitstream
 
 import (
 	"encoding/binary"
+	"sync"
 
 	"github.com/gamewire/gamewire/internal/bitwin"
 )
@@ -28,102 +29,174 @@ import (
 // else (the end of the input, a form longer than 57 bits) ends the batch, and the plain path
 // reads it, errors included.
 const (
-	aheadLanes   = 4
-	aheadSteps   = 512 // integers per lane
-	aheadCap     = aheadLanes * aheadSteps
-	aheadMask    = aheadCap - 1 // aheadCap is a power of 2: entry indexes masked with it need no bounds check
-	aheadTrial   = 16           // integers in a trial batch
-	aheadSample  = 64           // integers of a batch whose forms tell whether they are predictable
-	aheadFirst   = 1024         // bits read before the first trial
-	aheadRecheck = 1 << 20      // bits to the next trial when the forms were predictable
-	aheadBackoff = 1 << 12      // bits to the next trial when the caller diverged; doubles each time
-	aheadMaxBack = 1 << 24
-	aheadOverlap = 24  // integers by which a lane should overlap the next (see stitch)
-	aheadExt     = 128 // most integers a lane is extended by to meet the next
-	aheadExtRun  = 16  // integers decoded at a time to extend a lane
+	aheadLanes    = 4
+	aheadSteps    = 512 // integers per lane
+	aheadCap      = aheadLanes * aheadSteps
+	aheadMask     = aheadCap - 1 // aheadCap is a power of 2: entry indexes masked with it need no bounds check
+	aheadTrial    = 16           // integers in a trial batch
+	aheadSample   = 64           // integers of a batch whose forms tell whether they are predictable
+	aheadFirst    = 4096         // bits read before the first trial
+	aheadRecheck  = 1 << 20      // bits to the next trial when the forms were predictable
+	aheadBackoff  = 1 << 12      // bits to the next trial when the caller diverged; doubles each time
+	aheadMaxShift = 12           // backoff up to aheadBackoff<<12 bits
+	aheadOverlap  = 24           // integers by which a lane should overlap the next (see stitch)
+	aheadExt      = 128          // most integers a lane is extended by to meet the next
+	aheadExtRun   = 16           // integers decoded at a time to extend a lane
 )
 
 // intAhead holds integers decoded ahead: entry j starts at bit ends[j], ends at ends[j+1] and is
-// vals[j]. Entries i..n-1 have not been read yet.
+// vals[j]. Entries i..n-1 have not been read yet. They were decoded from owner's input as it was
+// in generation gen of owner (see Reader.Reset): any other Reader, a copy of owner included,
+// and owner after a Reset or after it was assigned an old copy of itself, does not use them.
 type intAhead struct {
-	owner       *Reader // the only Reader that reads them: a copy of it reads the input plainly
+	owner       *Reader
+	gen         uint32
 	i, n        int
 	width       uint // width in bytes of the entries
-	predictable bool // the trial's forms barely changed: do not decode further ahead
-	avg         uint // bits per integer in the last batch
-	backoff     uint
+	predictable bool // the forms of the batch barely changed: do not decode further ahead
 	ends        [aheadLanes * (aheadSteps + 1)]uint
 	vals        [aheadCap]int64
 	ext         [aheadExt + 1]uint // a lane's extension (see stitch)
 	extVals     [aheadExt]int64
 }
 
-// aheadTabs[w] maps the top 10 bits of a compressed integer of width w to its prefix length
-// (bits 0..7), 64 minus its value bits (bits 8..15) and its length (bits 16..23), 0 for a form
-// the fast path does not read (longer than 57 bits).
-var aheadTabs = [9]*[1024]uint32{2: aheadTab(2), 4: aheadTab(4), 8: aheadTab(8)}
+// aheadPool keeps the intAhead of Readers that reached the end of their input, were Reset, or
+// left off reading integers, for the next Reader that needs one: a decoder that uses a new
+// Reader for each long message does not allocate one each time.
+var aheadPool = sync.Pool{New: func() any { return new(intAhead) }}
 
-func aheadTab(width uint) *[1024]uint32 {
-	t := new([1024]uint32)
-	for i := range t {
-		hdr, vb := bitwin.FormOf(uint64(i)<<54, width)
-		if n := hdr + vb; n <= 57 {
-			t[i] = uint32(hdr | (64-vb)<<8 | n<<16)
+// aheadTabs returns, for each width w, the table that maps the top 10 bits of a compressed
+// integer of width w to its prefix length (bits 0..7), 64 minus its value bits (bits 8..15) and
+// its length (bits 16..23), 0 for a form the fast path does not read (longer than 57 bits).
+var aheadTabs = sync.OnceValue(func() (tabs [9]*[1024]uint32) {
+	for _, w := range []uint{2, 4, 8} {
+		t := new([1024]uint32)
+		for i := range t {
+			hdr, vb := bitwin.FormOf(uint64(i)<<54, w)
+			if n := hdr + vb; n <= 57 {
+				t[i] = uint32(hdr | (64-vb)<<8 | n<<16)
+			}
 		}
+		tabs[w] = t
 	}
-	return t
-}
+	return tabs
+})
 
 // aheadMaxLen is the longest integer of each width that a batch holds.
 var aheadMaxLen = [9]uint{2: 19, 4: 37, 8: 57}
+
+// release gives r's integers decoded ahead back to the pool.
+func (r *Reader) release() {
+	if c := r.ahead; c != nil {
+		r.ahead = nil
+		if c.owner == r {
+			c.owner, c.n, c.i = nil, 0, 0
+			aheadPool.Put(c)
+		}
+	}
+}
+
+// backoff moves the next trial further on each time the caller did not read on as a trial or a
+// batch expected.
+func (r *Reader) backoff() {
+	r.probe = r.pos + aheadBackoff<<r.aheadShift
+	r.aheadShift = min(r.aheadShift+1, aheadMaxShift)
+}
 
 // aheadMiss is called when a ReadIntN of width bytes finds no entry at the current position
 // while pos ≥ probe. It decides whether to decode ahead and, if it did, returns the integer at
 // the current position and moves the reader past it.
 func (r *Reader) aheadMiss(width uint) (int64, bool) {
-	c := r.ahead
-	if c == nil || c.owner != r {
-		// A copy of a Reader does not share its integers decoded ahead.
-		if r.pos < aheadFirst {
-			r.probe = aheadFirst
-			return 0, false
-		}
-		c = &intAhead{owner: r, backoff: aheadBackoff}
-		r.ahead = c
+	if c := r.ahead; c != nil && (c.owner != r || c.gen != r.gen) {
+		r.ahead = nil // a copy's, or from before a Reset: not r's to use or give back
 	}
-	if c.n > 0 {
+	if c := r.ahead; c != nil {
 		// A batch is active and the caller left it.
-		seq := c.i == c.n && r.pos == c.ends[c.n] && c.width == width
-		c.n, c.i = 0, 0
+		seq := c.n > 0 && c.i == c.n && r.pos == c.ends[c.n] && c.width == width
 		switch {
-		case seq && c.predictable:
-			r.probe = r.pos + aheadRecheck
-			return 0, false
-		case seq:
-			c.backoff = aheadBackoff
-			if !r.fill(c, width, false) {
-				r.probe = r.pos + aheadBackoff
-				return 0, false
+		case seq && !c.predictable:
+			r.aheadShift = 0
+			if r.fill(c, width) {
+				return r.first(c)
 			}
+			r.release()
+			r.backoff()
+		case seq:
+			r.release()
+			r.probe = r.pos + aheadRecheck
 		default:
-			r.probe = r.pos + c.backoff
-			c.backoff = min(2*c.backoff, aheadMaxBack)
-			return 0, false
+			r.release()
+			r.backoff()
 		}
-	} else if !r.fill(c, width, true) {
-		r.probe = r.pos + aheadBackoff
 		return 0, false
 	}
+	if r.watchWidth != 0 {
+		// A trial found the integers that follow unpredictable. Did the caller read them all,
+		// one after another?
+		seq := r.pos == r.watch && uint(r.watchWidth) == width
+		r.watchWidth = 0
+		if !seq {
+			r.backoff()
+			return 0, false
+		}
+		c := aheadPool.Get().(*intAhead)
+		c.owner, c.gen = r, r.gen
+		r.ahead = c
+		if r.fill(c, width) {
+			return r.first(c)
+		}
+		r.release()
+		r.backoff()
+		return 0, false
+	}
+	if r.pos < aheadFirst {
+		r.probe = aheadFirst // the zero Reader
+		return 0, false
+	}
+	// A trial: are the forms of the next integers unpredictable? The plain path reads them;
+	// if the caller reads all of them, one after another, the reader decodes ahead from there.
+	if r.end < r.pos+64 {
+		r.probe = r.end + 1
+		return 0, false
+	}
+	var ends [aheadTrial + 1]uint
+	var vals [aheadTrial]int64
+	tab := aheadTabs()[width]
+	n := decodeLane(r.buf, tab, r.pos, ends[:min(aheadTrial, (r.end-r.pos-64)/aheadMaxLen[width])+1], vals[:])
+	if n < aheadTrial || predictable(ends[:n+1]) {
+		r.probe = r.pos + aheadRecheck
+		return 0, false
+	}
+	r.watch, r.watchWidth = ends[n], uint8(width)
+	r.avgBits = uint16(min((ends[n]-ends[0])/uint(n), 64))
+	r.probe = r.watch
+	return 0, false
+}
+
+// first returns the first integer of the batch just decoded.
+func (r *Reader) first(c *intAhead) (int64, bool) {
 	r.probe = 0 // look at the batch on every read
 	r.pos = c.ends[1]
 	c.i = 1
 	return c.vals[0], true
 }
 
-// fill decodes a batch of integers of width bytes from the current position into c: a short
-// single-lane trial, or a full batch. It reports whether the batch holds at least one integer.
-func (r *Reader) fill(c *intAhead, width uint, trial bool) bool {
-	tab := aheadTabs[width]
+// predictable reports whether the plain path's branches would predict the forms of the integers
+// whose positions are ends: whether their lengths seldom change.
+func predictable(ends []uint) bool {
+	changes := 0
+	for j := 2; j < len(ends); j++ {
+		if ends[j]-ends[j-1] != ends[j-1]-ends[j-2] {
+			changes++
+		}
+	}
+	return changes <= (len(ends)-1)/8
+}
+
+// fill decodes a batch of integers of width bytes from the current position into c. It reports
+// whether the batch holds at least one integer.
+func (r *Reader) fill(c *intAhead, width uint) bool {
+	tab := aheadTabs()[width]
 	maxLen := aheadMaxLen[width]
 	pos := r.pos
 	if r.end < pos+64 {
@@ -131,16 +204,11 @@ func (r *Reader) fill(c *intAhead, width uint, trial bool) bool {
 	}
 	room := (r.end - pos - 64) / maxLen // integers that surely lie within the input
 	n := 0
-	switch {
-	case trial:
-		n = decodeLane(r.buf, tab, pos, c.ends[:min(aheadTrial, room)+1], c.vals[:])
-	default:
-		d := c.avg * (aheadSteps - aheadOverlap) // lane spacing: lane k-1 should pass lane k's start
-		base := pos >> 3
-		if d == 0 || room < aheadSteps+aheadLanes*(d/maxLen+1) || d > aheadSteps*57 || uint(len(r.buf))-base < aheadSpan+8 {
-			n = decodeLane(r.buf, tab, pos, c.ends[:min(aheadCap, room)+1], c.vals[:])
-			break
-		}
+	d := uint(r.avgBits) * (aheadSteps - aheadOverlap) // lane spacing: lane k-1 should pass lane k's start
+	base := pos >> 3
+	if d == 0 || room < aheadSteps+aheadLanes*(d/maxLen+1) || d > aheadSteps*57 || uint(len(r.buf))-base < aheadSpan+8 {
+		n = decodeLane(r.buf, tab, pos, c.ends[:min(aheadCap, room)+1], c.vals[:])
+	} else {
 		decodeLanes((*[aheadSpan + 8]byte)(r.buf[base:base+aheadSpan+8]), base, tab, pos, d, &c.ends, &c.vals)
 		n = c.stitch(r.buf, tab, r.end-64, maxLen)
 	}
@@ -148,16 +216,10 @@ func (r *Reader) fill(c *intAhead, width uint, trial bool) bool {
 		return false
 	}
 	c.n, c.i, c.width = n, 0, width
-	// Would the plain path's branches predict these forms? Look at the first ones.
-	changes, m := 0, min(n, aheadSample)
-	for j := 1; j < m; j++ {
-		if c.ends[j+1]-c.ends[j] != c.ends[j]-c.ends[j-1] {
-			changes++
-		}
-	}
-	// A batch cut short by a form the fast path does not read is not worth its set-up either.
-	c.predictable = changes <= m/8 || n < aheadTrial || !trial && n < aheadCap/8
-	c.avg = max((c.ends[n]-c.ends[0])/uint(n), 1)
+	// Would the plain path's branches predict these forms? A batch cut short by a form the
+	// fast path does not read is not worth its set-up either.
+	c.predictable = n < aheadCap/8 || predictable(c.ends[:min(n, aheadSample)+1])
+	r.avgBits = uint16(max(min((c.ends[n]-c.ends[0])/uint(n), 64), 1))
 	return true
 }
 

@@ -182,6 +182,19 @@ func TestAheadInterleaved(t *testing.T) {
 				p.probe = ^uint(0)
 				r.Reset(in)
 				want, got = "reset", "reset"
+			case x < 19:
+				// A saved copy, restored after a Reset to another input and reads there.
+				saved, savedP := *r, *p
+				r.Reset(other)
+				p.Reset(other)
+				p.probe = ^uint(0)
+				for range rng.IntN(3000) {
+					if a, b := readOne(r, op), readOne(p, op); a != b {
+						t.Fatalf("round %d, other input: got %s, want %s", round, a, b)
+					}
+				}
+				*r, *p = saved, savedP
+				want, got = "restore", "restore"
 			case x < 18:
 				// A copy reads on (and resets) without disturbing the original.
 				c := *r

@@ -22,8 +22,13 @@ type Reader struct {
 	err error
 
 	// Integers decoded ahead (see ahead.go): ReadIntN looks at them when pos ≥ probe.
-	probe uint
-	ahead *intAhead
+	probe      uint
+	ahead      *intAhead
+	watch      uint   // where the integers of a trial end
+	gen        uint32 // counts Resets
+	watchWidth uint8  // their width, 0 when no trial is on
+	aheadShift uint8  // the next trial after a divergence is aheadBackoff<<aheadShift bits on
+	avgBits    uint16 // bits per integer in the last trial or batch
 }
 
 // NewReader returns a Reader over b. The Reader does not copy b; b must not change while the
@@ -36,12 +41,8 @@ func NewReader(b []byte) *Reader {
 
 // Reset makes r read b from its first bit and clears the sticky error.
 func (r *Reader) Reset(b []byte) {
-	c := r.ahead
-	*r = Reader{buf: b, end: uint(len(b)) * 8, probe: aheadFirst}
-	if c != nil && c.owner == r {
-		c.n, c.i, c.backoff = 0, 0, aheadBackoff // the entries were for the old input
-		r.ahead = c
-	}
+	r.release()
+	*r = Reader{buf: b, end: uint(len(b)) * 8, probe: aheadFirst, gen: r.gen + 1}
 }
 
 // Offset returns the position of the next bit to read, counted from the start of the input.
@@ -187,7 +188,7 @@ func (r *Reader) ReadInt16() (int16, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r && c.gen == r.gen {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
@@ -223,7 +224,7 @@ func (r *Reader) ReadInt32() (int32, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 4 && c.owner == r {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 4 && c.owner == r && c.gen == r.gen {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
@@ -265,7 +266,7 @@ func (r *Reader) ReadInt64() (int64, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 8 && c.owner == r {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 8 && c.owner == r && c.gen == r.gen {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
@@ -302,7 +303,7 @@ func (r *Reader) ReadChar() (rune, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r && c.gen == r.gen {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
