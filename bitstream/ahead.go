@@ -35,6 +35,7 @@ const (
 	aheadMask     = aheadCap - 1 // aheadCap is a power of 2: entry indexes masked with it need no bounds check
 	aheadTrial    = 16           // integers in a trial batch
 	aheadSample   = 64           // integers of a batch whose forms tell whether they are predictable
+	aheadPeriod   = 8            // the longest period of forms taken as predictable
 	aheadFirst    = 4096         // bits read before the first trial
 	aheadRecheck  = 1 << 20      // bits to the next trial when the forms were predictable
 	aheadBackoff  = 1 << 12      // bits to the next trial when the caller diverged; doubles each time
@@ -182,15 +183,22 @@ func (r *Reader) first(c *intAhead) (int64, bool) {
 }
 
 // predictable reports whether the plain path's branches would predict the forms of the integers
-// whose positions are ends: whether their lengths seldom change.
+// whose positions are ends: whether their lengths seldom change, or repeat with a short period
+// (a processor's branch predictor learns such patterns).
 func predictable(ends []uint) bool {
-	changes := 0
-	for j := 2; j < len(ends); j++ {
-		if ends[j]-ends[j-1] != ends[j-1]-ends[j-2] {
-			changes++
+	n := len(ends) - 1 // integers
+	for period := 1; period <= aheadPeriod && 2*period <= n; period++ {
+		misses := 0
+		for j := period; j < n; j++ {
+			if ends[j+1]-ends[j] != ends[j+1-period]-ends[j-period] {
+				misses++
+			}
+		}
+		if misses <= n/8 {
+			return true
 		}
 	}
-	return changes <= (len(ends)-1)/8
+	return false
 }
 
 // fill decodes a batch of integers of width bytes from the current position into c. It reports
