@@ -253,3 +253,48 @@ func TestAheadResetInvalidates(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAhead reads input (repeated up to at least 16 KB, so that the reader decodes ahead) with a
+// program of runs of integer reads, seeks and other reads, on a decoding-ahead reader and a plain
+// one side by side: values, offsets and errors must agree.
+func FuzzAhead(f *testing.F) {
+	f.Add([]byte{0x8c, 0xf3, 0x12, 0xe5, 0x0a, 0xd7, 0x7f}, []byte{1, 1, 1, 0x41})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xfe}, []byte{2, 0x12, 3})
+	f.Add([]byte{0x00}, []byte{0x81, 5, 0x31})
+	f.Fuzz(func(t *testing.T, data, ops []byte) {
+		if len(data) == 0 || len(ops) == 0 {
+			return
+		}
+		in := data
+		for len(in) < 16<<10 {
+			in = append(in, data...)
+		}
+		in = in[:len(in)-int(ops[0])%len(data)] // end anywhere in the pattern
+		p, r := plainReader(in), NewReader(in)
+		for k := 0; k < 64 && p.Offset() < p.Len(); k++ {
+			op := ops[k%len(ops)]
+			var want, got string
+			switch op >> 6 {
+			case 0, 1: // a run of integer reads
+				for range 1 + int(op&0x3f)*40 {
+					want, got = readOne(p, int(op>>4)&3), readOne(r, int(op>>4)&3)
+					if want != got || want[:3] == "err" {
+						break
+					}
+				}
+			case 2:
+				n := int(op & 0x3f)
+				want, got = fmt.Sprint(p.ReadBits(n)), fmt.Sprint(r.ReadBits(n))
+			case 3:
+				off := p.Offset() - int(op&0x3f)*100
+				if off < 0 {
+					off = int(op&0x3f) * 1000
+				}
+				want, got = fmt.Sprint(p.Seek(off)), fmt.Sprint(r.Seek(off))
+			}
+			if want != got || p.Offset() != r.Offset() {
+				t.Fatalf("op %d (%#x): got %s @%d, want %s @%d", k, op, got, r.Offset(), want, p.Offset())
+			}
+		}
+	})
+}
