@@ -14,26 +14,31 @@ import (
 // entry is a pure function of the input, the position and the width, so a hit returns what the
 // plain path would return; any other read, a Seek or a read of another width simply misses.
 //
-// The batch is decoded in aheadLanes lanes that run side by side, each with its position in a
-// register and without branches on the forms: lane 0 starts at the reader's position, lane k at
-// a guess k·D bits further on. A guess is rarely a true start, but decoding from any position
-// soon falls on the true starts (on random widths after 25 integers on average), and from there
-// on the lane is right: where a lane first reaches a start the lane before it also reached, the
-// two are stitched together. On one lane each integer waits for the previous one's length (about
-// 16 cycles: the load, the shift, the table); three lanes overlap three such chains.
+// Why: without a correct guess from the branch predictor, each integer's position waits for the
+// previous one's length (the load, the shift, the table: about 16 cycles), so one integer after
+// another cannot go faster than that chain. A batch runs aheadLanes such chains side by side,
+// each with its position in a register and without branches on the forms: lane 0 starts at the
+// reader's position, lane k at a guess k·d bits further on. A guess is rarely a true start, but
+// decoding from any position soon falls on the true starts (on random widths after 25 integers
+// on average, rarely after 200), and from there on the lane is right: where a lane first reaches
+// a start that the lane before it also reached, the two are stitched together; a lane that ends
+// before that is extended until it does.
 //
-// The reader only decodes ahead when it sees it pay: after aheadFirst bits, it decodes a short
-// trial batch; if its forms barely change (the branches predict well) or the caller does not read
-// the entries in order, it goes back to the plain path and tries again later, further on each
-// time the caller diverged. Only entries of the fast path's forms are decoded ahead: anything
-// else (the end of the input, a form longer than 57 bits) ends the batch, and the plain path
-// reads it, errors included.
+// The reader only decodes ahead when it sees it pay. From aheadFirst bits on, at a ReadIntN it
+// looks at the forms of the next aheadTrial integers (a trial, on the stack); if they barely
+// change or repeat with a short period (the branches predict them), it goes on plainly and looks
+// again aheadRecheck bits later. Otherwise it watches: only if the caller reads exactly those
+// integers, one after another, does it take an intAhead (about 33 KB, from a pool) and decode a
+// batch. A caller that leaves a batch or a trial unread makes the next trial come later, twice
+// as late each time. Only the fast path's forms are decoded ahead: anything else (the end of the
+// input, a form longer than 57 bits) ends the batch, and the plain path reads it, errors
+// included.
 const (
 	aheadLanes    = 4
 	aheadSteps    = 512 // integers per lane
 	aheadCap      = aheadLanes * aheadSteps
 	aheadMask     = aheadCap - 1 // aheadCap is a power of 2: entry indexes masked with it need no bounds check
-	aheadTrial    = 16           // integers in a trial batch
+	aheadTrial    = 16           // integers in a trial
 	aheadSample   = 64           // integers of a batch whose forms tell whether they are predictable
 	aheadPeriod   = 8            // the longest period of forms taken as predictable
 	aheadFirst    = 4096         // bits read before the first trial

@@ -15,6 +15,11 @@ import (
 // Each ReadX method has a TryX twin for hand-written decoders: TryX returns only the value,
 // returns the zero value without reading once any TryX call has failed, and keeps the first
 // error for [Reader.Err]. ReadX methods neither look at nor set that sticky error.
+//
+// A Reader that reads a long run of compressed integers whose forms change at random decodes
+// the integers that follow ahead, a few thousand at a time, into about 33 KB taken from a pool
+// and given back at [Reader.Reset] or near the end of the input; it returns exactly what it
+// would return otherwise. A copy of a Reader reads without them.
 type Reader struct {
 	buf []byte
 	pos uint // bit position
