@@ -28,7 +28,7 @@ import (
 // looks at the forms of the next aheadTrial integers (a trial, on the stack); if they barely
 // change or repeat with a short period (the branches predict them), it goes on plainly and looks
 // again aheadRecheck bits later. Otherwise it watches: only if the caller reads exactly those
-// integers, one after another, does it take an intAhead (about 33 KB, from a pool) and decode a
+// integers, one after another, does it take an intAhead (about 34 KB, from a pool) and decode a
 // batch. A caller that leaves a batch or a trial unread makes the next trial come later, twice
 // as late each time. Only the fast path's forms are decoded ahead: anything else (the end of the
 // input, a form longer than 57 bits) ends the batch, and the plain path reads it, errors

@@ -17,7 +17,7 @@ import (
 // error for [Reader.Err]. ReadX methods neither look at nor set that sticky error.
 //
 // A Reader that reads a long run of compressed integers whose forms change at random decodes
-// the integers that follow ahead, a few thousand at a time, into about 33 KB taken from a pool
+// the integers that follow ahead, a few thousand at a time, into about 34 KB taken from a pool
 // and given back at [Reader.Reset] or near the end of the input; it returns exactly what it
 // would return otherwise. A copy of a Reader reads without them.
 type Reader struct {
