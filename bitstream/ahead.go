@@ -3,6 +3,7 @@ package bitstream
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gamewire/gamewire/internal/bitwin"
 )
@@ -51,12 +52,14 @@ const (
 )
 
 // intAhead holds integers decoded ahead: entry j starts at bit ends[j], ends at ends[j+1] and is
-// vals[j]. Entries i..n-1 have not been read yet. They were decoded from owner's input as it was
-// in generation gen of owner (see Reader.Reset): any other Reader, a copy of owner included,
-// and owner after a Reset or after it was assigned an old copy of itself, does not use them.
+// vals[j]. Entries i..n-1 have not been read yet. They were decoded from owner's input; key is
+// unique to the time owner took the intAhead, and a Reader reads from it only while its own key
+// is the same: a Reset sets the key to 0, and an old copy of the Reader assigned back to it
+// has an old key. A copy of owner that has not been Reset reads the same input, so it may read
+// entries too, but only owner decodes more.
 type intAhead struct {
 	owner       *Reader
-	gen         uint32
+	key         uint64
 	i, n        int
 	width       uint // width in bytes of the entries
 	predictable bool // the forms of the batch barely changed: do not decode further ahead
@@ -70,6 +73,9 @@ type intAhead struct {
 // left off reading integers, for the next Reader that needs one: a decoder that uses a new
 // Reader for each long message does not allocate one each time.
 var aheadPool = sync.Pool{New: func() any { return new(intAhead) }}
+
+// aheadKeys counts the intAhead keys handed out.
+var aheadKeys atomic.Uint64
 
 // aheadTabs returns, for each width w, the table that maps the top 10 bits of a compressed
 // integer of width w to its prefix length (bits 0..7), 64 minus its value bits (bits 8..15) and
@@ -96,9 +102,10 @@ func (r *Reader) release() {
 	if c := r.ahead; c != nil {
 		r.ahead = nil
 		if c.owner == r {
-			c.owner, c.n, c.i = nil, 0, 0
+			c.owner, c.key, c.n, c.i = nil, 0, 0, 0
 			aheadPool.Put(c)
 		}
+		r.key = 0
 	}
 }
 
@@ -113,8 +120,8 @@ func (r *Reader) backoff() {
 // while pos ≥ probe. It decides whether to decode ahead and, if it did, returns the integer at
 // the current position and moves the reader past it.
 func (r *Reader) aheadMiss(width uint) (int64, bool) {
-	if c := r.ahead; c != nil && (c.owner != r || c.gen != r.gen) {
-		r.ahead = nil // a copy's, or from before a Reset: not r's to use or give back
+	if c := r.ahead; c != nil && (c.owner != r || c.key != r.key) {
+		r.ahead, r.key = nil, 0 // a copy's, or from before a Reset: not r's to use or give back
 	}
 	if c := r.ahead; c != nil {
 		// A batch is active and the caller left it.
@@ -146,7 +153,8 @@ func (r *Reader) aheadMiss(width uint) (int64, bool) {
 			return 0, false
 		}
 		c := aheadPool.Get().(*intAhead)
-		c.owner, c.gen = r, r.gen
+		r.key = aheadKeys.Add(1)
+		c.owner, c.key = r, r.key
 		r.ahead = c
 		if r.fill(c, width) {
 			return r.first(c)
@@ -194,7 +202,7 @@ func predictable(ends []uint) bool {
 	n := len(ends) - 1 // integers
 	for period := 1; period <= aheadPeriod && 2*period <= n; period++ {
 		misses := 0
-		for j := period; j < n; j++ {
+		for j := period; j < n && misses <= n/8; j++ {
 			if ends[j+1]-ends[j] != ends[j+1-period]-ends[j-period] {
 				misses++
 			}

@@ -19,7 +19,7 @@ import (
 // A Reader that reads a long run of compressed integers whose forms change at random decodes
 // the integers that follow ahead, a few thousand at a time, into about 34 KB taken from a pool
 // and given back at [Reader.Reset] or near the end of the input; it returns exactly what it
-// would return otherwise. A copy of a Reader reads without them.
+// would return otherwise.
 type Reader struct {
 	buf []byte
 	pos uint // bit position
@@ -30,7 +30,7 @@ type Reader struct {
 	probe      uint
 	ahead      *intAhead
 	watch      uint   // where the integers of a trial end
-	gen        uint32 // counts Resets
+	key        uint64 // the key of the intAhead r may use (see intAhead), 0 for none
 	watchWidth uint8  // their width, 0 when no trial is on
 	aheadShift uint8  // the next trial after a divergence is aheadBackoff<<aheadShift bits on
 	avgBits    uint16 // bits per integer in the last trial or batch
@@ -47,7 +47,7 @@ func NewReader(b []byte) *Reader {
 // Reset makes r read b from its first bit and clears the sticky error.
 func (r *Reader) Reset(b []byte) {
 	r.release()
-	*r = Reader{buf: b, end: uint(len(b)) * 8, probe: aheadFirst, gen: r.gen + 1}
+	*r = Reader{buf: b, end: uint(len(b)) * 8, probe: aheadFirst}
 }
 
 // Offset returns the position of the next bit to read, counted from the start of the input.
@@ -193,7 +193,7 @@ func (r *Reader) ReadInt16() (int16, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r && c.gen == r.gen {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.key == r.key {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
@@ -229,7 +229,7 @@ func (r *Reader) ReadInt32() (int32, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 4 && c.owner == r && c.gen == r.gen {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 4 && c.key == r.key {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
@@ -271,7 +271,7 @@ func (r *Reader) ReadInt64() (int64, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 8 && c.owner == r && c.gen == r.gen {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 8 && c.key == r.key {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
@@ -308,7 +308,7 @@ func (r *Reader) ReadChar() (rune, error) {
 	} else if pos >= r.probe {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.owner == r && c.gen == r.gen {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.key == r.key {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
