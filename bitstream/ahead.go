@@ -109,10 +109,20 @@ func (r *Reader) release() {
 	}
 }
 
+// setProbe makes ReadIntN look at decoding ahead from bit p on: it reads plainly, with one
+// comparison, before min(p, the last position with 8 bytes of input left).
+func (r *Reader) setProbe(p uint) {
+	r.probe = p
+	r.lim = 0
+	if len(r.buf) >= 8 {
+		r.lim = min(p, uint(len(r.buf)-7)*8)
+	}
+}
+
 // backoff moves the next trial further on each time the caller did not read on as a trial or a
 // batch expected.
 func (r *Reader) backoff() {
-	r.probe = r.pos + aheadBackoff<<r.aheadShift
+	r.setProbe(r.pos + aheadBackoff<<r.aheadShift)
 	r.aheadShift = min(r.aheadShift+1, aheadMaxShift)
 }
 
@@ -136,7 +146,7 @@ func (r *Reader) aheadMiss(width uint) (int64, bool) {
 			r.backoff()
 		case seq:
 			r.release()
-			r.probe = r.pos + aheadRecheck
+			r.setProbe(r.pos + aheadRecheck)
 		default:
 			r.release()
 			r.backoff()
@@ -164,13 +174,13 @@ func (r *Reader) aheadMiss(width uint) (int64, bool) {
 		return 0, false
 	}
 	if r.pos < aheadFirst {
-		r.probe = aheadFirst // the zero Reader
+		r.setProbe(aheadFirst) // the zero Reader
 		return 0, false
 	}
 	// A trial: are the forms of the next integers unpredictable? The plain path reads them;
 	// if the caller reads all of them, one after another, the reader decodes ahead from there.
 	if r.end < r.pos+64 {
-		r.probe = r.end + 1
+		r.setProbe(r.end + 1)
 		return 0, false
 	}
 	var ends [aheadTrial + 1]uint
@@ -178,18 +188,18 @@ func (r *Reader) aheadMiss(width uint) (int64, bool) {
 	tab := aheadTabs()[width]
 	n := decodeLane(r.buf, tab, r.pos, ends[:min(aheadTrial, (r.end-r.pos-64)/aheadMaxLen[width])+1], vals[:])
 	if n < aheadTrial || predictable(ends[:n+1]) {
-		r.probe = r.pos + aheadRecheck
+		r.setProbe(r.pos + aheadRecheck)
 		return 0, false
 	}
 	r.watch, r.watchWidth = ends[n], uint8(width)
 	r.avgBits = uint16(min((ends[n]-ends[0])/uint(n), 64))
-	r.probe = r.watch
+	r.setProbe(r.watch)
 	return 0, false
 }
 
 // first returns the first integer of the batch just decoded.
 func (r *Reader) first(c *intAhead) (int64, bool) {
-	r.probe = 0 // look at the batch on every read
+	r.setProbe(0) // look at the batch on every read
 	r.pos = c.ends[1]
 	c.i = 1
 	return c.vals[0], true

@@ -11,7 +11,7 @@ import (
 // below compare with.
 func plainReader(b []byte) *Reader {
 	r := NewReader(b)
-	r.probe = ^uint(0)
+	r.setProbe(^uint(0))
 	return r
 }
 
@@ -179,7 +179,7 @@ func TestAheadInterleaved(t *testing.T) {
 			case x < 17:
 				in, other = other, in
 				p.Reset(in)
-				p.probe = ^uint(0)
+				p.setProbe(^uint(0))
 				r.Reset(in)
 				want, got = "reset", "reset"
 			case x < 19:
@@ -187,7 +187,7 @@ func TestAheadInterleaved(t *testing.T) {
 				saved, savedP := *r, *p
 				r.Reset(other)
 				p.Reset(other)
-				p.probe = ^uint(0)
+				p.setProbe(^uint(0))
 				for range rng.IntN(3000) {
 					if a, b := readOne(r, op), readOne(p, op); a != b {
 						t.Fatalf("round %d, other input: got %s, want %s", round, a, b)

@@ -26,8 +26,10 @@ type Reader struct {
 	end uint // len(buf) * 8
 	err error
 
-	// Integers decoded ahead (see ahead.go): ReadIntN looks at them when pos ≥ probe.
+	// Integers decoded ahead (see ahead.go): ReadIntN looks at them when pos ≥ probe, and
+	// reads plainly with 8 bytes of input loaded at once when pos < lim.
 	probe      uint
+	lim        uint
 	ahead      *intAhead
 	watch      uint   // where the integers of a trial end
 	key        uint64 // the key of the intAhead r may use (see intAhead), 0 for none
@@ -47,7 +49,8 @@ func NewReader(b []byte) *Reader {
 // Reset makes r read b from its first bit and clears the sticky error.
 func (r *Reader) Reset(b []byte) {
 	r.release()
-	*r = Reader{buf: b, end: uint(len(b)) * 8, probe: aheadFirst}
+	*r = Reader{buf: b, end: uint(len(b)) * 8}
+	r.setProbe(aheadFirst)
 }
 
 // Offset returns the position of the next bit to read, counted from the start of the input.
@@ -183,8 +186,9 @@ func (r *Reader) ReadByte() (byte, error) {
 // non-minimal forms the reference reader accepts.
 func (r *Reader) ReadInt16() (int16, error) {
 	pos := r.pos
-	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
+	if pos < r.lim {
+		i := pos >> 3
+		x := binary.BigEndian.Uint64(r.buf[i:i+8]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 2)
 		if n := hdr + vb; n <= r.end-pos {
 			r.pos = pos + n
@@ -219,8 +223,9 @@ func (r *Reader) ReadInt16() (int16, error) {
 // ReadInt32 reads a compressed int32 in any form.
 func (r *Reader) ReadInt32() (int32, error) {
 	pos := r.pos
-	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
+	if pos < r.lim {
+		i := pos >> 3
+		x := binary.BigEndian.Uint64(r.buf[i:i+8]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 4)
 		if n := hdr + vb; n <= r.end-pos {
 			r.pos = pos + n
@@ -261,8 +266,9 @@ func (r *Reader) ReadInt32() (int32, error) {
 // reference keeps this package in agreement with the server the client talks to.
 func (r *Reader) ReadInt64() (int64, error) {
 	pos := r.pos
-	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
+	if pos < r.lim {
+		i := pos >> 3
+		x := binary.BigEndian.Uint64(r.buf[i:i+8]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 8)
 		if n := hdr + vb; n <= 57 && n <= r.end-pos {
 			r.pos = pos + n
@@ -298,8 +304,9 @@ func (r *Reader) ReadInt64() (int64, error) {
 // a char written for U+8000..U+FFFF reads back negative (U+E000 reads as -8192).
 func (r *Reader) ReadChar() (rune, error) {
 	pos := r.pos
-	if i := pos >> 3; pos < r.probe && i+8 <= uint(len(r.buf)) {
-		x := binary.BigEndian.Uint64(r.buf[i:]) << (pos & 7)
+	if pos < r.lim {
+		i := pos >> 3
+		x := binary.BigEndian.Uint64(r.buf[i:i+8]) << (pos & 7)
 		hdr, vb := bitwin.FormOf(x, 2)
 		if n := hdr + vb; n <= r.end-pos {
 			r.pos = pos + n
