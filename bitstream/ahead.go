@@ -79,14 +79,17 @@ var aheadKeys atomic.Uint64
 
 // aheadTabs returns, for each width w, the table that maps the top 10 bits of a compressed
 // integer of width w to its prefix length (bits 0..7), 64 minus its value bits (bits 8..15) and
-// its length (bits 16..23), 0 for a form the fast path does not read (longer than 57 bits).
+// its length (bits 16..23). A form longer than 57 bits (int64 only) does not fit the 64-bit
+// window, so the fast path does not read it; its entry holds only the length, so that a lane
+// still finds the next integer, and a batch ends before it (see fastRun).
 var aheadTabs = sync.OnceValue(func() (tabs [9]*[1024]uint32) {
 	for _, w := range []uint{2, 4, 8} {
 		t := new([1024]uint32)
 		for i := range t {
 			hdr, vb := bitwin.FormOf(uint64(i)<<54, w)
-			if n := hdr + vb; n <= 57 {
-				t[i] = uint32(hdr | (64-vb)<<8 | n<<16)
+			t[i] = uint32((hdr + vb) << 16)
+			if hdr+vb <= 57 {
+				t[i] |= uint32(hdr | (64-vb)<<8)
 			}
 		}
 		tabs[w] = t
@@ -94,8 +97,19 @@ var aheadTabs = sync.OnceValue(func() (tabs [9]*[1024]uint32) {
 	return tabs
 })
 
-// aheadMaxLen is the longest integer of each width that a batch holds.
-var aheadMaxLen = [9]uint{2: 19, 4: 37, 8: 57}
+// aheadMaxLen is the longest integer of each width.
+var aheadMaxLen = [9]uint{2: 19, 4: 37, 8: 73}
+
+// fastRun returns how many of the integers at positions ends the fast path reads: those of up
+// to 57 bits before the first longer one.
+func fastRun(ends []uint) int {
+	for j := 1; j < len(ends); j++ {
+		if ends[j]-ends[j-1] > 57 {
+			return j - 1
+		}
+	}
+	return len(ends) - 1
+}
 
 // release gives r's integers decoded ahead back to the pool.
 func (r *Reader) release() {
@@ -243,6 +257,9 @@ func (r *Reader) fill(c *intAhead, width uint) bool {
 		decodeLanes((*[aheadSpan + 8]byte)(r.buf[base:base+aheadSpan+8]), base, tab, pos, d, &c.ends, &c.vals)
 		n = c.stitch(r.buf, tab, r.end-64, maxLen)
 	}
+	if width == 8 {
+		n = fastRun(c.ends[:n+1])
+	}
 	if n == 0 {
 		return false
 	}
@@ -264,8 +281,8 @@ func decodeLane(buf []byte, tab *[1024]uint32, pos uint, ends []uint, vals []int
 	for t := range vals {
 		x := binary.BigEndian.Uint64(buf[pos>>3:]) << (pos & 7)
 		f := tab[x>>54]
-		if f == 0 {
-			return t
+		if f>>16 > 57 {
+			return t // a form the fast path does not read
 		}
 		vals[t] = int64(x<<(f&63)) >> ((f >> 8) & 63)
 		pos += uint(f >> 16)
@@ -275,14 +292,14 @@ func decodeLane(buf []byte, tab *[1024]uint32, pos uint, ends []uint, vals []int
 }
 
 // aheadSpan is the most bytes the lanes of a batch read from: aheadLanes lanes of aheadSteps
-// integers of up to 57 bits, started at most aheadSteps·57 bits apart, and 8 bytes more.
+// integers of up to 73 bits, started at most aheadSteps·57 bits apart, and 8 bytes more.
 const aheadSpan = 1 << 14
 
 // decodeLanes runs aheadLanes lanes of aheadSteps integers side by side, lane k from bit
 // pos + k·d of in, which holds the input from byte base on. Lane k's positions go to
-// ends[k·(aheadSteps+1):], its integers to vals[k·aheadSteps:]. A lane that meets a form the
-// table does not hold stays where it is (its positions repeat). Positions are kept within in, so
-// that no load needs a bounds check; the caller has checked that the lanes stay within it.
+// ends[k·(aheadSteps+1):], its integers to vals[k·aheadSteps:] (garbage for a form longer than
+// 57 bits). Positions are kept within in, so that no load needs a bounds check; the caller has
+// checked that the lanes stay within it.
 func decodeLanes(in *[aheadSpan + 8]byte, base uint, tab *[1024]uint32, pos, d uint, ends *[aheadLanes * (aheadSteps + 1)]uint, vals *[aheadCap]int64) {
 	const s = aheadSteps
 	const mask = aheadSpan - 1 // masks byte offsets so that the compiler sees them within in
@@ -307,24 +324,6 @@ func decodeLanes(in *[aheadSpan + 8]byte, base uint, tab *[1024]uint32, pos, d u
 		p3 += uint(f3 >> 16)
 		e0[t+1], e1[t+1], e2[t+1], e3[t+1] = p0+b, p1+b, p2+b, p3+b
 	}
-}
-
-// laneLen returns how many integers a lane with positions e decoded before it stopped.
-func laneLen(e []uint) int {
-	steps := len(e) - 1
-	if e[steps] != e[steps-1] {
-		return steps
-	}
-	lo, hi := 0, steps-1 // the first t with e[t+1] == e[t] is in [lo, hi]
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if e[mid+1] == e[mid] {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
 }
 
 // meet returns the first index t ≥ from of a's positions a[:la+1] that is also one of b's
@@ -366,12 +365,12 @@ func (c *intAhead) stitch(buf []byte, tab *[1024]uint32, limit, maxLen uint) int
 	const s = aheadSteps
 	lane := func(k int) []uint { return c.ends[k*(s+1) : (k+1)*(s+1)] }
 	a := lane(0)
-	la := laneLen(a)
+	la := s
 	n := 0    // entries moved to the front so far
 	from := 0 // lane k's first right entry
 	for k := 0; k < aheadLanes-1; k++ {
 		b := lane(k + 1)
-		lb := laneLen(b)
+		lb := s
 		t, m, ok := meet(a, from, la, b, lb)
 		if ok {
 			n += c.moveEntries(k, from, t, n)
@@ -379,9 +378,6 @@ func (c *intAhead) stitch(buf []byte, tab *[1024]uint32, limit, maxLen uint) int
 			continue
 		}
 		n += c.moveEntries(k, from, la, n)
-		if la < s {
-			return n // lane k stopped at a form the fast path does not read
-		}
 		// Extend lane k until it meets lane k+1.
 		ext := c.ext[:1]
 		ext[0] = a[la]
