@@ -103,3 +103,71 @@ func BenchmarkBitProtocolInt32AllWidthsEncode(b *testing.B) {
 func BenchmarkBitProtocolInt32AllWidthsDecode(b *testing.B) {
 	benchInt32Decode(b, allWidthInt32s(streamValues))
 }
+
+// mixedInts returns a stream of 1 000 000 compressed integers of width 2 or 8 bytes whose bit
+// lengths are random below maxBits (so that their forms come in random order), and their sum.
+func mixedInts(width, maxBits int) ([]byte, int64) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var w Writer
+	var sum int64
+	for range streamValues {
+		l := rng.IntN(maxBits)
+		v := int64(rng.Uint64() >> (64 - l))
+		if l == 0 {
+			v = 0
+		}
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		if width == 2 {
+			w.WriteInt16(int16(v))
+			sum += int64(int16(v))
+		} else {
+			w.WriteInt64(v)
+			sum += v
+		}
+	}
+	return w.Bytes(), sum
+}
+
+func benchMixedDecode(b *testing.B, width, maxBits int) {
+	data, want := mixedInts(width, maxBits)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var r Reader
+	for b.Loop() {
+		r.Reset(data)
+		var sum int64
+		for range streamValues {
+			var v int64
+			var err error
+			if width == 2 {
+				var x int16
+				x, err = r.ReadInt16()
+				v = int64(x)
+			} else {
+				v, err = r.ReadInt64()
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum += v
+		}
+		if sum != want {
+			b.Fatal("decoded values differ")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/streamValues, "ns/value")
+}
+
+// BenchmarkBitProtocolInt16MixedDecode reads 1 000 000 compressed int16 values of random bit
+// lengths (every form, in random order).
+func BenchmarkBitProtocolInt16MixedDecode(b *testing.B) { benchMixedDecode(b, 2, 16) }
+
+// BenchmarkBitProtocolInt64MixedDecode reads 1 000 000 compressed int64 values of up to 47 bits
+// (every form of up to 6 value bytes, in random order).
+func BenchmarkBitProtocolInt64MixedDecode(b *testing.B) { benchMixedDecode(b, 8, 47) }
+
+// BenchmarkBitProtocolInt64AllMixedDecode reads 1 000 000 compressed int64 values of up to 63
+// bits: a quarter of them take the 65-bit full form.
+func BenchmarkBitProtocolInt64AllMixedDecode(b *testing.B) { benchMixedDecode(b, 8, 64) }
