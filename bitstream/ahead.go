@@ -59,7 +59,8 @@ const (
 // entries too, but only owner decodes more.
 type intAhead struct {
 	owner       *Reader
-	key         uint64
+	key         uint64 // a multiple of 16
+	tag         uint64 // key | width, checked on every hit
 	i, n        int
 	width       uint // width in bytes of the entries
 	predictable bool // the forms of the batch barely changed: do not decode further ahead
@@ -116,7 +117,7 @@ func (r *Reader) release() {
 	if c := r.ahead; c != nil {
 		r.ahead = nil
 		if c.owner == r {
-			c.owner, c.key, c.n, c.i = nil, 0, 0, 0
+			c.owner, c.key, c.tag, c.n, c.i = nil, 0, 0, 0, 0
 			aheadPool.Put(c)
 		}
 		r.key = 0
@@ -177,7 +178,7 @@ func (r *Reader) aheadMiss(width uint) (int64, bool) {
 			return 0, false
 		}
 		c := aheadPool.Get().(*intAhead)
-		r.key = aheadKeys.Add(1)
+		r.key = aheadKeys.Add(1) << 4
 		c.owner, c.key = r, r.key
 		r.ahead = c
 		if r.fill(c, width) {
@@ -263,7 +264,7 @@ func (r *Reader) fill(c *intAhead, width uint) bool {
 	if n == 0 {
 		return false
 	}
-	c.n, c.i, c.width = n, 0, width
+	c.n, c.i, c.width, c.tag = n, 0, width, r.key|uint64(width)
 	// Would the plain path's branches predict these forms? A batch cut short by a form the
 	// fast path does not read is not worth its set-up either.
 	c.predictable = n < aheadCap/8 || predictable(c.ends[:min(n, aheadSample)+1])

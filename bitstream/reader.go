@@ -194,18 +194,20 @@ func (r *Reader) ReadInt16() (int16, error) {
 			r.pos = pos + n
 			return int16(int64(x<<hdr) >> (64 - vb)), nil
 		}
-	} else if pos >= r.probe {
+	} else {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.key == r.key {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|2 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
 				return int16(v), nil
 			}
 		}
-		if v, ok := r.aheadMiss(2); ok {
-			return int16(v), nil
+		if pos >= r.probe {
+			if v, ok := r.aheadMiss(2); ok {
+				return int16(v), nil
+			}
 		}
 		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
@@ -231,18 +233,20 @@ func (r *Reader) ReadInt32() (int32, error) {
 			r.pos = pos + n
 			return int32(int64(x<<hdr) >> (64 - vb)), nil
 		}
-	} else if pos >= r.probe {
+	} else {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 4 && c.key == r.key {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|4 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
 				return int32(v), nil
 			}
 		}
-		if v, ok := r.aheadMiss(4); ok {
-			return int32(v), nil
+		if pos >= r.probe {
+			if v, ok := r.aheadMiss(4); ok {
+				return int32(v), nil
+			}
 		}
 		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
@@ -274,18 +278,20 @@ func (r *Reader) ReadInt64() (int64, error) {
 			r.pos = pos + n
 			return int64(x<<hdr) >> (64 - vb), nil
 		}
-	} else if pos >= r.probe {
+	} else {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 8 && c.key == r.key {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|8 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
 				return v, nil
 			}
 		}
-		if v, ok := r.aheadMiss(8); ok {
-			return v, nil
+		if pos >= r.probe {
+			if v, ok := r.aheadMiss(8); ok {
+				return v, nil
+			}
 		}
 		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
@@ -312,18 +318,20 @@ func (r *Reader) ReadChar() (rune, error) {
 			r.pos = pos + n
 			return rune(int16(int64(x<<hdr) >> (64 - vb))), nil
 		}
-	} else if pos >= r.probe {
+	} else {
 		// Integers decoded ahead (ahead.go).
 		if c := r.ahead; c != nil {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.width == 2 && c.key == r.key {
+			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|2 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
 				v := c.vals[i&aheadMask]
 				return rune(int16(v)), nil
 			}
 		}
-		if v, ok := r.aheadMiss(2); ok {
-			return rune(int16(v)), nil
+		if pos >= r.probe {
+			if v, ok := r.aheadMiss(2); ok {
+				return rune(int16(v)), nil
+			}
 		}
 		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
 			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
