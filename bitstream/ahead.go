@@ -55,8 +55,9 @@ const (
 // vals[j]. Entries i..n-1 have not been read yet. They were decoded from owner's input; key is
 // unique to the time owner took the intAhead, and a Reader reads from it only while its own key
 // is the same: a Reset sets the key to 0, and an old copy of the Reader assigned back to it
-// has an old key. A copy of owner that has not been Reset reads the same input, so it may read
-// entries too, but only owner decodes more.
+// has an old key. A copy of owner (at another address: its self field is not itself) never
+// looks into the intAhead, so copies of a Reader can be used independently, also at the same
+// time in several goroutines.
 type intAhead struct {
 	owner       *Reader
 	key         uint64 // a multiple of 16
@@ -116,11 +117,11 @@ func fastRun(ends []uint) int {
 func (r *Reader) release() {
 	if c := r.ahead; c != nil {
 		r.ahead = nil
-		if c.owner == r {
+		if r.self == r && c.owner == r && c.key == r.key {
 			c.owner, c.key, c.tag, c.n, c.i = nil, 0, 0, 0, 0
 			aheadPool.Put(c)
 		}
-		r.key = 0
+		r.key, r.self = 0, nil
 	}
 }
 
@@ -145,8 +146,9 @@ func (r *Reader) backoff() {
 // while pos ≥ probe. It decides whether to decode ahead and, if it did, returns the integer at
 // the current position and moves the reader past it.
 func (r *Reader) aheadMiss(width uint) (int64, bool) {
-	if c := r.ahead; c != nil && (c.owner != r || c.key != r.key) {
-		r.ahead, r.key = nil, 0 // a copy's, or from before a Reset: not r's to use or give back
+	if c := r.ahead; c != nil && (r.self != r || c.owner != r || c.key != r.key) {
+		// A copy's (not looked into), or from before a Reset: not r's to use or give back.
+		r.ahead, r.key, r.self = nil, 0, nil
 	}
 	if c := r.ahead; c != nil {
 		// A batch is active and the caller left it.
@@ -180,7 +182,7 @@ func (r *Reader) aheadMiss(width uint) (int64, bool) {
 		c := aheadPool.Get().(*intAhead)
 		r.key = aheadKeys.Add(1) << 4
 		c.owner, c.key = r, r.key
-		r.ahead = c
+		r.ahead, r.self = c, r
 		if r.fill(c, width) {
 			return r.first(c)
 		}

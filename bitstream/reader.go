@@ -19,7 +19,8 @@ import (
 // A Reader that reads a long run of compressed integers whose forms change at random decodes
 // the integers that follow ahead, a few thousand at a time, into about 34 KB taken from a pool
 // and given back at [Reader.Reset] or near the end of the input; it returns exactly what it
-// would return otherwise.
+// would return otherwise. A copy of a Reader reads on from the same position without them, so
+// copies can be used independently, also in several goroutines at once.
 type Reader struct {
 	buf []byte
 	pos uint // bit position
@@ -31,11 +32,12 @@ type Reader struct {
 	probe      uint
 	lim        uint
 	ahead      *intAhead
-	watch      uint   // where the integers of a trial end
-	key        uint64 // the key of the intAhead r may use (see intAhead), 0 for none
-	watchWidth uint8  // their width, 0 when no trial is on
-	aheadShift uint8  // the next trial after a divergence is aheadBackoff<<aheadShift bits on
-	avgBits    uint16 // bits per integer in the last trial or batch
+	self       *Reader // r while it holds ahead: a copy of r, at another address, does not use it
+	watch      uint    // where the integers of a trial end
+	key        uint64  // the key of the intAhead r may use (see intAhead), 0 for none
+	watchWidth uint8   // their width, 0 when no trial is on
+	aheadShift uint8   // the next trial after a divergence is aheadBackoff<<aheadShift bits on
+	avgBits    uint16  // bits per integer in the last trial or batch
 }
 
 // NewReader returns a Reader over b. The Reader does not copy b; b must not change while the
@@ -196,7 +198,7 @@ func (r *Reader) ReadInt16() (int16, error) {
 		}
 	} else {
 		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil {
+		if c := r.ahead; c != nil && r.self == r {
 			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|2 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
@@ -235,7 +237,7 @@ func (r *Reader) ReadInt32() (int32, error) {
 		}
 	} else {
 		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil {
+		if c := r.ahead; c != nil && r.self == r {
 			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|4 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
@@ -280,7 +282,7 @@ func (r *Reader) ReadInt64() (int64, error) {
 		}
 	} else {
 		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil {
+		if c := r.ahead; c != nil && r.self == r {
 			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|8 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
@@ -320,7 +322,7 @@ func (r *Reader) ReadChar() (rune, error) {
 		}
 	} else {
 		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil {
+		if c := r.ahead; c != nil && r.self == r {
 			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|2 {
 				r.pos = c.ends[i&aheadMask+1]
 				c.i = i + 1
