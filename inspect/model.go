@@ -37,13 +37,20 @@ type Explanation struct {
 	BitLevel bool   `json:"bitLevel"` // fields may start or end inside a byte
 	// Input says how the text given was read: "hex", "hex dump", "base64" or "raw".
 	Input  string   `json:"input"`
-	Size   int      `json:"size"` // bytes of input
-	Data   []byte   `json:"data"` // the input bytes
+	Size   int      `json:"size"` // bytes of Data
+	Data   []byte   `json:"data"` // the bytes the nodes and errors refer to: the input, or Part of it
 	Nodes  []*Node  `json:"nodes"`
 	Errors []Error  `json:"errors,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
 	// Fields is the number of nodes in the tree.
 	Fields int `json:"fields"`
+	// Part, when set, says what Data is when it is not the input itself, such as "stream 1
+	// client→server 127.0.0.1:40000 → 127.0.0.1:5000" of a capture; Source is then the input.
+	Part   string `json:"part,omitempty"`
+	Source []byte `json:"source,omitempty"`
+	// Options, when set, are the options of this input (a capture's streams), with the
+	// Value each had: the page offers these instead of the format's.
+	Options []Option `json:"options,omitempty"`
 }
 
 // MaxNodes bounds the nodes of an explanation. An input with more fields (a megabyte of small
