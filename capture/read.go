@@ -198,6 +198,7 @@ type assembly struct {
 	nextID    uint64
 	lastFlush time.Time
 	ev        Event // reused for every event
+	dec       fastDecoder
 }
 
 func newAssembly(opts Options, h Handler) *assembly {
@@ -222,17 +223,21 @@ func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo { return gopack
 // packet decodes one link-layer packet and feeds its TCP segment to the assembler. It reports
 // whether the packet was a TCP segment that passed the filter.
 func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) bool {
-	p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
-	nl := p.NetworkLayer()
-	tcp, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-	if nl == nil || tcp == nil {
-		return false
+	nf, tcp, ok := a.dec.decode(data, lt)
+	if !ok {
+		p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
+		nl := p.NetworkLayer()
+		tcp, _ = p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+		if nl == nil || tcp == nil {
+			return false
+		}
+		nf = nl.NetworkFlow()
 	}
 	if len(a.opts.Ports) > 0 && !slices.Contains(a.opts.Ports, uint16(tcp.SrcPort)) && !slices.Contains(a.opts.Ports, uint16(tcp.DstPort)) {
 		return false
 	}
 	ctx := assemblerContext(ci)
-	a.asm.AssembleWithContext(nl.NetworkFlow(), tcp, &ctx)
+	a.asm.AssembleWithContext(nf, tcp, &ctx)
 	if ts := ci.Timestamp; ts.Sub(a.lastFlush) >= a.opts.FlushAfter/2 {
 		// Stop waiting for segments that did not come; never close: a quiet connection may go
 		// on.
