@@ -3,9 +3,11 @@ package inspect
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -268,6 +270,24 @@ func TestCaptureErrors(t *testing.T) {
 	ex = explainRaw(t, pcap[:1200], "capture", map[string]string{"stream": "1/s2c"})
 	if ex.Size != 22 || len(ex.Errors) != 1 || ex.Errors[0].Off != 22 || !strings.Contains(ex.Errors[0].Msg, "packet 14 (record at byte 1166)") {
 		t.Errorf("cut in packet 14: %d bytes, errors %+v", ex.Size, ex.Errors)
+	}
+	// Holes: the real capture's request three times on one connection, 22 bytes missing before
+	// the second and the third (their sequence numbers skip them). The stream holds what was
+	// captured, errors mark where bytes are missing, and the frames around them decode.
+	holes := hostileCapture(t, 24+3*104, func(i int, pkt []byte) {
+		seq := binary.BigEndian.Uint32(pkt[38:])
+		binary.BigEndian.PutUint32(pkt[38:], seq+uint32(2*22*i))
+	})
+	ex = explainRaw(t, holes, Auto, nil)
+	var at []int
+	for _, e := range ex.Errors {
+		if e.Msg != "22 bytes of the stream are missing from the capture before this byte (segments not captured)" {
+			t.Errorf("holes: error %+v", e)
+		}
+		at = append(at, e.Off)
+	}
+	if ex.Size != 66 || len(ex.Nodes) != 3 || !slices.Equal(at, []int{22, 44}) || !strings.Contains(strings.Join(ex.Notes, "\n"), "the capture starts after this connection did") {
+		t.Errorf("holes: %d bytes, %d frames, errors at %v, notes %q", ex.Size, len(ex.Nodes), at, ex.Notes)
 	}
 	// The file header alone: a capture without packets.
 	ex = explainRaw(t, pcap[:24], Auto, nil)
