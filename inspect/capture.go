@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gamewire/gamewire/capture"
+	"github.com/gamewire/gamewire/gsf"
 )
 
 func init() {
@@ -207,7 +208,17 @@ func explainCapture(data []byte, opts map[string]string) (*Explanation, error) {
 		col = r2.kept[key]
 	}
 
-	ex, err := run(inner, col.data, opts)
+	var ex *Explanation
+	var err error
+	if inner.Name == "gsf" {
+		// GSF frames are found as gamewire gsf decode finds them, resynchronizing after a
+		// hole or a malformed frame.
+		if ex, err = explainGSFStream(col, opts); err == nil {
+			ex.BitLevel = inner.BitLevel
+		}
+	} else {
+		ex, err = run(inner, col.data, opts)
+	}
 	if err != nil {
 		// The stream is there but the format needs more (a field list): show the stream with
 		// the reason, and the format's options to fill in.
@@ -233,6 +244,100 @@ func explainCapture(data []byte, opts map[string]string) (*Explanation, error) {
 	}
 	ex.setCaptureOptions(r.conns, key, inner, opts)
 	return ex, nil
+}
+
+// explainGSFStream explains the GSF frames of a stream as gsftap (and so gamewire gsf decode)
+// finds them: a gsf.Splitter splits the stream, told of the holes, and resynchronizes at the
+// start of a stream picked up mid-way, after a hole and after a malformed frame; each frame is
+// explained as the GSF format explains it, at its place. Malformed frames and bytes skipped are
+// errors that cover their bytes.
+func explainGSFStream(col *collected, opts map[string]string) (*Explanation, error) {
+	data := col.data
+	if _, err := explainGSF(nil, opts); err != nil {
+		return nil, err // a body field list that does not parse
+	}
+	ex := &Explanation{Nodes: []*Node{}}
+	var sp gsf.Splitter
+	var lost int64 // bytes missing before the part of the stream being fed
+	nodes, frames := 0, 0
+	var stop error
+	yield := func(f *gsf.StreamFrame) {
+		if stop != nil {
+			return
+		}
+		off := int(f.Offset - lost)
+		size := int(min(f.Size, int64(len(data)-off)))
+		if f.Err != nil {
+			err := f.Err
+			var fe *gsf.FrameError
+			if errors.As(err, &fe) {
+				c := *fe
+				c.Offset = int64(off) // the message names the byte of the stream shown
+				err = &c
+			}
+			ex.Errors = append(ex.Errors, Error{Off: off, Bit: 8 * off, Len: size, Msg: err.Error()})
+			return
+		}
+		fx, err := explainGSF(data[off:off+size], opts)
+		if err != nil {
+			stop = err
+			return
+		}
+		n := countNodes(fx.Nodes)
+		if nodes+n > MaxNodes {
+			ex.Notes = append(ex.Notes, limitNote(off))
+			stop = errTreeFull
+			return
+		}
+		nodes += n
+		frames++
+		for _, nd := range fx.Nodes {
+			nd.Name = fmt.Sprintf("frame %d", frames)
+			shiftNode(nd, off)
+			ex.Nodes = append(ex.Nodes, nd)
+		}
+		for _, e := range fx.Errors {
+			e.Off, e.Bit = e.Off+off, e.Bit+8*off
+			ex.Errors = append(ex.Errors, e)
+		}
+		ex.Notes = append(ex.Notes, fx.Notes...)
+	}
+	if col.midway {
+		sp.Lost(-1, yield)
+	}
+	at := 0
+	for _, g := range col.gaps {
+		sp.Write(data[at:g.at], yield)
+		sp.Lost(g.lost, yield)
+		lost += max(g.lost, 0)
+		at = g.at
+	}
+	sp.Write(data[at:], yield)
+	sp.End(yield)
+	if stop != nil && stop != errTreeFull {
+		return nil, stop
+	}
+	return ex, nil
+}
+
+// errTreeFull stops explainGSFStream when the tree has MaxNodes nodes.
+var errTreeFull = errors.New("inspect: the tree is full")
+
+func countNodes(ns []*Node) int {
+	n := len(ns)
+	for _, c := range ns {
+		n += countNodes(c.Children)
+	}
+	return n
+}
+
+// shiftNode moves a node and its children off bytes on.
+func shiftNode(n *Node, off int) {
+	n.Off += off
+	n.Bit += 8 * off
+	for _, c := range n.Children {
+		shiftNode(c, off)
+	}
 }
 
 // captureStats describes what a capture holds.

@@ -309,3 +309,61 @@ func TestCaptureErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureResync: a capture picked up in the middle of a frame, with a hole later, made from
+// the real capture's request (packet 4 of serve-call.pcap): its last 10 bytes, then 22 bytes
+// missing, then the request twice. As gamewire gsf decode (gsftap) does, the inspector skips
+// to the first plausible frame and resynchronizes after the hole: the same frames, with the
+// bytes skipped and the hole as errors.
+func TestCaptureResync(t *testing.T) {
+	real := readCaptureFile(t, tcpdumpCapture)
+	const at, size = 286, 16 + 88 // packet 4's record: 66 bytes of headers, the 22-byte request
+	record := func(seqDelta uint32, from int) []byte {
+		r := append([]byte{}, real[at:at+size]...)
+		pkt := r[16:]
+		binary.BigEndian.PutUint32(pkt[38:], binary.BigEndian.Uint32(pkt[38:])+seqDelta)
+		binary.BigEndian.PutUint16(pkt[16:], binary.BigEndian.Uint16(pkt[16:])-uint16(from)) // IPv4 total length
+		r = append(r[:16+66], pkt[66+from:]...)
+		binary.LittleEndian.PutUint32(r[8:], uint32(len(r)-16))
+		binary.LittleEndian.PutUint32(r[12:], uint32(len(r)-16))
+		return r
+	}
+	data := append([]byte{}, real[:24]...)
+	data = append(data, record(12, 12)...) // the request's last 10 bytes
+	data = append(data, record(44, 0)...)  // 22 bytes missing before it
+	data = append(data, record(66, 0)...)
+
+	var want []frameOf
+	tap := gsftap.New(func(r *gsftap.Record) {
+		if r.Kind == gsftap.RecordFrame {
+			gx, _ := gsf.Explain(r.Frame, gsf.ExplainOptions{})
+			want = append(want, frameOf{off: int(r.Offset), size: int(r.Size), hex: hex.EncodeToString(r.Frame), header: gx.Frames[0].Header.String()})
+		}
+	})
+	tap.All = true
+	if _, err := capture.ReadStreams(bytes.NewReader(data), capture.Options{}, tap.Handle); err != nil {
+		t.Fatal(err)
+	}
+	ex := explainRaw(t, data, Auto, nil)
+	var got []frameOf
+	for _, n := range ex.Nodes {
+		got = append(got, frameOf{off: n.Off, size: n.Len, hex: hex.EncodeToString(ex.Data[n.Off : n.Off+n.Len]), header: n.Value})
+	}
+	// The stream shown lacks the 22 bytes of the hole: gsftap's stream offsets 32 and 54
+	// (which count them) are bytes 10 and 32 of it.
+	if len(want) != 2 || want[0].off != 32 || want[1].off != 54 {
+		t.Fatalf("gsf decode finds %+v", want)
+	}
+	want[0].off, want[1].off = 10, 32
+	if !slices.Equal(got, want) || ex.Size != 54 {
+		t.Fatalf("frames %+v in %d bytes, want %+v", got, ex.Size, want)
+	}
+	if ex.Nodes[0].Name != "frame 1" || ex.Nodes[1].Name != "frame 2" {
+		t.Errorf("frames named %q, %q", ex.Nodes[0].Name, ex.Nodes[1].Name)
+	}
+	if len(ex.Errors) != 2 || ex.Errors[0].Off != 0 || ex.Errors[0].Len != 10 || !strings.Contains(ex.Errors[0].Msg, "gsf: frame at byte 0: not at a frame boundary") ||
+		ex.Errors[1].Off != 10 || !strings.HasPrefix(ex.Errors[1].Msg, "22 bytes of the stream are missing") {
+		t.Errorf("errors %+v", ex.Errors)
+	}
+	checkInside(t, ex, ex.Nodes)
+}

@@ -56,7 +56,7 @@ func FuzzExplain(f *testing.F) {
 			t.Fatalf("%d bytes explained (size %d) of %d bytes of input", len(ex.Data), ex.Size, len(data))
 		}
 		for _, e := range ex.Errors {
-			if e.Bit < 0 || e.Bit > 8*ex.Size || e.Off != e.Bit/8 {
+			if e.Bit < 0 || e.Bit > 8*ex.Size || e.Off != e.Bit/8 || e.Len < 0 || e.Off+e.Len > ex.Size {
 				t.Fatalf("error at bit %d, byte %d of %d bytes", e.Bit, e.Off, ex.Size)
 			}
 		}

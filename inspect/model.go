@@ -25,8 +25,11 @@ type Node struct {
 
 // Error is a decoding error at its place in the input.
 type Error struct {
-	Off int    `json:"off"` // byte offset where decoding stopped
-	Bit int    `json:"bit"` // the same place, in bits
+	Off int `json:"off"` // byte offset where decoding stopped
+	Bit int `json:"bit"` // the same place, in bits
+	// Len, when set, is the number of bytes the error covers (a malformed frame that decoding
+	// went on after); unset, the error covers the rest of the bytes.
+	Len int    `json:"len,omitempty"`
 	Msg string `json:"msg"`
 }
 

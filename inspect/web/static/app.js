@@ -230,7 +230,9 @@
       // Errors become rows of their own, spanning the bytes left undecoded.
       let id = st.nodes.length;
       for (const e of ex.errors || []) {
-        const n = { id: id, name: 'error', type: '', value: e.msg, off: Math.min(e.off, ex.size), len: Math.max(ex.size - e.off, 0), bit: e.bit, bits: Math.max(8 * ex.size - e.bit, 0), isError: true };
+        // An error covers its len bytes (a malformed frame decoding went on after), else the rest.
+        const len = e.len ? e.len : Math.max(ex.size - e.off, 0);
+        const n = { id: id, name: 'error', type: '', value: e.msg, off: Math.min(e.off, ex.size), len: len, bit: e.bit, bits: 8 * len - (e.bit - 8 * e.off), isError: true };
         st.nodes[id] = n; st.parent[id] = -1; st.level[id] = 0; roots.push(id);
         e.row = id;
         id++;
