@@ -205,7 +205,9 @@ func explainCapture(data []byte, opts map[string]string) (*Explanation, error) {
 	if col == nil {
 		// The default fell on a stream that was not kept: read the capture again for it.
 		r2, _, _ := readCapture(data, func(k streamKey) bool { return k == key })
-		col = r2.kept[key]
+		if col = r2.kept[key]; col == nil {
+			col = &collected{} // not reached: the same capture holds the same streams
+		}
 	}
 
 	var ex *Explanation
