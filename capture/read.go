@@ -55,8 +55,9 @@ func DetectFormat(b []byte) Format {
 var ErrUnknownFormat = errors.New("capture: not a pcap or pcapng file")
 
 // Error is an error reading a capture: the packet record that failed (counted from 1; 0 for
-// the file header) and how far into the file the reader had read when it failed (the readers
-// buffer, so the record starts at or before Offset).
+// the file header) and the byte of the file where it starts: the file header at 0, a packet
+// record right after the last packet read (in a pcapng file, that may be another block, such as
+// an interface description, read on the way to the packet).
 type Error struct {
 	Packet int
 	Offset int64
@@ -68,7 +69,7 @@ func (e *Error) Error() string {
 	if e.Packet == 0 {
 		return fmt.Sprintf("capture: file header (byte %d): %v", e.Offset, e.Err)
 	}
-	return fmt.Sprintf("capture: packet %d (by byte %d): %v", e.Packet, e.Offset, e.Err)
+	return fmt.Sprintf("capture: packet %d (record at byte %d): %v", e.Packet, e.Offset, e.Err)
 }
 
 // Unwrap returns the cause.
@@ -124,7 +125,11 @@ type packetSource interface {
 func ReadStreams(r io.Reader, opts Options, h Handler) (Stats, error) {
 	var st Stats
 	cr := &countingReader{r: r}
+	// pcapgo's readers take br as their own buffered reader (bufio.NewReader returns a
+	// *bufio.Reader of the default size as it is), so the bytes they consumed are the bytes
+	// read from r less those still buffered.
 	br := bufio.NewReader(cr)
+	consumed := func() int64 { return cr.n - int64(br.Buffered()) }
 	magic, err := br.Peek(4)
 	if err != nil {
 		if len(magic) == 0 && err == io.EOF {
@@ -139,7 +144,7 @@ func ReadStreams(r io.Reader, opts Options, h Handler) (Stats, error) {
 	case FormatPcap:
 		pr, err := pcapgo.NewReader(br)
 		if err != nil {
-			return st, &Error{Offset: cr.n, Err: err}
+			return st, &Error{Err: err}
 		}
 		lt := pr.LinkType()
 		linkType = func(gopacket.CaptureInfo) layers.LinkType { return lt }
@@ -147,7 +152,7 @@ func ReadStreams(r io.Reader, opts Options, h Handler) (Stats, error) {
 	case FormatPcapNG:
 		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
-			return st, &Error{Offset: cr.n, Err: err}
+			return st, &Error{Err: err}
 		}
 		linkType = func(ci gopacket.CaptureInfo) layers.LinkType {
 			if len(ci.AncillaryData) > 0 {
@@ -165,10 +170,11 @@ func ReadStreams(r io.Reader, opts Options, h Handler) (Stats, error) {
 	a := newAssembly(opts, h)
 	var readErr error
 	for {
+		start := consumed()
 		data, ci, err := src.ReadPacketData()
 		if err != nil {
 			if err != io.EOF {
-				readErr = &Error{Packet: st.Packets + 1, Offset: cr.n, Err: err}
+				readErr = &Error{Packet: st.Packets + 1, Offset: start, Err: err}
 			}
 			break
 		}
@@ -192,6 +198,7 @@ type assembly struct {
 	nextID    uint64
 	lastFlush time.Time
 	ev        Event // reused for every event
+	dec       fastDecoder
 }
 
 func newAssembly(opts Options, h Handler) *assembly {
@@ -216,17 +223,21 @@ func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo { return gopack
 // packet decodes one link-layer packet and feeds its TCP segment to the assembler. It reports
 // whether the packet was a TCP segment that passed the filter.
 func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) bool {
-	p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
-	nl := p.NetworkLayer()
-	tcp, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-	if nl == nil || tcp == nil {
-		return false
+	nf, tcp, ok := a.dec.decode(data, lt)
+	if !ok {
+		p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
+		nl := p.NetworkLayer()
+		tcp, _ = p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+		if nl == nil || tcp == nil {
+			return false
+		}
+		nf = nl.NetworkFlow()
 	}
 	if len(a.opts.Ports) > 0 && !slices.Contains(a.opts.Ports, uint16(tcp.SrcPort)) && !slices.Contains(a.opts.Ports, uint16(tcp.DstPort)) {
 		return false
 	}
 	ctx := assemblerContext(ci)
-	a.asm.AssembleWithContext(nl.NetworkFlow(), tcp, &ctx)
+	a.asm.AssembleWithContext(nf, tcp, &ctx)
 	if ts := ci.Timestamp; ts.Sub(a.lastFlush) >= a.opts.FlushAfter/2 {
 		// Stop waiting for segments that did not come; never close: a quiet connection may go
 		// on.

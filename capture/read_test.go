@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -320,7 +321,13 @@ func TestReadStreamsHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range [][]byte{f, toPcapNG(t, f)} {
+	// The pcap file's records start at these bytes: a 24-byte file header, then a 16-byte
+	// record header and the packet's captured bytes for each packet.
+	var records []int64
+	for off := 24; off < len(f); off += 16 + int(binary.LittleEndian.Uint32(f[off+8:])) {
+		records = append(records, int64(off))
+	}
+	for i, in := range [][]byte{f, toPcapNG(t, f)} {
 		for n := range len(in) {
 			s, h := collect()
 			st, err := ReadStreams(bytes.NewReader(in[:n]), Options{}, h)
@@ -330,6 +337,10 @@ func TestReadStreamsHostile(t *testing.T) {
 			var ce *Error
 			if !errors.As(err, &ce) || ce.Offset > int64(n) {
 				t.Fatalf("cut at %d: %v (%T)", n, err, err)
+			}
+			// The error names the byte where the record cut short starts.
+			if i == 0 && ce.Packet > 0 && ce.Offset != records[ce.Packet-1] {
+				t.Fatalf("cut at %d: packet %d at byte %d, want %d", n, ce.Packet, ce.Offset, records[ce.Packet-1])
 			}
 			if ce.Packet > 0 && ce.Packet != st.Packets+1 {
 				t.Fatalf("cut at %d: error at packet %d after %d packets", n, ce.Packet, st.Packets)

@@ -2,6 +2,7 @@ package inspect_test
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/gamewire/gamewire/inspect"
 )
@@ -33,6 +34,38 @@ func ExampleExplain() {
 	// bits  59+1   body            present
 	// bits  60+108 clientName      "AmazingWorld" (12 bytes, 96 bits)
 	// bits 168+8   terminator 0x00 [00000000]
+}
+
+// Explaining a packet capture (tcpdump's pcap of "gamewire call" against "gamewire serve"): the
+// capture is recognised by its magic number, its TCP streams are reassembled, and the one
+// chosen (server to client of the second connection) is explained as GSF frames. The
+// explanation's Data is that stream, and its offsets count from the stream's first byte.
+func ExampleExplain_capture() {
+	pcap, err := os.ReadFile("../capture/testdata/serve-call.pcap")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ex, err := inspect.Explain(inspect.Request{Input: string(pcap), Encoding: "raw",
+		Options: map[string]string{"stream": "2/s2c"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ex.Title, "·", ex.Part)
+	for _, o := range ex.Options[0].Choices {
+		fmt.Println("  stream", o.Label)
+	}
+	for _, n := range ex.Nodes {
+		fmt.Printf("bytes %d+%d: %s %s\n", n.Off, n.Len, n.Name, n.Value)
+	}
+	// Output:
+	// Packet capture (pcap/pcapng) · stream 2 server→client 127.0.0.1:40661 → 127.0.0.1:58848 as GSF frames
+	//   stream 1 client→server 127.0.0.1:58832 → 127.0.0.1:40661 (22 bytes)
+	//   stream 1 server→client 127.0.0.1:40661 → 127.0.0.1:58832 (22 bytes)
+	//   stream 2 client→server 127.0.0.1:58848 → 127.0.0.1:40661 (13 bytes)
+	//   stream 2 server→client 127.0.0.1:40661 → 127.0.0.1:58848 (13 bytes)
+	// bytes 0+13: frame 1 response SYNC_SERVER/ECHO id=1
 }
 
 // A format of one's own joins the page's list with Register, from an init function.

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/hex"
+	"os"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,17 @@ func FuzzExplain(f *testing.F) {
 	f.Add([]byte("\x08\x00\x00\x00\x04\x00\x00\x00\x01\x00\x00\x00a\x00\x00\x00"), uint8(3))
 	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x01}, uint8(0))
 	f.Add([]byte("\x1b\x00\x00\x00\xff\xff\xff\x7f"), uint8(2))
+	// Real captures (capture/testdata): tcpdump's pcap and dumpcap's pcapng.
+	for _, name := range []string{tcpdumpCapture, dumpcapCapture} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(6))
+		f.Add(b, uint8(7))
+		f.Add(b, uint8(8))
+		f.Add(b[:len(b)-30], uint8(7))
+	}
 	formats := []Request{
 		{Format: "gsf"},
 		{Format: "gsf", Options: map[string]string{"body": "a:string,b:int64,c:date,d:bytes,e:float64"}},
@@ -23,6 +35,8 @@ func FuzzExplain(f *testing.F) {
 		{Format: "godot4", Options: map[string]string{"framing": "packetpeerstream"}},
 		{Format: "bits", Options: map[string]string{"fields": "null,bool,int16,int32,int64,char,string,bytes,date,align,float32", "offset": "3"}},
 		{Format: Auto},
+		{Format: "capture"},
+		{Format: "capture", Options: map[string]string{"stream": "1/s2c", "as": "godot4", "framing": "streampeer"}},
 	}
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		req := formats[int(which)%len(formats)]
@@ -38,9 +52,12 @@ func FuzzExplain(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkInside(t, ex, ex.Nodes)
+		if ex.Size != len(ex.Data) || ex.Size > len(data) {
+			t.Fatalf("%d bytes explained (size %d) of %d bytes of input", len(ex.Data), ex.Size, len(data))
+		}
 		for _, e := range ex.Errors {
-			if e.Bit < 0 || e.Bit > 8*len(data) || e.Off != e.Bit/8 {
-				t.Fatalf("error at bit %d, byte %d of %d bytes", e.Bit, e.Off, len(data))
+			if e.Bit < 0 || e.Bit > 8*ex.Size || e.Off != e.Bit/8 || e.Len < 0 || e.Off+e.Len > ex.Size {
+				t.Fatalf("error at bit %d, byte %d of %d bytes", e.Bit, e.Off, ex.Size)
 			}
 		}
 		if ex.Fields > MaxNodes {

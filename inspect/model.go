@@ -25,8 +25,11 @@ type Node struct {
 
 // Error is a decoding error at its place in the input.
 type Error struct {
-	Off int    `json:"off"` // byte offset where decoding stopped
-	Bit int    `json:"bit"` // the same place, in bits
+	Off int `json:"off"` // byte offset where decoding stopped
+	Bit int `json:"bit"` // the same place, in bits
+	// Len, when set, is the number of bytes the error covers (a malformed frame that decoding
+	// went on after); unset, the error covers the rest of the bytes.
+	Len int    `json:"len,omitempty"`
 	Msg string `json:"msg"`
 }
 
@@ -37,13 +40,20 @@ type Explanation struct {
 	BitLevel bool   `json:"bitLevel"` // fields may start or end inside a byte
 	// Input says how the text given was read: "hex", "hex dump", "base64" or "raw".
 	Input  string   `json:"input"`
-	Size   int      `json:"size"` // bytes of input
-	Data   []byte   `json:"data"` // the input bytes
+	Size   int      `json:"size"` // bytes of Data
+	Data   []byte   `json:"data"` // the bytes the nodes and errors refer to: the input, or Part of it
 	Nodes  []*Node  `json:"nodes"`
 	Errors []Error  `json:"errors,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
 	// Fields is the number of nodes in the tree.
 	Fields int `json:"fields"`
+	// Part, when set, says what Data is when it is not the input itself, such as "stream 1
+	// client→server 127.0.0.1:40000 → 127.0.0.1:5000" of a capture; Source is then the input.
+	Part   string `json:"part,omitempty"`
+	Source []byte `json:"source,omitempty"`
+	// Options, when set, are the options of this input (a capture's streams), with the
+	// Value each had: the page offers these instead of the format's.
+	Options []Option `json:"options,omitempty"`
 }
 
 // MaxNodes bounds the nodes of an explanation. An input with more fields (a megabyte of small

@@ -19,6 +19,12 @@ type Option struct {
 	Default string   `json:"default"`
 	// Placeholder is an example of free text.
 	Placeholder string `json:"placeholder,omitempty"`
+	// Value is, in an Explanation's Options, the value the explanation used.
+	Value string `json:"value,omitempty"`
+
+	// choices, when set, makes Choices when the formats are listed (choices that depend on
+	// the other formats registered).
+	choices func() []Choice
 }
 
 // Choice is one allowed value of an Option.
@@ -36,11 +42,17 @@ type Format struct {
 	// Detect says whether automatic detection tries this format. A format that needs a
 	// description of the bytes (a field list) cannot be detected.
 	Detect bool `json:"detect"`
+	// Magic, when set, recognises the format from the input's first bytes (a capture file's
+	// magic number): detection explains input it recognises as this format alone, and never
+	// tries this format on other input.
+	Magic func(data []byte) bool `json:"-"`
 	// Order sorts the formats on the page and decides which detected format wins a tie.
 	Order int `json:"-"`
-	// Explain explains data with the given options (unset options have their Default). It
-	// returns the tree and the errors; it must not panic on any input, and should keep its
-	// memory within a small multiple of len(data).
+	// Explain explains data with the given options (unset options have their Default; options
+	// the format does not declare are passed on as given). It returns the tree and the errors;
+	// it must not panic on any input, and should keep its memory within a small multiple of
+	// len(data). The nodes refer to data, unless the explanation sets Data to other bytes (a
+	// capture's stream), and Part to say what they are.
 	Explain func(data []byte, opts map[string]string) (*Explanation, error) `json:"-"`
 }
 
@@ -65,6 +77,33 @@ func Register(f Format) {
 
 // Formats returns the registered formats in the page's order.
 func Formats() []Format {
+	fs := formats()
+	for i, f := range fs {
+		fs[i].Options = withChoices(f.Options)
+	}
+	return fs
+}
+
+// withChoices returns opts with the choices that depend on the registry filled in.
+func withChoices(opts []Option) []Option {
+	var out []Option
+	for i, o := range opts {
+		if o.choices == nil {
+			continue
+		}
+		if out == nil {
+			out = append([]Option(nil), opts...)
+		}
+		out[i].Choices = o.choices()
+	}
+	if out == nil {
+		return opts
+	}
+	return out
+}
+
+// formats returns the registered formats in the page's order, as registered.
+func formats() []Format {
 	regMu.RLock()
 	defer regMu.RUnlock()
 	fs := make([]Format, 0, len(registry))
@@ -83,8 +122,9 @@ func Formats() []Format {
 // Lookup returns the format registered under name.
 func Lookup(name string) (Format, bool) {
 	regMu.RLock()
-	defer regMu.RUnlock()
 	f, ok := registry[name]
+	regMu.RUnlock()
+	f.Options = withChoices(f.Options)
 	return f, ok
 }
 
@@ -147,6 +187,9 @@ func names() []string {
 // run explains data as f, with f's defaults for the options not given.
 func run(f Format, data []byte, given map[string]string) (*Explanation, error) {
 	opts := map[string]string{}
+	for k, v := range given {
+		opts[k] = v
+	}
 	for _, o := range f.Options {
 		opts[o.Name] = o.Default
 		if v, ok := given[o.Name]; ok && v != "" {
@@ -157,8 +200,11 @@ func run(f Format, data []byte, given map[string]string) (*Explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex.Format, ex.Title, ex.BitLevel = f.Name, f.Title, f.BitLevel
-	ex.Size, ex.Data = len(data), data
+	ex.Format, ex.Title, ex.BitLevel = f.Name, f.Title, f.BitLevel || ex.BitLevel
+	if ex.Data == nil {
+		ex.Data = data
+	}
+	ex.Size = len(ex.Data)
 	if ex.Nodes == nil {
 		ex.Nodes = []*Node{}
 	}
@@ -169,10 +215,19 @@ func run(f Format, data []byte, given map[string]string) (*Explanation, error) {
 // detect explains data as every detectable format and keeps the best: one that explains every
 // byte without error, else the one that got furthest.
 func detect(data []byte, given map[string]string) *Explanation {
+	fs := formats()
+	for _, f := range fs {
+		if f.Detect && f.Magic != nil && f.Magic(data) {
+			if ex, err := run(f, data, given); err == nil {
+				ex.Notes = append([]string{"detected as " + f.Title}, ex.Notes...)
+				return ex
+			}
+		}
+	}
 	var best *Explanation
 	bestScore := -1
-	for _, f := range Formats() {
-		if !f.Detect {
+	for _, f := range fs {
+		if !f.Detect || f.Magic != nil {
 			continue
 		}
 		ex, err := run(f, data, given)

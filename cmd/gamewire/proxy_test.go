@@ -322,7 +322,7 @@ func TestDecodeCaptureFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code = runCLI(t, "", "gsf", "decode", cut)
-	if code != 1 || !strings.Contains(out, "15 21 c2 5c 04 6d 0c 10 30 58") || !regexp.MustCompile(`capture: packet \d+ \(by byte \d+\): `).MatchString(errOut) {
+	if code != 1 || !strings.Contains(out, "15 21 c2 5c 04 6d 0c 10 30 58") || !regexp.MustCompile(`capture: packet \d+ \(record at byte \d+\): `).MatchString(errOut) {
 		t.Errorf("truncated: exit %d, %s\n%s", code, errOut, out)
 	}
 	// The pcap magic and then garbage.

@@ -264,6 +264,7 @@ func runScenario(t *testing.T, ctx context.Context, b *browser.Browser, base str
 	t.Run("godot", func(t *testing.T) { godotEveryType(t, ctx, b, base) })
 	t.Run("truncated", func(t *testing.T) { truncated(t, ctx, b, base) })
 	t.Run("hexdump", func(t *testing.T) { hexDump(t, ctx, b, base) })
+	t.Run("capture", func(t *testing.T) { captureFile(t, ctx, b, base) })
 }
 
 // hexDump pastes xxd's output and checks that the page reads the bytes, not the offsets.

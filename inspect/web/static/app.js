@@ -15,6 +15,10 @@
     leafBit: null, leafEnd: null, leafId: null, leafOfNode: null,
     open: new Set(), rows: [], sel: -1, hov: -1, fileBytes: null, fileName: '',
     perRow: 16, bitLevel: false, reqSeq: 0, pendingSel: -1,
+    // source: the input's bytes when the hex view shows a part of them (a capture's stream);
+    // dynOptions: the options box shows the explanation's options, not the format's;
+    // carryOpts: options from a link that the box does not show yet (a capture's stream format's).
+    source: null, dynOptions: false, carryOpts: null,
   };
 
   // ---- backends ----
@@ -106,12 +110,15 @@
 
   // ---- formats and options ----
   function currentFormat() { return st.formats.find((f) => f.name === $('format').value); }
-  function renderOptions(values) {
+  // renderOptions shows the format's options, or list (an explanation's options) instead.
+  function renderOptions(values, list) {
     const f = currentFormat();
     const box = $('options');
     box.innerHTML = '';
-    if (!f || !f.options) return;
-    for (const o of f.options) {
+    st.dynOptions = !!list;
+    const opts = list || (f && f.options);
+    if (!opts) return;
+    for (const o of opts) {
       const lab = document.createElement('label');
       lab.textContent = o.label + ' ';
       let el;
@@ -128,7 +135,7 @@
       }
       el.id = 'opt-' + o.name;
       el.dataset.opt = o.name;
-      el.value = (values && values[o.name] != null) ? values[o.name] : o.default;
+      el.value = (values && values[o.name] != null) ? values[o.name] : (o.value != null ? o.value : o.default);
       el.addEventListener('change', () => explainNow());
       if (!o.choices) el.addEventListener('input', debounce(() => explainNow(), 400));
       lab.appendChild(el);
@@ -143,7 +150,7 @@
 
   // ---- explaining ----
   function request() {
-    const req = { format: $('format').value, options: optionValues() };
+    const req = { format: $('format').value, options: Object.assign(optionValues(), st.carryOpts || {}) };
     if (st.fileBytes) {
       req.input = bytesToB64(st.fileBytes);
       req.encoding = 'base64';
@@ -204,6 +211,13 @@
     st.nodes = []; st.parent = []; st.level = [];
     st.open = new Set(); st.sel = -1; st.hov = -1;
     st.bytes = ex ? b64ToBytes(ex.data) : new Uint8Array(0);
+    st.source = ex && ex.source ? b64ToBytes(ex.source) : null;
+    if (ex) {
+      st.carryOpts = null;
+      // A capture offers its streams and the stream's format as options of its own.
+      if (ex.options) renderOptions(null, ex.options);
+      else if (st.dynOptions) renderOptions();
+    }
     st.bitLevel = !!(ex && ex.bitLevel);
     st.perRow = st.bitLevel ? 8 : 16;
     const roots = [];
@@ -216,7 +230,9 @@
       // Errors become rows of their own, spanning the bytes left undecoded.
       let id = st.nodes.length;
       for (const e of ex.errors || []) {
-        const n = { id: id, name: 'error', type: '', value: e.msg, off: Math.min(e.off, ex.size), len: Math.max(ex.size - e.off, 0), bit: e.bit, bits: Math.max(8 * ex.size - e.bit, 0), isError: true };
+        // An error covers its len bytes (a malformed frame decoding went on after), else the rest.
+        const len = e.len ? e.len : Math.max(ex.size - e.off, 0);
+        const n = { id: id, name: 'error', type: '', value: e.msg, off: Math.min(e.off, ex.size), len: len, bit: e.bit, bits: 8 * len - (e.bit - 8 * e.off), isError: true };
         st.nodes[id] = n; st.parent[id] = -1; st.level[id] = 0; roots.push(id);
         e.row = id;
         id++;
@@ -226,8 +242,9 @@
     buildLeaves();
     // Open the first levels: frames and values show their fields at once.
     for (const r of roots) openTo(r, 2);
-    const head = ex ? (ex.title + ' · ' + ex.size + ' bytes' + (ex.input ? ' (' + ex.input + ')' : '')) : 'bytes';
+    const head = ex ? (ex.title + ' · ' + (ex.part ? ex.part + ' · ' : '') + ex.size + ' bytes' + (ex.input ? ' (' + ex.input + (st.source ? ', ' + st.source.length + ' bytes of input' : '') + ')' : '')) : 'bytes';
     $('hexhead').textContent = head;
+    $('hexhead').title = head;
     $('treehead').textContent = ex ? ex.fields + ' fields' : 'fields';
     status('', ex ? ex.errors : [], ex ? ex.notes : []);
     document.body.dataset.format = ex ? ex.format : '';
@@ -454,10 +471,14 @@
     const p = new URLSearchParams();
     p.set('f', $('format').value);
     for (const [k, v] of Object.entries(optionValues())) if (v) p.set('o.' + k, v);
-    if (st.bytes.length && st.bytes.length <= LINK_MAX) p.set('in', b64url(st.bytes));
+    const input = inputBytes();
+    if (input.length && input.length <= LINK_MAX) p.set('in', b64url(input));
     if (st.sel >= 0) p.set('sel', String(st.sel));
     history.replaceState(null, '', '#' + p.toString());
   }
+
+  // inputBytes returns the bytes of the input: those shown, or the capture they are a part of.
+  function inputBytes() { return st.source || st.bytes; }
 
   async function fromLink() {
     const h = location.hash.replace(/^#/, '');
@@ -468,6 +489,10 @@
     const opts = {};
     for (const [k, v] of p) if (k.startsWith('o.')) opts[k.slice(2)] = v;
     renderOptions(opts);
+    // Options the format does not list (a capture's stream format's) go with the first request.
+    const shown = optionValues();
+    st.carryOpts = {};
+    for (const [k, v] of Object.entries(opts)) if (shown[k] !== v) st.carryOpts[k] = v;
     if (p.has('in')) {
       const b = fromB64url(p.get('in'));
       $('input').value = spacedHex(b);
@@ -495,7 +520,7 @@
     $('link').addEventListener('click', async () => {
       updateLink();
       let msg = 'link copied';
-      if (st.bytes.length > LINK_MAX) msg = 'the input is larger than ' + LINK_MAX + ' bytes: the link keeps the format and options, not the bytes';
+      if (inputBytes().length > LINK_MAX) msg = 'the input is larger than ' + LINK_MAX + ' bytes: the link keeps the format and options, not the bytes';
       try { await navigator.clipboard.writeText(location.href); } catch (e) { msg = 'the link is in the address bar'; }
       $('link').textContent = 'Copy link ✓';
       setTimeout(() => { $('link').textContent = 'Copy link'; }, 1500);
