@@ -148,10 +148,75 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // the packed arrays) are unknown types to Godot 3. Signs of a wrong dialect: a type you did not
 // send, floats made of text bytes, and, with [DecOptions.Unmarshal], ErrTypeMismatch where the
 // right dialect decodes cleanly.
-func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
-	if v, n, ok := o.decodeScalar(data); ok {
-		return v, n, nil
+func (o DecOptions) Decode(data []byte) (v any, n int, err error) { return decodeTop(&o, data) }
+
+// decodeTop is Decode. Decode is small enough to be inlined, so that a call passes the options by
+// address rather than copying them, and decodeTop decodes a top-level bool, int, float, Vector2,
+// Vector3 or Color (32-bit components) itself, without setting up a decoder and exactly as value
+// does at depth 0, before it hands anything else, or input too short, to decode.
+func decodeTop(o *DecOptions, data []byte) (any, int, error) {
+	if len(data) < 8 {
+		return o.decode(data)
 	}
+	h := binary.LittleEndian.Uint32(data)
+	// What value charges to the allocation budget: a budget smaller than that leaves the value,
+	// and the error, to it. (The default budget is at least DefaultMaxBytesSlack.)
+	if uint(o.MaxBytes-1) < uint(fixedCost[TypeColor]-1) && !scalarFits(h, o.Dialect, o.MaxBytes) {
+		return o.decode(data)
+	}
+	// Each case reads its own bytes: reads of different widths from the same offset, shared,
+	// would be compiled as single-byte loads.
+	flag64 := h&wire.Flag64 != 0
+	id := h & wire.TypeMask
+	switch id { // bool, int and float have the same ids in both dialects
+	case 1:
+		return binary.LittleEndian.Uint32(data[4:]) != 0, 8, nil
+	case 2:
+		if !flag64 {
+			return boxInt64(int64(int32(binary.LittleEndian.Uint32(data[4:])))), 8, nil
+		}
+		if len(data) >= 12 {
+			return boxInt64(int64(binary.LittleEndian.Uint64(data[4:]))), 12, nil
+		}
+	case 3:
+		if !flag64 {
+			return float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4:]))), 8, nil
+		}
+		if len(data) >= 12 {
+			return math.Float64frombits(binary.LittleEndian.Uint64(data[4:])), 12, nil
+		}
+	default:
+		// The math types, whose ids differ: Vector2 is 5 in both dialects, Vector3 7 in Godot 3
+		// and 9 in Godot 4 (TypeOf's table reads any dialect but Godot3 as Godot 4), Color 14
+		// and 20. Godot 4's double-precision components (the 64-bit flag, or RealDouble) are the
+		// decoder's, except for Color, which has no such form.
+		g3 := o.Dialect == Godot3
+		double := o.Dialect == Godot4 && (flag64 || o.Real == RealDouble)
+		f32 := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:])) }
+		switch {
+		case id == 5:
+			if len(data) >= 12 && !double {
+				return Vector2{f32(0), f32(1)}, 12, nil
+			}
+		case id == 7 && g3, id == 9 && !g3:
+			if len(data) >= 16 && !double {
+				// new and box, rather than a conversion, which would copy the value through
+				// runtime.convT.
+				p := new(Vector3)
+				*p = Vector3{f32(0), f32(1), f32(2)}
+				return box(vector3Type, unsafe.Pointer(p)), 16, nil
+			}
+		case id == 14 && g3, id == 20 && !g3:
+			if len(data) >= 20 {
+				return Color{f32(0), f32(1), f32(2), f32(3)}, 20, nil
+			}
+		}
+	}
+	return o.decode(data)
+}
+
+// decode is Decode past its fast path: it sets up a decoder.
+func (o *DecOptions) decode(data []byte) (any, int, error) {
 	dec := o.decoder(data)
 	v, end, err := dec.value(0, 0)
 	if err != nil {
@@ -160,62 +225,11 @@ func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
 	return v, min(end, len(data)), nil
 }
 
-// decodeScalar decodes a top-level bool, int, float, Vector2, Vector3 or Color (32-bit
-// components) without setting up a decoder, exactly as value does at depth 0. It reports false,
-// having decoded nothing, for any other type and for input too short, which value then decodes
-// or reports.
-func (o DecOptions) decodeScalar(data []byte) (any, int, bool) {
-	if len(data) < 8 {
-		return nil, 0, false
-	}
-	h := binary.LittleEndian.Uint32(data)
-	x := binary.LittleEndian.Uint32(data[4:])
-	flag64 := h&wire.Flag64 != 0
-	// What value charges to the allocation budget: a budget smaller than that leaves the value,
-	// and the error, to it. (The default budget is at least DefaultMaxBytesSlack.)
-	if o.MaxBytes > 0 && o.MaxBytes < int(fixedCost[TypeColor]) {
-		if t, ok := o.Dialect.TypeOf(h & wire.TypeMask); !ok || int(fixedCost[t]) > o.MaxBytes {
-			return nil, 0, false
-		}
-	}
-	switch h & wire.TypeMask { // bool, int and float have the same ids in both dialects
-	case 1:
-		return x != 0, 8, true
-	case 2:
-		if !flag64 {
-			return boxInt64(int64(int32(x))), 8, true
-		}
-		if len(data) >= 12 {
-			return boxInt64(int64(binary.LittleEndian.Uint64(data[4:]))), 12, true
-		}
-		return nil, 0, false
-	case 3:
-		if !flag64 {
-			return float64(math.Float32frombits(x)), 8, true
-		}
-		if len(data) >= 12 {
-			return math.Float64frombits(binary.LittleEndian.Uint64(data[4:])), 12, true
-		}
-		return nil, 0, false
-	}
-	t, ok := o.Dialect.TypeOf(h & wire.TypeMask)
-	if !ok || (flag64 || o.Real == RealDouble) && o.Dialect == Godot4 && t != TypeColor { // double-precision components
-		return nil, 0, false
-	}
-	f32 := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:])) }
-	switch {
-	case t == TypeVector3 && len(data) >= 16:
-		// new and box, rather than a conversion, which would copy the value through
-		// runtime.convT.
-		p := new(Vector3)
-		*p = Vector3{f32(0), f32(1), f32(2)}
-		return box(vector3Type, unsafe.Pointer(p)), 16, true
-	case t == TypeVector2 && len(data) >= 12:
-		return Vector2{f32(0), f32(1)}, 12, true
-	case t == TypeColor && len(data) >= 20:
-		return Color{f32(0), f32(1), f32(2), f32(3)}, 20, true
-	}
-	return nil, 0, false
+// scalarFits reports whether the budget maxBytes covers what value charges for the value whose
+// header is h.
+func scalarFits(h uint32, d Dialect, maxBytes int) bool {
+	t, ok := d.TypeOf(h & wire.TypeMask)
+	return ok && int(fixedCost[t]) <= maxBytes
 }
 
 // smallNegInts holds -256..-1 for boxInt64; it is never written.
