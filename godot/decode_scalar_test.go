@@ -10,7 +10,7 @@ import (
 
 // Decode's fast path for small top-level values (decodeTop) must give what the decoder gives,
 // errors included, for every type id, flag and length, in both dialects and under the options it
-// reads. (BenchmarkGodot3SmallValueDecode shows that it is taken: it allocates only the box.)
+// reads. TestDecodeScalarsDoNotAllocateAsTheDecoderDoes shows that it is taken.
 func TestDecodeScalarAgreesWithDecoder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var opts []DecOptions
@@ -43,6 +43,17 @@ func TestDecodeScalarAgreesWithDecoder(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// maxScalarCost is the largest fixedCost of the types decodeTop decodes.
+func TestMaxScalarCost(t *testing.T) {
+	m := 0
+	for _, ty := range []Type{TypeBool, TypeInt, TypeFloat, TypeVector2, TypeVector3, TypeColor} {
+		m = max(m, int(fixedCost[ty]))
+	}
+	if m != maxScalarCost {
+		t.Fatalf("maxScalarCost is %d, the types' largest fixedCost %d", maxScalarCost, m)
 	}
 }
 
