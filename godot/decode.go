@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 	"unsafe"
 
@@ -140,6 +141,14 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
 // and allocates no more than MaxBytes (by default 24 times len(data), plus 64 KiB).
 //
+// A top-level int (outside -256 … 255), float, Vector2, Vector3 or Color, for which Go would
+// allocate 8 or 16 bytes to put it in an interface, costs no allocation of its own: it is copied
+// into a 512-byte chunk that the current processor (GOMAXPROCS P) fills with the 32 to 64 such
+// values Decode returns there in turn, and the interface points into it. The chunk lives as long
+// as any of its values: a program that keeps one such value in 64 and drops the rest holds 512
+// bytes per value kept, where Go's own boxing would hold 16. Values inside containers are packed
+// in a decode's own chunks instead (see MaxBytes).
+//
 // The dialect must be the one of the engine that wrote the bytes, and a wrong one often does not
 // fail: the two dialects number their types differently from type 6 on. A Godot 3 Dictionary
 // (type 18) read as Godot 4 is a Transform3D whose twelve floats are the Dictionary's entry count
@@ -148,11 +157,108 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // the packed arrays) are unknown types to Godot 3. Signs of a wrong dialect: a type you did not
 // send, floats made of text bytes, and, with [DecOptions.Unmarshal], ErrTypeMismatch where the
 // right dialect decodes cleanly.
-func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
-	if v, n, ok := o.decodeScalar(data); ok {
-		return v, n, nil
+func (o DecOptions) Decode(data []byte) (v any, n int, err error) { return decodeTop(&o, data) }
+
+// decodeTop is Decode. Decode is small enough to be inlined, so that a call passes the options by
+// address rather than copying them, and decodeTop decodes a top-level bool, int, float, Vector2,
+// Vector3 or Color (32-bit components) itself, without setting up a decoder and exactly as value
+// does at depth 0, before it hands anything else, or input too short, to decode. It boxes what
+// it decodes in the current P's chunk (box.go), in one function, as that costs fewer
+// instructions than the value itself.
+func decodeTop(o *DecOptions, data []byte) (any, int, error) {
+	if len(data) < 8 {
+		return o.decode(data)
 	}
-	dec := o.decoder(data)
+	h := binary.LittleEndian.Uint32(data)
+	// What value charges to the allocation budget: a budget smaller than that leaves the value,
+	// and the error, to it. (The default budget is at least DefaultMaxBytesSlack.)
+	if uint(o.MaxBytes-1) < maxScalarCost-1 && !scalarFits(h, o.Dialect, o.MaxBytes) {
+		return o.decode(data)
+	}
+	var typ unsafe.Pointer   // the value's type
+	n, size := 8, uintptr(8) // its size on the wire, and in the chunk
+	var val [2]uint64        // its bytes, as Go lays them out in memory (see floatPair)
+	// Each case reads its own bytes: reads of different widths from the same offset, shared,
+	// would be compiled as single-byte loads.
+	flag64 := h&wire.Flag64 != 0
+	switch id := h & wire.TypeMask; id { // bool, int and float have the same ids in both dialects
+	case 1:
+		return binary.LittleEndian.Uint32(data[4:]) != 0, 8, nil
+	case 2:
+		var v int64
+		switch {
+		case !flag64:
+			v = int64(int32(binary.LittleEndian.Uint32(data[4:])))
+		case len(data) >= 12:
+			v, n = int64(binary.LittleEndian.Uint64(data[4:])), 12
+		default:
+			return o.decode(data)
+		}
+		if uint64(v+256) < 512 {
+			return boxInt64(v), n, nil // no allocation either
+		}
+		typ, val[0] = int64Type, uint64(v)
+	case 3:
+		switch {
+		case !flag64:
+			val[0] = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4:]))))
+		case len(data) >= 12:
+			val[0], n = binary.LittleEndian.Uint64(data[4:]), 12
+		default:
+			return o.decode(data)
+		}
+		typ = float64Type
+	default:
+		// The math types, whose ids differ: Vector2 is 5 in both dialects, Vector3 7 in Godot 3
+		// and 9 in Godot 4 (TypeOf's table reads any dialect but Godot3 as Godot 4), Color 14
+		// and 20. Godot 4's double-precision components (the 64-bit flag, or RealDouble) are the
+		// decoder's, except for Color, which has no such form.
+		g3 := o.Dialect == Godot3
+		double := o.Dialect == Godot4 && (flag64 || o.Real == RealDouble)
+		switch {
+		case id == 5 && len(data) >= 12 && !double:
+			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
+			typ, n = vector2Type, 12
+		case (id == 7 && g3 || id == 9 && !g3) && len(data) >= 16 && !double:
+			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
+			val[1] = floatPair(uint64(binary.LittleEndian.Uint32(data[12:])))
+			typ, n, size = vector3Type, 16, 16
+		case (id == 14 && g3 || id == 20 && !g3) && len(data) >= 20:
+			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
+			val[1] = floatPair(binary.LittleEndian.Uint64(data[12:]))
+			typ, n, size = colorType, 20, 16
+		default:
+			return o.decode(data)
+		}
+	}
+	// Claim size bytes of the current P's chunk (box.go), and fill them once claimed: no other
+	// goroutine can have them.
+	var p unsafe.Pointer
+	pid := procPin()
+	if t := boxSlabs.Load(); pid < len(*t) {
+		s := &(*t)[pid]
+		s.own.enter()
+		if u := s.used; u <= boxChunk-size {
+			s.used = u + size
+			p = unsafe.Add(s.chunk, u)
+		}
+		s.own.leave()
+	}
+	procUnpin()
+	if p == nil {
+		p = claimSlow(size)
+	}
+	*(*uint64)(p) = val[0]
+	if size == 16 {
+		*(*uint64)(unsafe.Add(p, 8)) = val[1]
+	}
+	return box(typ, p), n, nil
+}
+
+// decode is Decode past its fast path: it sets up a decoder.
+func (o *DecOptions) decode(data []byte) (any, int, error) {
+	var dec decoder
+	o.initDecoder(&dec, data)
 	v, end, err := dec.value(0, 0)
 	if err != nil {
 		return nil, 0, finishPath(err)
@@ -160,62 +266,25 @@ func (o DecOptions) Decode(data []byte) (v any, n int, err error) {
 	return v, min(end, len(data)), nil
 }
 
-// decodeScalar decodes a top-level bool, int, float, Vector2, Vector3 or Color (32-bit
-// components) without setting up a decoder, exactly as value does at depth 0. It reports false,
-// having decoded nothing, for any other type and for input too short, which value then decodes
-// or reports.
-func (o DecOptions) decodeScalar(data []byte) (any, int, bool) {
-	if len(data) < 8 {
-		return nil, 0, false
+// floatPair returns the memory image, as a uint64, of the two float32s that w holds as the wire
+// has them (the first in the low half): w itself on a little-endian machine, its halves swapped on
+// a big-endian one.
+func floatPair(w uint64) uint64 {
+	if bigEndian {
+		return bits.RotateLeft64(w, 32)
 	}
-	h := binary.LittleEndian.Uint32(data)
-	x := binary.LittleEndian.Uint32(data[4:])
-	flag64 := h&wire.Flag64 != 0
-	// What value charges to the allocation budget: a budget smaller than that leaves the value,
-	// and the error, to it. (The default budget is at least DefaultMaxBytesSlack.)
-	if o.MaxBytes > 0 && o.MaxBytes < int(fixedCost[TypeColor]) {
-		if t, ok := o.Dialect.TypeOf(h & wire.TypeMask); !ok || int(fixedCost[t]) > o.MaxBytes {
-			return nil, 0, false
-		}
-	}
-	switch h & wire.TypeMask { // bool, int and float have the same ids in both dialects
-	case 1:
-		return x != 0, 8, true
-	case 2:
-		if !flag64 {
-			return boxInt64(int64(int32(x))), 8, true
-		}
-		if len(data) >= 12 {
-			return boxInt64(int64(binary.LittleEndian.Uint64(data[4:]))), 12, true
-		}
-		return nil, 0, false
-	case 3:
-		if !flag64 {
-			return float64(math.Float32frombits(x)), 8, true
-		}
-		if len(data) >= 12 {
-			return math.Float64frombits(binary.LittleEndian.Uint64(data[4:])), 12, true
-		}
-		return nil, 0, false
-	}
-	t, ok := o.Dialect.TypeOf(h & wire.TypeMask)
-	if !ok || (flag64 || o.Real == RealDouble) && o.Dialect == Godot4 && t != TypeColor { // double-precision components
-		return nil, 0, false
-	}
-	f32 := func(i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:])) }
-	switch {
-	case t == TypeVector3 && len(data) >= 16:
-		// new and box, rather than a conversion, which would copy the value through
-		// runtime.convT.
-		p := new(Vector3)
-		*p = Vector3{f32(0), f32(1), f32(2)}
-		return box(vector3Type, unsafe.Pointer(p)), 16, true
-	case t == TypeVector2 && len(data) >= 12:
-		return Vector2{f32(0), f32(1)}, 12, true
-	case t == TypeColor && len(data) >= 20:
-		return Color{f32(0), f32(1), f32(2), f32(3)}, 20, true
-	}
-	return nil, 0, false
+	return w
+}
+
+// maxScalarCost is the most that value charges for a type decodeTop decodes (fixedCost of
+// Vector3 and Color); TestMaxScalarCost checks it.
+const maxScalarCost = 16
+
+// scalarFits reports whether the budget maxBytes covers what value charges for the value whose
+// header is h.
+func scalarFits(h uint32, d Dialect, maxBytes int) bool {
+	t, ok := d.TypeOf(h & wire.TypeMask)
+	return ok && int(fixedCost[t]) <= maxBytes
 }
 
 // smallNegInts holds -256..-1 for boxInt64; it is never written.
@@ -235,16 +304,19 @@ func boxInt64(v int64) any {
 	return v
 }
 
-func (o DecOptions) decoder(data []byte) decoder {
-	dec := decoder{buf: data, d: o.Dialect, allowObjects: o.AllowObjects, legacyNodePath: o.LegacyNodePath,
-		maxDepth: o.MaxDepth, elems: o.MaxElements, bytes: o.maxBytes(data), real: o.Real}
+// initDecoder sets up dec, which is zero, to decode data. It sets the fields one by one rather
+// than returning a decoder: a returned decoder is built on the stack and copied, and the copy
+// reads whole words of what was just written a byte at a time (a store-forwarding stall), which
+// costs about 4 ns per Decode.
+func (o *DecOptions) initDecoder(dec *decoder, data []byte) {
+	dec.buf, dec.d, dec.allowObjects, dec.legacyNodePath = data, o.Dialect, o.AllowObjects, o.LegacyNodePath
+	dec.maxDepth, dec.elems, dec.bytes, dec.real = o.MaxDepth, o.MaxElements, o.maxBytes(data), o.Real
 	if dec.maxDepth <= 0 {
 		dec.maxDepth = DefaultMaxDepth
 	}
 	if dec.elems <= 0 {
 		dec.elems = DefaultMaxElements
 	}
-	return dec
 }
 
 type decoder struct {

@@ -2,20 +2,28 @@ package godot
 
 import (
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 )
 
-// decodeScalar, Decode's fast path for small top-level values, must give what the decoder gives
-// for every type id, flag and length, or leave the input to it.
+// Decode's fast path for small top-level values (decodeTop) must give what the decoder gives,
+// errors included, for every type id, flag and length, in both dialects and under the options it
+// reads. TestDecodeScalarsDoNotAllocateAsTheDecoderDoes shows that it is taken.
 func TestDecodeScalarAgreesWithDecoder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	hits := 0
-	for _, o := range []DecOptions{{Dialect: Godot3}, {Dialect: Godot4}, {Dialect: Godot4, MaxBytes: 1}, {Dialect: Godot3, MaxBytes: 8}} {
-		d := o.Dialect
+	var opts []DecOptions
+	for _, d := range []Dialect{Godot3, Godot4} {
+		for _, real := range []Real{RealLossless, RealSingle, RealDouble} {
+			for _, max := range []int{0, 1, 7, 8, 15, 16, 17} {
+				opts = append(opts, DecOptions{Dialect: d, Real: real, MaxBytes: max})
+			}
+		}
+	}
+	for _, o := range opts {
 		for id := range uint32(40) {
-			for _, flags := range []uint32{0, 1 << 16, 0xff00} {
+			for _, flags := range []uint32{0, 1 << 16, 0xff00, 0xffff0000} {
 				for n := range 24 {
 					data := make([]byte, n)
 					for i := range data {
@@ -24,26 +32,54 @@ func TestDecodeScalarAgreesWithDecoder(t *testing.T) {
 					if n >= 4 {
 						binary.LittleEndian.PutUint32(data, id|flags)
 					}
-					v, m, ok := o.decodeScalar(data)
-					if !ok {
-						continue
+					v, m, err := o.Decode(data)
+					want, wantN, wantErr := o.decode(data)
+					if !reflect.DeepEqual(err, wantErr) {
+						t.Fatalf("%+v % x: Decode %v, decoder %v", o, data, err, wantErr)
 					}
-					hits++
-					dec := o.decoder(data)
-					want, end, err := dec.value(0, 0)
-					if err != nil {
-						t.Fatalf("%v % x: fast path %v, decoder %v", d, data, v, err)
-					}
-					if !reflect.DeepEqual(v, want) || m != min(end, n) {
-						t.Fatalf("%v % x: fast path %#v (%d bytes), decoder %#v (%d)", d, data, v, m, want, end)
+					if !sameBits(reflect.ValueOf(v), reflect.ValueOf(want)) || m != wantN {
+						t.Fatalf("%+v % x: Decode %#v (%d bytes), decoder %#v (%d)", o, data, v, m, want, wantN)
 					}
 				}
 			}
 		}
 	}
-	if hits < 100 {
-		t.Fatalf("the fast path took only %d inputs", hits)
+}
+
+// maxScalarCost is the largest fixedCost of the types decodeTop decodes.
+func TestMaxScalarCost(t *testing.T) {
+	m := 0
+	for _, ty := range []Type{TypeBool, TypeInt, TypeFloat, TypeVector2, TypeVector3, TypeColor} {
+		m = max(m, int(fixedCost[ty]))
 	}
+	if m != maxScalarCost {
+		t.Fatalf("maxScalarCost is %d, the types' largest fixedCost %d", maxScalarCost, m)
+	}
+}
+
+// sameBits reports whether a and b are deeply equal, floats compared by their bits (a NaN equals
+// the same NaN).
+func sameBits(a, b reflect.Value) bool {
+	if a.IsValid() != b.IsValid() || a.IsValid() && a.Type() != b.Type() {
+		return false
+	}
+	switch {
+	case !a.IsValid():
+		return true
+	case a.Kind() == reflect.Float32:
+		f32 := reflect.TypeFor[float32]()
+		return math.Float32bits(a.Convert(f32).Interface().(float32)) == math.Float32bits(b.Convert(f32).Interface().(float32))
+	case a.Kind() == reflect.Float64:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	case a.Kind() == reflect.Struct:
+		for i := range a.NumField() {
+			if !sameBits(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
 }
 
 // Named scalar types, which Unmarshal's fast path does not take: they show what the general path

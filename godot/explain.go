@@ -56,7 +56,8 @@ func (o DecOptions) Explain(data []byte) ([]Field, error) {
 // the error is the same as Explain's, but the fields of a long input take no more memory than
 // max of them.
 func (o DecOptions) ExplainFirst(data []byte, max int) (fields []Field, more bool, err error) {
-	dec := o.decoder(data)
+	var dec decoder
+	o.initDecoder(&dec, data)
 	dec.tr = &tracer{max: max}
 	_, end, err := dec.tracedValue(0, 0)
 	if err == nil && end < len(data) {

@@ -60,7 +60,8 @@ func (o DecOptions) Unmarshal(data []byte, v any) error {
 		return fmt.Errorf("godot: Unmarshal needs a non-nil pointer, not %s: %w", goTypeName(v), ErrUnsupported)
 	}
 	pl := decPlanFor(rv.Type().Elem())
-	dec := o.decoder(data)
+	var dec decoder
+	o.initDecoder(&dec, data)
 	end, err := dec.into(pl, rv.UnsafePointer(), 0, 0)
 	if err != nil {
 		return finishPath(err)
