@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/gamewire/gamewire/bitstream"
 )
+
+// wideInt is 2^40 where int has 64 bits, and 2^8 on 32-bit machines, whose int cannot hold it.
+const wideInt = 1 << (bits.UintSize - 24)
 
 func unhex(t testing.TB, s string) []byte {
 	t.Helper()
@@ -124,7 +128,7 @@ func TestLayoutAgainstWriter(t *testing.T) {
 	when := time.Date(2021, 7, 24, 0, 0, 0, 0, time.UTC)
 	v := All{
 		Embedded: Embedded{E: true}, Bool: true, Byte: 0xab, SByte: -2, I16: -129, U16: 0xffff, I32: 566,
-		U32: 0xffffffff, I64: 1 << 47, U64: math.MaxUint64, Int: -7, Long: 1 << 40, Char: 'А', Short: -300,
+		U32: 0xffffffff, I64: 1 << 47, U64: math.MaxUint64, Int: -7, Long: wideInt, Char: 'А', Short: -300,
 		F32: 1.5, F64: -2.25, F32As64: 0.5, Str: "AmazingWorld", Raw: []byte{1, 2, 3}, NilRaw: nil, StrRaw: "xy",
 		When: when, Obj: Inner{1, 2}, InlObj: Inner{3, 4}, Ptr: &Inner{5, 6}, Opt: &five,
 		Objs: []Inner{{7, 8}, {}}, Strs: []string{"a", ""}, Chars: []int32{'A', 0xE000}, InlObjs: []Inner{{9, 10}},
@@ -147,7 +151,7 @@ func TestLayoutAgainstWriter(t *testing.T) {
 	w.WriteInt64(1 << 47)
 	w.WriteInt64(-1)
 	w.WriteInt32(-7)
-	w.WriteInt64(1 << 40)
+	w.WriteInt64(wideInt)
 	w.WriteChar('А')
 	w.WriteInt16(-300)
 	w.WriteFloat32(1.5)

@@ -88,7 +88,7 @@ func unmarshalFast(d Dialect, data []byte, v any) bool {
 			return true
 		}
 	case *int:
-		if x, ok := fastInt(data, h, id); ok {
+		if x, ok := fastInt(data, h, id); ok && x == int64(int(x)) { // (int has 32 bits on some machines)
 			*v = int(x)
 			return true
 		}

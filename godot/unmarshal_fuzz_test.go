@@ -55,7 +55,7 @@ func fuzzSample() *fuzzTarget {
 	n := 5
 	pn := &n
 	return &fuzzTarget{
-		fuzzEmbedded: &fuzzEmbedded{E: 1}, B: true, I8: -3, I: 1 << 40, U16: 65535, U: 7, F32: 1.5, F: 0.1,
+		fuzzEmbedded: &fuzzEmbedded{E: 1}, B: true, I8: -3, I: wideInt, U16: 65535, U: 7, F32: 1.5, F: 0.1,
 		S: "héllo", SN: "sn", V3: Vector3{1, 2, 3}, C: Color{1, 0, 0, 1}, T2: Transform2D{Origin: Vector2{1, 2}},
 		NP: ParseNodePath("/a/b:c"), Bytes: []byte{1, 2, 3}, I32: []int32{-1}, I64: []int64{1 << 33},
 		Strs: []string{"x", ""}, Vs: []Vector2{{1, 2}}, Arr: [3]int{1, 2, 3},

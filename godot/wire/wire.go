@@ -123,10 +123,11 @@ func ConsumeString(b []byte) ([]byte, int, error) {
 	if n < 0 {
 		return nil, 0, ErrNegativeLength
 	}
-	end := 4 + int(n)
-	if end+Pad(int(n)) > len(b) {
+	// In 64-bit arithmetic, so that a length near 2^31 cannot overflow a 32-bit int.
+	if int64(n)+int64(Pad(int(n))) > int64(len(b)-4) {
 		return nil, 0, ErrTruncated
 	}
+	end := 4 + int(n)
 	return b[4:end], end + Pad(int(n)), nil
 }
 
@@ -160,10 +161,10 @@ func ConsumeBytes(b []byte) ([]byte, int, error) {
 	if n < 0 {
 		return nil, 0, ErrNegativeLength
 	}
-	end := 4 + int(n)
-	if end > len(b) {
+	if int64(n) > int64(len(b)-4) { // (a length near 2^31 overflows a 32-bit int)
 		return nil, 0, ErrTruncated
 	}
+	end := 4 + int(n)
 	return b[4:end], min(end+Pad(int(n)), len(b)), nil
 }
 
