@@ -183,12 +183,17 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 				n := int(l)
 				h.budget -= n
 				end := s + uint(n)
-				if n <= 16 && n <= len(h.strs)-h.nstrs {
+				switch {
+				case n <= 16 && n <= len(h.strs)-h.nstrs:
 					dst := h.strs[h.nstrs:]
 					copyShort(dst, buf[s:], n)
 					h.nstrs += n
 					*(*string)(fp) = unsafe.String(&dst[0], n)
-				} else {
+				case !h.keep && n > len(h.strs)-h.nstrs && uint(len(buf))-end < 8:
+					// The last string of the input, and the chunk has no room for it: what
+					// h.string does, without the call.
+					*(*string)(fp) = string(buf[s:end])
+				default:
 					*(*string)(fp) = h.string(buf[s:end], (uint(len(buf))-end)*8)
 				}
 				wend, avail = end*8, 0
