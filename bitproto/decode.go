@@ -231,14 +231,14 @@ const (
 // meets something it does not handle (see above). It returns where it stopped, in the same
 // terms, and why.
 func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, uint, int, int, int) {
-	buf, fields, h := job.buf, job.fields, job.h
+	fields := job.fields
 	for ; i < job.n; i, j = i+1, job.first {
 		p := unsafe.Add(job.base, uintptr(i)*job.size)
 		if j < 0 {
 			if avail == 0 {
 				var ok bool
-				if x, avail, wend, ok = bitwin.Window(buf, wend); !ok {
-					if x, avail, wend, ok = bitwin.Tail(buf, wend); !ok {
+				if x, avail, wend, ok = bitwin.Window(job.buf, wend); !ok {
+					if x, avail, wend, ok = bitwin.Tail(job.buf, wend); !ok {
 						return x, avail, wend, i, j, scanNullBit
 					}
 				}
@@ -255,7 +255,7 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 			f := &fields[j]
 			if avail < uint(f.need) {
 				var ok bool
-				if x, avail, wend, ok = bitwin.Window(buf, wend-avail); !ok {
+				if x, avail, wend, ok = bitwin.Window(job.buf, wend-avail); !ok {
 					return x, avail, wend, i, j, scanField
 				}
 			}
@@ -299,8 +299,8 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 				continue
 			case opFloat64:
 				// Within the last 9 bytes of the input, the reader reads it.
-				if pos := wend - avail; pos>>3+9 <= uint(len(buf)) {
-					*(*float64)(fp) = math.Float64frombits(bits64(buf, pos))
+				if pos := wend - avail; pos>>3+9 <= uint(len(job.buf)) {
+					*(*float64)(fp) = math.Float64frombits(bits64(job.buf, pos))
 					wend, avail = pos+64, 0
 					continue
 				}
@@ -311,8 +311,8 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 					avail--
 					continue
 				}
-				if pos := wend - avail + 1; pos>>3+9 <= uint(len(buf)) {
-					*(*time.Time)(fp) = time.Unix(bitstream.DateUnix(int64(bits64(buf, pos))), 0).UTC()
+				if pos := wend - avail + 1; pos>>3+9 <= uint(len(job.buf)) {
+					*(*time.Time)(fp) = time.Unix(bitstream.DateUnix(int64(bits64(job.buf, pos))), 0).UTC()
 					wend, avail = pos+64, 0
 					continue
 				}
@@ -327,12 +327,12 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 				}
 				// A short string that fits the free part of the chunk, copied inline.
 				s := (wend - avail + size + 7) >> 3 // the first byte: within buf
-				if l > 0 && l <= 16 && l <= int64(uint(len(buf))-s) && int(l) <= h.budget && int(l) <= len(h.strs)-h.nstrs {
-					dst := h.strs[h.nstrs:]
-					copyShort(dst, buf[s:], int(l))
+				if l > 0 && l <= 16 && l <= int64(uint(len(job.buf))-s) && int(l) <= job.h.budget && int(l) <= len(job.h.strs)-job.h.nstrs {
+					dst := job.h.strs[job.h.nstrs:]
+					copyShort(dst, job.buf[s:], int(l))
 					*(*string)(fp) = unsafe.String(&dst[0], int(l))
-					h.nstrs += int(l)
-					h.budget -= int(l)
+					job.h.nstrs += int(l)
+					job.h.budget -= int(l)
 					wend, avail = (s+uint(l))*8, 0
 					continue
 				}
