@@ -97,6 +97,8 @@ func windowNeed(o op) uint8 {
 		return 57
 	case opFloat32:
 		return 32
+	case opDate:
+		return 1 // the null bit; the 64 bits after it are loaded from the input
 	}
 	return 0
 }
@@ -114,6 +116,7 @@ const (
 	opFloat32
 	opFloat64
 	opString
+	opDate // time.Time as a Date: a null bit, then 64 bits
 )
 
 // tagInfo is a parsed `bits` struct tag.

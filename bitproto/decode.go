@@ -5,6 +5,7 @@ import (
 	"github.com/gamewire/gamewire/internal/bitwin"
 	"math"
 	"reflect"
+	"time"
 	"unsafe"
 
 	"github.com/gamewire/gamewire/bitstream"
@@ -137,9 +138,32 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 				continue
 			}
 		case opFloat64:
-			if v, ok := float64At(buf, wend-avail); ok {
-				*(*float64)(fp) = v
-				wend, avail = wend-avail+64, 0
+			if pos := wend - avail; pos>>3+9 <= uint(len(buf)) {
+				*(*float64)(fp) = math.Float64frombits(bits64(buf, pos))
+				wend, avail = pos+64, 0
+				continue
+			} else if v, ok := uint64At(buf, pos); ok {
+				*(*float64)(fp) = math.Float64frombits(v)
+				wend, avail = pos+64, 0
+				continue
+			}
+		case opDate:
+			if avail == 0 {
+				break
+			}
+			if int64(x) < 0 { // null
+				*(*time.Time)(fp) = time.Time{}
+				x <<= 1
+				avail--
+				continue
+			}
+			if pos := wend - avail + 1; pos>>3+9 <= uint(len(buf)) {
+				*(*time.Time)(fp) = time.Unix(bitstream.DateUnix(int64(bits64(buf, pos))), 0).UTC()
+				wend, avail = pos+64, 0
+				continue
+			} else if v, ok := uint64At(buf, pos); ok {
+				*(*time.Time)(fp) = time.Unix(bitstream.DateUnix(int64(v)), 0).UTC()
+				wend, avail = pos+64, 0
 				continue
 			}
 		case opString:
@@ -159,12 +183,17 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 				n := int(l)
 				h.budget -= n
 				end := s + uint(n)
-				if n <= 16 && n <= len(h.strs)-h.nstrs {
+				switch {
+				case n <= 16 && n <= len(h.strs)-h.nstrs:
 					dst := h.strs[h.nstrs:]
 					copyShort(dst, buf[s:], n)
 					h.nstrs += n
 					*(*string)(fp) = unsafe.String(&dst[0], n)
-				} else {
+				case !h.keep && n > len(h.strs)-h.nstrs && uint(len(buf))-end < 8:
+					// The last string of the input, and the chunk has no room for it: what
+					// h.string does, without the call.
+					*(*string)(fp) = string(buf[s:end])
+				default:
 					*(*string)(fp) = h.string(buf[s:end], (uint(len(buf))-end)*8)
 				}
 				wend, avail = end*8, 0
@@ -202,14 +231,14 @@ const (
 // meets something it does not handle (see above). It returns where it stopped, in the same
 // terms, and why.
 func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, uint, int, int, int) {
-	buf, fields, h := job.buf, job.fields, job.h
+	fields := job.fields
 	for ; i < job.n; i, j = i+1, job.first {
 		p := unsafe.Add(job.base, uintptr(i)*job.size)
 		if j < 0 {
 			if avail == 0 {
 				var ok bool
-				if x, avail, wend, ok = bitwin.Window(buf, wend); !ok {
-					if x, avail, wend, ok = bitwin.Tail(buf, wend); !ok {
+				if x, avail, wend, ok = bitwin.Window(job.buf, wend); !ok {
+					if x, avail, wend, ok = bitwin.Tail(job.buf, wend); !ok {
 						return x, avail, wend, i, j, scanNullBit
 					}
 				}
@@ -226,7 +255,7 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 			f := &fields[j]
 			if avail < uint(f.need) {
 				var ok bool
-				if x, avail, wend, ok = bitwin.Window(buf, wend-avail); !ok {
+				if x, avail, wend, ok = bitwin.Window(job.buf, wend-avail); !ok {
 					return x, avail, wend, i, j, scanField
 				}
 			}
@@ -269,9 +298,22 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 				avail -= 32
 				continue
 			case opFloat64:
-				if v, ok := float64At(buf, wend-avail); ok {
-					*(*float64)(fp) = v
-					wend, avail = wend-avail+64, 0
+				// Within the last 9 bytes of the input, the reader reads it.
+				if pos := wend - avail; pos>>3+9 <= uint(len(job.buf)) {
+					*(*float64)(fp) = math.Float64frombits(bits64(job.buf, pos))
+					wend, avail = pos+64, 0
+					continue
+				}
+			case opDate:
+				if int64(x) < 0 { // null
+					*(*time.Time)(fp) = time.Time{}
+					x <<= 1
+					avail--
+					continue
+				}
+				if pos := wend - avail + 1; pos>>3+9 <= uint(len(job.buf)) {
+					*(*time.Time)(fp) = time.Unix(bitstream.DateUnix(int64(bits64(job.buf, pos))), 0).UTC()
+					wend, avail = pos+64, 0
 					continue
 				}
 			case opString:
@@ -285,12 +327,12 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 				}
 				// A short string that fits the free part of the chunk, copied inline.
 				s := (wend - avail + size + 7) >> 3 // the first byte: within buf
-				if l > 0 && l <= 16 && l <= int64(uint(len(buf))-s) && int(l) <= h.budget && int(l) <= len(h.strs)-h.nstrs {
-					dst := h.strs[h.nstrs:]
-					copyShort(dst, buf[s:], int(l))
+				if l > 0 && l <= 16 && l <= int64(uint(len(job.buf))-s) && int(l) <= job.h.budget && int(l) <= len(job.h.strs)-job.h.nstrs {
+					dst := job.h.strs[job.h.nstrs:]
+					copyShort(dst, job.buf[s:], int(l))
 					*(*string)(fp) = unsafe.String(&dst[0], int(l))
-					h.nstrs += int(l)
-					h.budget -= int(l)
+					job.h.nstrs += int(l)
+					job.h.budget -= int(l)
 					wend, avail = (s+uint(l))*8, 0
 					continue
 				}
@@ -343,22 +385,24 @@ func copyShort(dst, src []byte, n int) {
 	}
 }
 
-// float64At returns the 64 input bits at bit offset pos as a float64, or false when fewer than
-// 64 bits are left.
-func float64At(buf []byte, pos uint) (float64, bool) {
+// bits64 returns the 64 input bits at bit offset pos, which is at least 9 bytes before the end of
+// buf. At a byte boundary the ninth byte is shifted out entirely.
+func bits64(buf []byte, pos uint) uint64 {
 	bi := pos >> 3
-	if bi+9 > uint(len(buf)) {
-		x, avail, _, _ := bitwin.Tail(buf, pos)
-		if avail < 64 {
-			return 0, false
-		}
-		return math.Float64frombits(x), true
+	return binary.BigEndian.Uint64(buf[bi:bi+8])<<(pos&7) | uint64(buf[bi+8])>>(8-pos&7)
+}
+
+// uint64At returns the 64 input bits at bit offset pos, or false when fewer than 64 bits are
+// left.
+func uint64At(buf []byte, pos uint) (uint64, bool) {
+	if pos>>3+9 <= uint(len(buf)) {
+		return bits64(buf, pos), true
 	}
-	v := binary.BigEndian.Uint64(buf[bi:]) << (pos & 7)
-	if sh := pos & 7; sh != 0 {
-		v |= uint64(buf[bi+8]) >> (8 - sh)
+	x, avail, _, _ := bitwin.Tail(buf, pos)
+	if avail < 64 {
+		return 0, false
 	}
-	return math.Float64frombits(v), true
+	return x, true
 }
 
 // field decodes one field through the reader.
@@ -397,6 +441,8 @@ func (h *heap) readLeaf(r *bitstream.Reader, f *field, fp unsafe.Pointer) error 
 		*(*float32)(fp), err = r.ReadFloat32()
 	case opFloat64:
 		*(*float64)(fp), err = r.ReadFloat64()
+	case opDate:
+		*(*time.Time)(fp), err = r.ReadDate()
 	case opString:
 		off := r.Offset()
 		var b []byte

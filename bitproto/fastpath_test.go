@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gamewire/gamewire/bitstream"
 )
@@ -27,8 +28,10 @@ type leafAll struct {
 	U64 uint64
 	F32 float32
 	F64 float64
+	D   time.Time
 	S   string
 	T   string
+	E   time.Time
 }
 
 // leafMsg holds slices of objects of leafAll, and a field that is not a leaf.
@@ -78,6 +81,9 @@ func refLeaf(r *bitstream.Reader, v *leafAll) error {
 	if v.F64, err = r.ReadFloat64(); err != nil {
 		return err
 	}
+	if v.D, err = r.ReadDate(); err != nil {
+		return err
+	}
 	for _, s := range []*string{&v.S, &v.T} {
 		b, err := r.ReadBytesView()
 		if err != nil {
@@ -85,7 +91,8 @@ func refLeaf(r *bitstream.Reader, v *leafAll) error {
 		}
 		*s = string(b)
 	}
-	return nil
+	v.E, err = r.ReadDate()
+	return err
 }
 
 // refRows reads a slice of objects of leafAll with the Reader.
@@ -194,6 +201,7 @@ func writeLeaf(w *bitstream.Writer, rng *rand.Rand) {
 	writeInt(w, rng, randInt(rng, 64), 8)
 	w.WriteBits(rng.Uint64()&0xffffffff, 32)
 	w.WriteBits(rng.Uint64(), 64)
+	writeDate(w, rng)
 	for range 2 {
 		switch rng.IntN(8) {
 		case 0:
@@ -203,6 +211,25 @@ func writeLeaf(w *bitstream.Writer, rng *rand.Rand) {
 		default:
 			w.WriteString(randString(rng))
 		}
+	}
+	writeDate(w, rng)
+}
+
+// writeDate writes a null date, or a random 64-bit wire value: any, or one near the present,
+// or one the reader clamps.
+func writeDate(w *bitstream.Writer, rng *rand.Rand) {
+	switch rng.IntN(4) {
+	case 0:
+		w.WriteBits(1, 1)
+	case 1:
+		w.WriteBits(0, 1)
+		w.WriteBits(rng.Uint64(), 64)
+	case 2:
+		w.WriteBits(0, 1)
+		w.WriteBits(uint64(bitstream.DateOffset+1_700_000_000+rng.Int64N(1<<30)), 64)
+	default:
+		w.WriteBits(0, 1)
+		w.WriteBits(rng.Uint64N(40_000_000), 64)
 	}
 }
 
@@ -332,6 +359,9 @@ func floatBits(v reflect.Value) any {
 		}
 		return out
 	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			return v.Interface()
+		}
 		out := make([]any, v.NumField())
 		for i := range out {
 			out[i] = floatBits(v.Field(i))

@@ -88,6 +88,7 @@ func bytesCodec(t reflect.Type) *codec {
 
 func dateCodec() *codec {
 	return &codec{
+		op:      opDate,
 		minBits: 1,
 		enc: func(e *encoder, p unsafe.Pointer) error {
 			e.w.WriteDate(*(*time.Time)(p))

@@ -192,7 +192,15 @@ func DecodeAt(data []byte, off int, v any) (int, error) {
 
 // DecodeAt is [DecodeAt] with options o.
 func (o DecodeOptions) DecodeAt(data []byte, off int, v any) (int, error) {
-	return o.decode(nil, data, off, nil, v)
+	// decode's fast path, without a Decoder or a reader to serve: the path of every message
+	// body decoded into a new value.
+	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
+		h := heap{budget: o.budget(len(data) - off>>3)}
+		if next, ok := decodeFlat(data, uint(off), fields, p, &h); ok {
+			return int(next), nil
+		}
+	}
+	return o.decodeReader(nil, data, off, nil, v)
 }
 
 // Read is [Read] with options o.

@@ -576,11 +576,19 @@ func (r *Reader) ReadDate() (time.Time, error) {
 // DateFromWire converts the 64-bit value of a non-null date to the time the reference reader
 // returns for it (see [Reader.ReadDate]).
 func DateFromWire(wire int64) time.Time {
+	return time.Unix(DateUnix(wire), 0).UTC()
+}
+
+// DateUnix returns the Unix time in seconds of the date whose wire value is wire (that of
+// [DateFromWire]): wire − [DateOffset], with the wire values before 0001-03-01 clamped to it, as
+// the reference reader clamps them. It is small enough to be inlined, and so is
+// time.Unix(DateUnix(wire), 0).UTC(), where a call to DateFromWire is not.
+func DateUnix(wire int64) int64 {
 	s := wire - dateClampWire // wraps like the reference
 	if s < 0 {
 		s = 0
 	}
-	return time.Unix(s+dateClampWire-DateOffset, 0).UTC()
+	return s + dateClampWire - DateOffset
 }
 
 // DateToWire returns the 64-bit value the writer uses for a non-zero t: t.Unix() + [DateOffset],

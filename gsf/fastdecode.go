@@ -20,46 +20,56 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 	}
 	x <<= 2
 	avail -= 2
-	// flags, svcClass and msgType, and for a service message requestId: int32At, inline.
-	if avail < 37 {
-		if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
-			return false
-		}
-	}
+	// flags, svcClass and msgType, and for a service message requestId. Each is read from the
+	// window as it is, and only when its form turns out longer than the bits left in the window
+	// is the window loaded again and the form read again: a header mostly needs two loads.
 	flags, size := bitwin.Int32Form(x)
 	if size > avail {
-		return false
-	}
-	x, avail = x<<(size&63), avail-size
-	if avail < 37 {
-		if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
+		if x, avail, wend, ok = bitwin.Window(data, wend-avail); !ok {
+			if x, avail, wend, ok = bitwin.Refill(data, wend); !ok {
+				return false
+			}
+		}
+		if flags, size = bitwin.Int32Form(x); size > avail {
 			return false
 		}
 	}
+	x, avail = x<<(size&63), avail-size
 	class, size := bitwin.Int32Form(x)
 	if size > avail {
-		return false
-	}
-	x, avail = x<<(size&63), avail-size
-	if avail < 37 {
-		if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
+		if x, avail, wend, ok = bitwin.Window(data, wend-avail); !ok {
+			if x, avail, wend, ok = bitwin.Refill(data, wend); !ok {
+				return false
+			}
+		}
+		if class, size = bitwin.Int32Form(x); size > avail {
 			return false
 		}
 	}
+	x, avail = x<<(size&63), avail-size
 	msgType, size := bitwin.Int32Form(x)
 	if size > avail {
-		return false
+		if x, avail, wend, ok = bitwin.Window(data, wend-avail); !ok {
+			if x, avail, wend, ok = bitwin.Refill(data, wend); !ok {
+				return false
+			}
+		}
+		if msgType, size = bitwin.Int32Form(x); size > avail {
+			return false
+		}
 	}
 	x, avail = x<<(size&63), avail-size
 	var id int32
 	if flags&FlagNotify == 0 {
-		if avail < 37 {
-			if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
+		if id, size = bitwin.Int32Form(x); size > avail {
+			if x, avail, wend, ok = bitwin.Window(data, wend-avail); !ok {
+				if x, avail, wend, ok = bitwin.Refill(data, wend); !ok {
+					return false
+				}
+			}
+			if id, size = bitwin.Int32Form(x); size > avail {
 				return false
 			}
-		}
-		if id, size = bitwin.Int32Form(x); size > avail {
-			return false
 		}
 		x, avail = x<<(size&63), avail-size
 	}
@@ -82,12 +92,16 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 		var s string
 		if h.Flags&FlagResponse == 0 {
 			// The log correlator, most often empty: its length inline.
-			if avail < 37 {
-				if x, avail, wend, ok = bitwin.Refill(data, wend-avail); !ok {
-					return false
+			l, size := bitwin.Int32Form(x)
+			if size > avail {
+				if x, avail, wend, ok = bitwin.Window(data, wend-avail); !ok {
+					if x, avail, wend, ok = bitwin.Refill(data, wend); !ok {
+						return false
+					}
 				}
+				l, size = bitwin.Int32Form(x)
 			}
-			if l, size := bitwin.Int32Form(x); (l == 0 || l == -1) && size <= avail {
+			if (l == 0 || l == -1) && size <= avail {
 				x <<= size & 63
 				avail -= size
 			} else {

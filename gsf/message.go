@@ -62,7 +62,11 @@ func (b RawBody) Payload() []byte { return b.data[:b.end/8] }
 // body. Bits after the body are ignored, as in the reference. When the message came from a
 // frame, the decoder may read into the 0x00 terminator, as the reference's does.
 func (b RawBody) Decode(v any) error {
-	return b.DecodeWith(bitproto.DecodeOptions{}, v)
+	if !b.present {
+		return nil
+	}
+	_, err := bitproto.DecodeAt(b.data, b.start, v)
+	return err
 }
 
 // DecodeWith is Decode with decoding options.
