@@ -77,7 +77,7 @@ type request struct {
 type reqContext struct {
 	context.Context
 	r        *Request
-	deadline int64                         // Unix nanoseconds; 0: none
+	deadline time.Duration                 // a monoNow reading; 0: none
 	dl       atomic.Pointer[deadlineState] // made by the first Done when there is a deadline
 }
 

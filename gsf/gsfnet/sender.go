@@ -38,7 +38,7 @@ type sender struct {
 	conn         net.Conn
 	writeTimeout time.Duration // per Write call; 0: none
 	limit        int           // bytes of frames of kindMessage or kindDiscardable allowed waiting
-	deadline     time.Time     // the write deadline set last; by the goroutine that writes
+	deadline     time.Duration // the write deadline set last (monoNow); by the goroutine that writes
 	// raw, if set, lets flush write without blocking (see rawWriter); without it, flush wakes
 	// the writer goroutine.
 	raw     *rawWriter
@@ -325,9 +325,9 @@ func (s *sender) writeLoop(nonBlocking bool) {
 // writeTimeout before it fails.
 func (s *sender) writeBuf(buf []byte) error {
 	if s.writeTimeout > 0 {
-		if least := time.Now().Add(s.writeTimeout); s.deadline.Before(least) || s.deadline.Sub(least) > s.writeTimeout/4 {
-			s.deadline = least.Add(s.writeTimeout / 4)
-			if err := s.conn.SetWriteDeadline(s.deadline); err != nil {
+		if least := monoNow() + s.writeTimeout; s.deadline < least || s.deadline-least > s.writeTimeout/4 {
+			s.deadline = least + s.writeTimeout/4
+			if err := s.conn.SetWriteDeadline(wallAt(s.deadline)); err != nil {
 				return err
 			}
 		}

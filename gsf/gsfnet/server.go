@@ -509,9 +509,7 @@ func (s *Session) end(err error) {
 }
 
 func (s *Session) isDraining() bool {
-	s.rmu.Lock()
-	defer s.rmu.Unlock()
-	return s.draining
+	return s.draining.Load()
 }
 
 // callHook calls a hook and turns a panic into an error.
@@ -559,10 +557,14 @@ func (e *messageError) Unwrap() error { return e.err }
 func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 	for {
 		payload, err := s.fr.ReadFrame()
-		s.frameStart = time.Time{}
+		s.inFrame, s.frameStart = false, 0
 		if err != nil {
 			return false, err
 		}
+		// The one clock reading per message: the handler's deadline runs from it, and the
+		// next read's idle deadline (see connReader).
+		now := monoNow()
+		s.lastFrame = now
 		// An in-flight slot; while there is none, stop reading.
 		select {
 		case s.sem <- struct{}{}:
@@ -573,8 +575,9 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			case <-s.done:
 				return false, s.Err()
 			}
+			s.lastFrame = monoNow() // the wait may have been long
 		}
-		r, err := s.newRequest(payload)
+		r, err := s.newRequest(payload, now)
 		if err != nil {
 			<-s.sem
 			return false, err
@@ -647,8 +650,9 @@ func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) 
 	return true, s.out.enqueue(frame, kindResponse, sendHeld)
 }
 
-// newRequest copies a received frame into a buffer of its own and decodes its header.
-func (s *Session) newRequest(payload []byte) (*request, error) {
+// newRequest copies a received frame, read at monoNow reading now, into a buffer of its own
+// and decodes its header.
+func (s *Session) newRequest(payload []byte, now time.Duration) (*request, error) {
 	b := getBuf()
 	frame, err := gsf.AppendFrame((*b)[:0], payload)
 	*b = frame
@@ -672,7 +676,7 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 	r := &request{Request: Request{Header: m.Header, Body: m.Body, Session: s}, buf: b}
 	r.ctx.Context, r.ctx.r = s.ctx, &r.Request
 	if s.handlerTimeout > 0 {
-		r.ctx.deadline = time.Now().Add(s.handlerTimeout).UnixNano()
+		r.ctx.deadline = now + s.handlerTimeout
 	}
 	return r, nil
 }

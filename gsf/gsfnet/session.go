@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -32,13 +33,16 @@ type Session struct {
 	takeover   *time.Timer   // runs takeOver
 	lastNotify chan struct{} // closed when the last notify's handler is done; reader goroutine only
 
-	// Read deadlines. frameStart is used by the reader goroutine only.
+	// Read deadlines, as monoNow readings. inFrame, frameStart, lastFrame and rdeadline are
+	// used by the reader goroutine only.
 	idleTimeout, readTimeout time.Duration
 	handlerTimeout           time.Duration
-	frameStart               time.Time
-	rdeadline                time.Time  // the read deadline set last; reader goroutine only
-	rmu                      sync.Mutex // draining and the deadline it sets
-	draining                 bool
+	inFrame                  bool          // a read has brought bytes of the frame being read
+	frameStart               time.Duration // when the frame being read went on past a read; 0: not yet
+	lastFrame                time.Duration // when the last frame was read; 0: none yet
+	rdeadline                time.Duration // the read deadline set last; 0: none
+	rmu                      sync.Mutex    // setting the read deadline, against drain's
+	draining                 atomic.Bool   // set under rmu
 
 	mu     sync.Mutex
 	values map[any]any
@@ -169,7 +173,7 @@ func (s *Session) closeWith(cause error) {
 // drain stops reading: the reader returns errDraining and the session finishes what it has.
 func (s *Session) drain() {
 	s.rmu.Lock()
-	s.draining = true
+	s.draining.Store(true)
 	_ = s.conn.SetReadDeadline(aLongTimeAgo)
 	s.rmu.Unlock()
 }
@@ -180,49 +184,66 @@ var aLongTimeAgo = time.Unix(1, 0)
 var errDraining = fmt.Errorf("%w: shutting down", ErrServerClosed)
 
 // connReader is the io.Reader of a session's FrameReader: it sets the read deadline before
-// every read, IdleTimeout from the first byte of a frame on, ReadTimeout within a frame.
+// the reads that need it, IdleTimeout between frames, ReadTimeout within a frame.
 //
 // Setting a deadline costs about as much as reading a small frame, so the idle deadline is
 // moved only when it leaves less than IdleTimeout, and then to IdleTimeout and a quarter:
-// a client may stay silent for up to a quarter longer than IdleTimeout.
+// a client may stay silent for up to a quarter longer than IdleTimeout. Nor does a read read
+// the clock: between frames the reader comes here right after handling the last frame, whose
+// time (lastFrame, read once per message for the handler's deadline) stands for now, and a
+// frame's ReadTimeout runs from the second read of the frame, microseconds after the first
+// brought its first bytes.
 type connReader Session
 
 func (c *connReader) Read(p []byte) (int, error) {
 	s := (*Session)(c)
-	now := time.Now()
 	deadline, set := s.rdeadline, false
 	switch {
-	case !s.frameStart.IsZero():
-		deadline = time.Time{}
+	case s.inFrame:
+		deadline = 0
 		if s.readTimeout > 0 {
-			deadline = s.frameStart.Add(s.readTimeout)
+			if s.frameStart == 0 {
+				s.frameStart = monoNow()
+			}
+			deadline = s.frameStart + s.readTimeout
 		}
-		set = !deadline.Equal(s.rdeadline)
+		set = deadline != s.rdeadline
 	case s.idleTimeout > 0:
-		if least := now.Add(s.idleTimeout); s.rdeadline.IsZero() || s.rdeadline.Before(least) || s.rdeadline.Sub(least) > s.idleTimeout/4 {
-			deadline, set = now.Add(s.idleTimeout+s.idleTimeout/4), true
+		now := s.lastFrame
+		if now == 0 {
+			now = monoNow()
+		}
+		if least := now + s.idleTimeout; s.rdeadline == 0 || s.rdeadline < least || s.rdeadline-least > s.idleTimeout/4 {
+			deadline, set = least+s.idleTimeout/4, true
 		}
 	default:
-		deadline = time.Time{}
-		set = !s.rdeadline.IsZero()
+		deadline = 0
+		set = s.rdeadline != 0
 	}
-	s.rmu.Lock()
-	if s.draining {
+	if set {
+		s.rmu.Lock()
+		if s.draining.Load() {
+			s.rmu.Unlock()
+			return 0, errDraining
+		}
+		var t time.Time
+		if deadline != 0 {
+			t = wallAt(deadline)
+		}
+		err := s.conn.SetReadDeadline(t)
+		s.rdeadline = deadline
 		s.rmu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+	} else if s.draining.Load() {
+		// drain sets a deadline in the past after setting draining: a read that starts
+		// before that fails at once.
 		return 0, errDraining
 	}
-	var err error
-	if set {
-		err = s.conn.SetReadDeadline(deadline)
-		s.rdeadline = deadline
-	}
-	s.rmu.Unlock()
-	if err != nil {
-		return 0, err
-	}
 	n, err := s.conn.Read(p)
-	if n > 0 && s.frameStart.IsZero() {
-		s.frameStart = now
+	if n > 0 {
+		s.inFrame = true
 	}
 	return n, err
 }
