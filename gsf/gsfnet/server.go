@@ -71,7 +71,7 @@ func (p UnknownPolicy) String() string {
 // cost more than a typical handler. A handler that runs longer (it waits for a database, say)
 // keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
 // connection are handled concurrently as soon as one is slow, up to MaxInFlight at a time, a
-// handler that blocks holds up the messages behind it by about 200 µs (one that computes for
+// handler that blocks holds up the messages behind it by 200 to 300 µs (one that computes for
 // long, until the Go scheduler preempts it: about 10 ms), and responses go out in the
 // order they are ready (the client matches them by request id). Notifies from a client are
 // handled one after the other, in the order they came, since they have no request id to tell
@@ -186,6 +186,7 @@ type Server struct {
 	refusals  [numRefusals]refusalLog
 	admission admission
 	budget    *gsf.BufferBudget
+	watchdog  watchdog
 }
 
 var sessionIDs atomic.Uint64
@@ -331,8 +332,6 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots,
 		func(err error) { s.closeWith(fmt.Errorf("gsfnet: write: %w", err)) })
-	s.takeover = time.AfterFunc(time.Hour, s.takeOver)
-	s.takeover.Stop()
 	s.fr = gsf.NewFrameReader((*connReader)(s))
 	s.fr.MaxFrameSize = limit(srv.MaxFrameSize, DefaultMaxFrameSize)
 	if s.fr.MaxFrameSize == 0 {
@@ -549,11 +548,11 @@ func (e *messageError) Unwrap() error { return e.err }
 // Messages are handled on the reader goroutine, one after the other, as long as their handlers
 // return within inlineBudget: that saves handing each message to a goroutine of its own,
 // which costs more than a typical handler. A handler that runs longer (it blocks on a database,
-// say) keeps its goroutine, and a new goroutine takes over reading (takeOver), so that it holds
-// up the messages behind it by about inlineBudget (the timer runs when a P is free to run it:
-// at once if the handler blocks, at the latest when the scheduler preempts a handler that
-// computes). The requests of a connection are thus handled concurrently as soon as one of
-// them is slow, as MaxInFlight allows.
+// say) keeps its goroutine, and a new goroutine takes over reading (the server's watchdog sees
+// to it), so that it holds up the messages behind it by inlineBudget to inlineBudget+watchTick
+// (the watchdog's timer runs when a P is free to run it: at once if the handler blocks, at the
+// latest when the scheduler preempts a handler that computes). The requests of a connection
+// are thus handled concurrently as soon as one of them is slow, as MaxInFlight allows.
 func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 	for {
 		payload, err := s.fr.ReadFrame()
@@ -599,8 +598,13 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 		r.gen = gen
 		s.tmu.Lock()
 		s.inHandler = true
-		s.takeover.Reset(inlineBudget)
+		s.handlerStart = s.lastFrame
+		watched := s.watched
+		s.watched = true
 		s.tmu.Unlock()
+		if !watched {
+			s.srv.watchdog.watch(s)
+		}
 		s.handle(r)
 		s.tmu.Lock()
 		if s.reader != gen {
@@ -608,7 +612,6 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			return true, nil
 		}
 		s.inHandler = false
-		s.takeover.Stop()
 		s.tmu.Unlock()
 		if !s.fr.FrameBuffered() {
 			// About to wait for the network: nothing may stay held (see sendResponse).
@@ -618,29 +621,14 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 }
 
 // inlineBudget is how long a handler runs on the reader goroutine before another goroutine
-// takes over reading.
+// takes over reading (give or take the watchdog's tick, watchTick).
 const inlineBudget = 200 * time.Microsecond
-
-// takeOver runs when a handler has run on the reader goroutine for inlineBudget: a new
-// goroutine becomes the reader, and the responses held for that handler are sent.
-func (s *Session) takeOver() {
-	s.tmu.Lock()
-	if !s.inHandler {
-		s.tmu.Unlock()
-		return
-	}
-	s.inHandler = false
-	s.reader++
-	gen := s.reader
-	s.tmu.Unlock()
-	s.out.flushHeld()
-	go s.read(gen)
-}
 
 // holdResponse reports whether the response to r may wait for the one to the next message,
 // which is then written with it: r was handled on the reader goroutine, which still reads, the
 // next message is buffered whole, and there is an in-flight slot for it. If so it queues the
-// frame, under the lock that takeOver takes, so that takeOver's flushHeld sees it.
+// frame, under the lock that the watchdog takes, so that the watchdog's flushHeld, when it
+// hands reading over, sees it.
 func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) {
 	s.tmu.Lock()
 	defer s.tmu.Unlock()

@@ -27,11 +27,12 @@ type Session struct {
 
 	handlers sync.WaitGroup // running handlers
 	// Handing reading over from a reader goroutine that runs a slow handler (see readLoop).
-	tmu        sync.Mutex
-	reader     uint64        // the generation of the reader goroutine
-	inHandler  bool          // the reader goroutine runs a handler
-	takeover   *time.Timer   // runs takeOver
-	lastNotify chan struct{} // closed when the last notify's handler is done; reader goroutine only
+	tmu          sync.Mutex
+	reader       uint64        // the generation of the reader goroutine
+	inHandler    bool          // the reader goroutine runs a handler
+	handlerStart time.Duration // when the last handler on the reader goroutine started (monoNow)
+	watched      bool          // on the server's watchdog's list
+	lastNotify   chan struct{} // closed when the last notify's handler is done; reader goroutine only
 
 	// Read deadlines, as monoNow readings. inFrame, frameStart, lastFrame and rdeadline are
 	// used by the reader goroutine only.
