@@ -4,6 +4,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -350,13 +351,47 @@ func putBuf(b *[]byte) {
 	bufPool.Put(b)
 }
 
-// encodeFrame encodes a framed message into a pooled buffer; the caller puts it back.
-func encodeFrame(h *gsf.Header, body any) (*[]byte, error) {
-	b := getBuf()
+// A bufCache keeps two scratch buffers of one connection in front of bufPool: taking one and
+// putting it back is an atomic swap, where sync.Pool's Get and Put cost several times as much,
+// and every request takes two buffers on each side. A nil *bufCache is bufPool alone.
+type bufCache [2]atomic.Pointer[[]byte]
+
+func (c *bufCache) get() *[]byte {
+	if c != nil {
+		for i := range c {
+			if c[i].Load() != nil {
+				if b := c[i].Swap(nil); b != nil {
+					return b
+				}
+			}
+		}
+	}
+	return getBuf()
+}
+
+func (c *bufCache) put(b *[]byte) {
+	if cap(*b) > maxKeep {
+		return
+	}
+	*b = (*b)[:0]
+	if c != nil {
+		for i := range c {
+			if c[i].Load() == nil && c[i].CompareAndSwap(nil, b) {
+				return
+			}
+		}
+	}
+	bufPool.Put(b)
+}
+
+// encodeFrame encodes a framed message into a buffer from c (nil: bufPool); the caller puts it
+// back.
+func encodeFrame(c *bufCache, h *gsf.Header, body any) (*[]byte, error) {
+	b := c.get()
 	frame, err := gsf.AppendMessage((*b)[:0], h, body)
 	*b = frame
 	if err != nil {
-		putBuf(b)
+		c.put(b)
 		return nil, err
 	}
 	return b, nil

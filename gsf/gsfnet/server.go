@@ -585,7 +585,7 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			// Clients send requests and notifies; the reference has no use for a response
 			// from a client either.
 			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
-			s.freeBuf(r.buf)
+			s.freeRequest(r)
 			<-s.sem
 			continue
 		}
@@ -641,18 +641,18 @@ func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) 
 // newRequest copies a received frame, read at monoNow reading now, into a buffer of its own
 // and decodes its header.
 func (s *Session) newRequest(payload []byte, now time.Duration) (*request, error) {
-	b := getBuf()
+	b := s.bufs.get()
 	frame, err := gsf.AppendFrame((*b)[:0], payload)
 	*b = frame
 	if err != nil {
-		putBuf(b)
+		s.bufs.put(b)
 		return nil, err
 	}
 	// A large frame's copy shares the buffer budget with the frames being received while the
 	// request holds it.
 	if budget := s.fr.Budget; budget != nil && len(frame) > gsf.BaseBufferSize {
 		if err := budget.Acquire(len(frame)); err != nil {
-			putBuf(b)
+			s.bufs.put(b)
 			return nil, err
 		}
 	}
@@ -661,12 +661,27 @@ func (s *Session) newRequest(payload []byte, now time.Duration) (*request, error
 		s.freeBuf(b)
 		return nil, &messageError{err}
 	}
-	r := &request{Request: Request{Header: m.Header, Body: m.Body, Session: s}, buf: b}
-	r.ctx.Context, r.ctx.r = s.ctx, &r.Request
+	var r *request
+	if s.spareReq.Load() != nil {
+		r = s.spareReq.Swap(nil)
+	}
+	if r == nil {
+		r = new(request)
+	}
+	r.Request = Request{Header: m.Header, Body: m.Body, Session: s}
+	r.buf = b
+	r.ctx = &reqContext{Context: s.ctx, r: &r.Request}
 	if s.handlerTimeout > 0 {
 		r.ctx.deadline = now + s.handlerTimeout
 	}
 	return r, nil
+}
+
+// freeRequest puts a request whose handler has returned back for reuse, with its frame buffer.
+func (s *Session) freeRequest(r *request) {
+	s.freeBuf(r.buf)
+	*r = request{}
+	s.spareReq.CompareAndSwap(nil, r)
 }
 
 // freeBuf puts a request's frame buffer back, and gives back what newRequest charged for it
@@ -675,7 +690,7 @@ func (s *Session) freeBuf(b *[]byte) {
 	if n := len(*b); n > gsf.BaseBufferSize && s.fr.Budget != nil {
 		s.fr.Budget.Release(n)
 	}
-	putBuf(b)
+	s.bufs.put(b)
 }
 
 // handle runs the handler of one message and queues its response. r.prev and r.done order the
@@ -691,7 +706,7 @@ func (s *Session) handle(r *request) {
 	}
 	queued := s.respond(r)
 	r.ctx.release()
-	s.freeBuf(r.buf)
+	s.freeRequest(r)
 	if !queued {
 		<-s.sem
 	}
@@ -769,7 +784,7 @@ func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
 	if err != nil {
 		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
 		setInternal(h)
-		if b, err = encodeFrame(h, nil); err != nil {
+		if b, err = encodeFrame(&s.bufs, h, nil); err != nil {
 			return false
 		}
 	}
@@ -781,7 +796,7 @@ func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
 	if !held {
 		err = s.out.enqueue(*b, kindResponse, sendNow)
 	}
-	putBuf(b)
+	s.bufs.put(b)
 	return err == nil
 }
 
@@ -792,7 +807,7 @@ func (s *Session) encodeSafely(h *gsf.Header, body any) (b *[]byte, err error) {
 			b, err = nil, fmt.Errorf("gsfnet: panic while encoding: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return encodeFrame(h, body)
+	return encodeFrame(&s.bufs, h, body)
 }
 
 // callHandler calls the server's handler; a panic becomes an internal error response.
@@ -807,9 +822,9 @@ func (srv *Server) callHandler(r *request) (body any, err error) {
 		}
 	}()
 	if srv.Handler == nil {
-		return unknownMessage(&r.ctx, &r.Request)
+		return unknownMessage(r.ctx, &r.Request)
 	}
-	return srv.Handler.ServeGSF(&r.ctx, &r.Request)
+	return srv.Handler.ServeGSF(r.ctx, &r.Request)
 }
 
 // isNil reports a nil body: nil, or a nil pointer, map or slice in an interface.

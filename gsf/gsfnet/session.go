@@ -15,15 +15,17 @@ import (
 // holds per-connection state (Set, Get) and sends server-initiated notifies (Notify, Send).
 // Its methods are safe for concurrent use.
 type Session struct {
-	srv    *Server
-	conn   net.Conn
-	id     uint64
-	ip     string // the client's IP, when MaxConnsPerIP is set
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	out    *sender
-	fr     *gsf.FrameReader
-	sem    chan struct{} // in-flight slots: one per message from read to handled (and answered)
+	srv      *Server
+	conn     net.Conn
+	id       uint64
+	ip       string // the client's IP, when MaxConnsPerIP is set
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	out      *sender
+	fr       *gsf.FrameReader
+	bufs     bufCache                // scratch buffers: received frames being handled, responses being encoded
+	spareReq atomic.Pointer[request] // a request for reuse (newRequest, freeRequest)
+	sem      chan struct{}           // in-flight slots: one per message from read to handled (and answered)
 
 	handlers sync.WaitGroup // running handlers
 	// Handing reading over from a reader goroutine that runs a slow handler (see readLoop).
@@ -113,7 +115,7 @@ func (s *Session) Notify(class gsf.ServiceClass, msgType int32, body any) error 
 // client does not keep up, and Send returns an error wrapping ErrClosed and ErrSlowConsumer.
 // On a closed session Send returns an error wrapping ErrClosed.
 func (s *Session) Send(h gsf.Header, body any) error {
-	b, err := encodeFrame(&h, body)
+	b, err := encodeFrame(nil, &h, body)
 	if err != nil {
 		return err
 	}
@@ -347,7 +349,7 @@ func (g *Group) Send(h gsf.Header, body any) (int, error) {
 // members on the other nodes; the count is that of this node's sessions, and the error may
 // also be that of publishing.
 func (g *Group) SendExcept(except *Session, h gsf.Header, body any) (int, error) {
-	b, err := encodeFrame(&h, body)
+	b, err := encodeFrame(nil, &h, body)
 	if err != nil {
 		return 0, err
 	}
