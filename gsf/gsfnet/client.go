@@ -61,6 +61,9 @@ type Client struct {
 	callTimeout time.Duration // 0: none
 	decodeOpts  bitproto.DecodeOptions
 
+	bufs       bufCache
+	spareCalls [2]atomic.Pointer[call] // finished calls for reuse, in front of callPool
+
 	inNotify atomic.Bool
 	stop     chan struct{} // closed by closeWith
 	wg       sync.WaitGroup
@@ -281,7 +284,7 @@ func (c *Client) roundTrip(ctx context.Context, h *gsf.Header, req, resp any, wa
 // gone.
 func (c *Client) start(h *gsf.Header, req, resp any, wantMsg bool, mode int) (*call, error) {
 	c.calls.Add(1)
-	cl := callPool.Get().(*call)
+	cl := c.getCall()
 	cl.resp, cl.wantMsg = resp, wantMsg
 	c.mu.Lock()
 	if c.err != nil {
@@ -295,10 +298,10 @@ func (c *Client) start(h *gsf.Header, req, resp any, wantMsg bool, mode int) (*c
 	c.mu.Unlock()
 
 	h.RequestID = id
-	b, err := encodeFrame(h, req)
+	b, err := encodeFrame(&c.bufs, h, req)
 	if err == nil {
 		err = c.enqueue(*b, mode)
-		putBuf(b)
+		c.bufs.put(b)
 	}
 	if err != nil {
 		if !c.forget(id, cl) {
@@ -406,8 +409,25 @@ func (p *Pending) Wait(ctx context.Context) error {
 // RequestID returns the request id the call was sent with (0 if it was never sent).
 func (p *Pending) RequestID() int32 { return p.id }
 
+// getCall returns a call from the client's spares or callPool.
+func (c *Client) getCall() *call {
+	for i := range c.spareCalls {
+		if c.spareCalls[i].Load() != nil {
+			if cl := c.spareCalls[i].Swap(nil); cl != nil {
+				return cl
+			}
+		}
+	}
+	return callPool.Get().(*call)
+}
+
 func (c *Client) putCall(cl *call) {
 	cl.resp, cl.msg, cl.err, cl.wantMsg = nil, nil, nil, false
+	for i := range c.spareCalls {
+		if c.spareCalls[i].Load() == nil && c.spareCalls[i].CompareAndSwap(nil, cl) {
+			return
+		}
+	}
 	callPool.Put(cl)
 }
 
@@ -445,12 +465,12 @@ func (c *Client) Notify(class gsf.ServiceClass, msgType int32, body any) error {
 // make (a discardable notify, for example). A request sent this way gets no call: its response
 // is dropped.
 func (c *Client) Send(h gsf.Header, body any) error {
-	b, err := encodeFrame(&h, body)
+	b, err := encodeFrame(&c.bufs, &h, body)
 	if err != nil {
 		return err
 	}
 	err = c.enqueue(*b, sendWake)
-	putBuf(b)
+	c.bufs.put(b)
 	return err
 }
 

@@ -14,51 +14,60 @@ import (
 // timeout and a quarter, since setting a deadline costs about as much as reading a small frame.
 // When it passes while no call waited at the time it was set, or none waits now, the reader
 // sets a new one and reads on: a client without calls may stay idle, and a call that started
-// during a silence gets a whole timeout.
+// during a silence gets a whole timeout. A frame's read timeout runs from the second read of
+// the frame, microseconds after the first brought its first bytes. Times are monoNow readings.
 type clientReader struct {
 	c                        *Client
 	readTimeout, idleTimeout time.Duration
-	frameStart               time.Time // the first byte of the frame being read; zero between frames
-	deadline                 time.Time // the read deadline set last
-	armedBusy                bool      // calls waited when the idle deadline was set
+	inFrame                  bool          // a read has brought bytes of the frame being read
+	frameStart               time.Duration // when the frame went on past a read; 0: not yet
+	deadline                 time.Duration // the read deadline set last; 0: none
+	armedBusy                bool          // calls waited when the idle deadline was set
 }
 
 func (r *clientReader) Read(p []byte) (int, error) {
 	c := r.c
 	for {
-		now := time.Now()
-		inFrame := !r.frameStart.IsZero()
-		var deadline time.Time
+		inFrame := r.inFrame
+		var deadline time.Duration
 		set := false
 		switch {
 		case inFrame:
 			if r.readTimeout > 0 {
-				deadline = r.frameStart.Add(r.readTimeout)
+				if r.frameStart == 0 {
+					r.frameStart = monoNow()
+				}
+				deadline = r.frameStart + r.readTimeout
 			}
-			set = !deadline.Equal(r.deadline)
+			set = deadline != r.deadline
 		case r.idleTimeout > 0:
-			if least := now.Add(r.idleTimeout); r.deadline.IsZero() || r.deadline.Before(least) || r.deadline.Sub(least) > r.idleTimeout/4 {
-				deadline, set = now.Add(r.idleTimeout+r.idleTimeout/4), true
+			now := monoNow()
+			if least := now + r.idleTimeout; r.deadline == 0 || r.deadline < least || r.deadline-least > r.idleTimeout/4 {
+				deadline, set = least+r.idleTimeout/4, true
 				r.armedBusy = c.calls.Load() > 0
 			}
 		default:
-			set = !r.deadline.IsZero()
+			set = r.deadline != 0
 		}
 		if set {
-			if err := c.conn.SetReadDeadline(deadline); err != nil {
+			var t time.Time
+			if deadline != 0 {
+				t = wallAt(deadline)
+			}
+			if err := c.conn.SetReadDeadline(t); err != nil {
 				return 0, err
 			}
 			r.deadline = deadline
 		}
 		n, err := c.conn.Read(p)
-		if n > 0 && r.frameStart.IsZero() {
-			r.frameStart = now
+		if n > 0 {
+			r.inFrame = true
 		}
 		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && !inFrame {
 			if r.armedBusy && c.calls.Load() > 0 {
 				return 0, ErrIdleTimeout
 			}
-			r.deadline = time.Time{} // set a new one
+			r.deadline = 0 // set a new one
 			continue
 		}
 		return n, err
@@ -66,7 +75,7 @@ func (r *clientReader) Read(p []byte) (int, error) {
 }
 
 // frameDone tells the reader that a frame has been read.
-func (r *clientReader) frameDone() { r.frameStart = time.Time{} }
+func (r *clientReader) frameDone() { r.inFrame, r.frameStart = false, 0 }
 
 // timerPool holds stopped timers for the call timeout.
 var timerPool sync.Pool

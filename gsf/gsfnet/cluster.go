@@ -167,7 +167,7 @@ func (srv *Server) NotifyUser(key string, class gsf.ServiceClass, msgType int32,
 // Session.Send it never blocks on the network. The error is that of encoding the message or of
 // publishing it to the cluster.
 func (srv *Server) SendUser(key string, h gsf.Header, body any) (int, error) {
-	b, err := encodeFrame(&h, body)
+	b, err := encodeFrame(nil, &h, body)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,17 @@ import (
 // handlers that never look at their context; reqContext instead computes Err from the clock,
 // and makes the channel of Done, with its timer, only for a handler that asks for it.
 
+// clockBase is the origin of the package's monotonic clock readings (monoNow). Deadlines are
+// kept as such readings: reading the monotonic clock alone costs half of what time.Now
+// costs, which reads the wall clock too, and the server reads the clock for every message.
+var clockBase = time.Now()
+
+// monoNow returns the time since clockBase by the monotonic clock: always positive.
+func monoNow() time.Duration { return time.Since(clockBase) }
+
+// wallAt returns the time of monotonic clock reading d, for APIs that take a time.Time.
+func wallAt(d time.Duration) time.Time { return clockBase.Add(d) }
+
 // deadlineState is the Done channel of a reqContext with a deadline, and what closes it.
 type deadlineState struct {
 	mu         sync.Mutex
@@ -25,7 +36,7 @@ func (c *reqContext) Deadline() (time.Time, bool) {
 	if c.deadline == 0 {
 		return c.Context.Deadline()
 	}
-	return time.Unix(0, c.deadline), true
+	return wallAt(c.deadline), true
 }
 
 // Done returns a channel that is closed at the deadline or when the session's context ends.
@@ -47,7 +58,7 @@ func (c *reqContext) Done() <-chan struct{} {
 		close(dl.done)
 		return dl.done
 	}
-	dl.timer = time.AfterFunc(time.Until(time.Unix(0, c.deadline)), func() { dl.end(context.DeadlineExceeded) })
+	dl.timer = time.AfterFunc(c.deadline-monoNow(), func() { dl.end(context.DeadlineExceeded) })
 	dl.stopParent = context.AfterFunc(c.Context, func() { dl.end(c.Context.Err()) })
 	return dl.done
 }
@@ -71,7 +82,7 @@ func (c *reqContext) clockErr() error {
 	if err := c.Context.Err(); err != nil {
 		return err
 	}
-	if time.Now().UnixNano() >= c.deadline {
+	if monoNow() >= c.deadline {
 		return context.DeadlineExceeded
 	}
 	return nil

@@ -62,10 +62,12 @@ type Request struct {
 	Session *Session
 }
 
-// request is a Request together with the context its handler gets, in one allocation.
+// request is a Request with what the server keeps about it. A session reuses its requests
+// (Session.spareReq), since a handler must not use its Request once it has returned; the
+// handler's context, which it may keep, is allocated for every request.
 type request struct {
 	Request
-	ctx reqContext
+	ctx *reqContext
 	buf *[]byte // the frame that Body aliases, returned to the pool after the handler (freeBuf)
 
 	prev, done chan struct{} // the order of notifies (see Session.handle)
@@ -77,7 +79,7 @@ type request struct {
 type reqContext struct {
 	context.Context
 	r        *Request
-	deadline int64                         // Unix nanoseconds; 0: none
+	deadline time.Duration                 // a monoNow reading; 0: none
 	dl       atomic.Pointer[deadlineState] // made by the first Done when there is a deadline
 }
 

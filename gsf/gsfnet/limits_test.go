@@ -453,3 +453,43 @@ func TestInFlightFramesBudget(t *testing.T) {
 	waitFor(t, "the budget to be given back", func() bool { return budgetOf(e.srv).Used() == 0 })
 	e.checkServes()
 }
+
+// TestKeptHandlerContext checks that a context a handler keeps after it has returned stays
+// its own although the session reuses its requests: its deadline does not move with the
+// messages that follow.
+func TestKeptHandlerContext(t *testing.T) {
+	checkLeaks(t)
+	kept := make(chan context.Context, 10)
+	e := newEnv(t, func(s *Server) {
+		s.HandlerTimeout = time.Hour
+		s.Handler.(*Mux).HandleFunc(gsf.SvcUserServer, 2002, func(ctx context.Context, r *Request) (any, error) {
+			kept <- ctx
+			return nil, nil
+		})
+	})
+	c := e.dial()
+	ctx := ctxTimeout(t, 5*time.Second)
+	var first context.Context
+	var deadline time.Time
+	for i := range 10 {
+		if err := c.Call(ctx, gsf.SvcUserServer, 2002, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		k := <-kept
+		if i == 0 {
+			first = k
+			deadline, _ = k.Deadline()
+			time.Sleep(2 * time.Millisecond) // so that the next deadlines differ
+			continue
+		}
+		if k == first {
+			t.Fatalf("call %d got the context of call 0", i)
+		}
+		if d, _ := first.Deadline(); !d.Equal(deadline) {
+			t.Fatalf("after call %d the kept context's deadline is %v, was %v", i, d, deadline)
+		}
+		if d, _ := k.Deadline(); !d.After(deadline) {
+			t.Fatalf("call %d's deadline %v is not after call 0's %v", i, d, deadline)
+		}
+	}
+}

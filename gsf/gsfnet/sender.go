@@ -4,6 +4,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -38,7 +39,7 @@ type sender struct {
 	conn         net.Conn
 	writeTimeout time.Duration // per Write call; 0: none
 	limit        int           // bytes of frames of kindMessage or kindDiscardable allowed waiting
-	deadline     time.Time     // the write deadline set last; by the goroutine that writes
+	deadline     time.Duration // the write deadline set last (monoNow); by the goroutine that writes
 	// raw, if set, lets flush write without blocking (see rawWriter); without it, flush wakes
 	// the writer goroutine.
 	raw     *rawWriter
@@ -325,9 +326,9 @@ func (s *sender) writeLoop(nonBlocking bool) {
 // writeTimeout before it fails.
 func (s *sender) writeBuf(buf []byte) error {
 	if s.writeTimeout > 0 {
-		if least := time.Now().Add(s.writeTimeout); s.deadline.Before(least) || s.deadline.Sub(least) > s.writeTimeout/4 {
-			s.deadline = least.Add(s.writeTimeout / 4)
-			if err := s.conn.SetWriteDeadline(s.deadline); err != nil {
+		if least := monoNow() + s.writeTimeout; s.deadline < least || s.deadline-least > s.writeTimeout/4 {
+			s.deadline = least + s.writeTimeout/4
+			if err := s.conn.SetWriteDeadline(wallAt(s.deadline)); err != nil {
 				return err
 			}
 		}
@@ -350,13 +351,47 @@ func putBuf(b *[]byte) {
 	bufPool.Put(b)
 }
 
-// encodeFrame encodes a framed message into a pooled buffer; the caller puts it back.
-func encodeFrame(h *gsf.Header, body any) (*[]byte, error) {
-	b := getBuf()
+// A bufCache keeps two scratch buffers of one connection in front of bufPool: taking one and
+// putting it back is an atomic swap, where sync.Pool's Get and Put cost several times as much,
+// and every request takes two buffers on each side. A nil *bufCache is bufPool alone.
+type bufCache [2]atomic.Pointer[[]byte]
+
+func (c *bufCache) get() *[]byte {
+	if c != nil {
+		for i := range c {
+			if c[i].Load() != nil {
+				if b := c[i].Swap(nil); b != nil {
+					return b
+				}
+			}
+		}
+	}
+	return getBuf()
+}
+
+func (c *bufCache) put(b *[]byte) {
+	if cap(*b) > maxKeep {
+		return
+	}
+	*b = (*b)[:0]
+	if c != nil {
+		for i := range c {
+			if c[i].Load() == nil && c[i].CompareAndSwap(nil, b) {
+				return
+			}
+		}
+	}
+	bufPool.Put(b)
+}
+
+// encodeFrame encodes a framed message into a buffer from c (nil: bufPool); the caller puts it
+// back.
+func encodeFrame(c *bufCache, h *gsf.Header, body any) (*[]byte, error) {
+	b := c.get()
 	frame, err := gsf.AppendMessage((*b)[:0], h, body)
 	*b = frame
 	if err != nil {
-		putBuf(b)
+		c.put(b)
 		return nil, err
 	}
 	return b, nil

@@ -71,7 +71,7 @@ func (p UnknownPolicy) String() string {
 // cost more than a typical handler. A handler that runs longer (it waits for a database, say)
 // keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
 // connection are handled concurrently as soon as one is slow, up to MaxInFlight at a time, a
-// handler that blocks holds up the messages behind it by about 200 µs (one that computes for
+// handler that blocks holds up the messages behind it by 200 to 300 µs (one that computes for
 // long, until the Go scheduler preempts it: about 10 ms), and responses go out in the
 // order they are ready (the client matches them by request id). Notifies from a client are
 // handled one after the other, in the order they came, since they have no request id to tell
@@ -186,6 +186,7 @@ type Server struct {
 	refusals  [numRefusals]refusalLog
 	admission admission
 	budget    *gsf.BufferBudget
+	watchdog  watchdog
 }
 
 var sessionIDs atomic.Uint64
@@ -331,8 +332,6 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots,
 		func(err error) { s.closeWith(fmt.Errorf("gsfnet: write: %w", err)) })
-	s.takeover = time.AfterFunc(time.Hour, s.takeOver)
-	s.takeover.Stop()
 	s.fr = gsf.NewFrameReader((*connReader)(s))
 	s.fr.MaxFrameSize = limit(srv.MaxFrameSize, DefaultMaxFrameSize)
 	if s.fr.MaxFrameSize == 0 {
@@ -509,9 +508,7 @@ func (s *Session) end(err error) {
 }
 
 func (s *Session) isDraining() bool {
-	s.rmu.Lock()
-	defer s.rmu.Unlock()
-	return s.draining
+	return s.draining.Load()
 }
 
 // callHook calls a hook and turns a panic into an error.
@@ -551,18 +548,22 @@ func (e *messageError) Unwrap() error { return e.err }
 // Messages are handled on the reader goroutine, one after the other, as long as their handlers
 // return within inlineBudget: that saves handing each message to a goroutine of its own,
 // which costs more than a typical handler. A handler that runs longer (it blocks on a database,
-// say) keeps its goroutine, and a new goroutine takes over reading (takeOver), so that it holds
-// up the messages behind it by about inlineBudget (the timer runs when a P is free to run it:
-// at once if the handler blocks, at the latest when the scheduler preempts a handler that
-// computes). The requests of a connection are thus handled concurrently as soon as one of
-// them is slow, as MaxInFlight allows.
+// say) keeps its goroutine, and a new goroutine takes over reading (the server's watchdog sees
+// to it), so that it holds up the messages behind it by inlineBudget to inlineBudget+watchTick
+// (the watchdog's timer runs when a P is free to run it: at once if the handler blocks, at the
+// latest when the scheduler preempts a handler that computes). The requests of a connection
+// are thus handled concurrently as soon as one of them is slow, as MaxInFlight allows.
 func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 	for {
 		payload, err := s.fr.ReadFrame()
-		s.frameStart = time.Time{}
+		s.inFrame, s.frameStart = false, 0
 		if err != nil {
 			return false, err
 		}
+		// The one clock reading per message: the handler's deadline runs from it, and the
+		// next read's idle deadline (see connReader).
+		now := monoNow()
+		s.lastFrame = now
 		// An in-flight slot; while there is none, stop reading.
 		select {
 		case s.sem <- struct{}{}:
@@ -573,8 +574,9 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			case <-s.done:
 				return false, s.Err()
 			}
+			s.lastFrame = monoNow() // the wait may have been long
 		}
-		r, err := s.newRequest(payload)
+		r, err := s.newRequest(payload, now)
 		if err != nil {
 			<-s.sem
 			return false, err
@@ -583,7 +585,7 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			// Clients send requests and notifies; the reference has no use for a response
 			// from a client either.
 			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
-			s.freeBuf(r.buf)
+			s.freeRequest(r)
 			<-s.sem
 			continue
 		}
@@ -596,8 +598,13 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 		r.gen = gen
 		s.tmu.Lock()
 		s.inHandler = true
-		s.takeover.Reset(inlineBudget)
+		s.handlerStart = s.lastFrame
+		watched := s.watched
+		s.watched = true
 		s.tmu.Unlock()
+		if !watched {
+			s.srv.watchdog.watch(s)
+		}
 		s.handle(r)
 		s.tmu.Lock()
 		if s.reader != gen {
@@ -605,7 +612,6 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			return true, nil
 		}
 		s.inHandler = false
-		s.takeover.Stop()
 		s.tmu.Unlock()
 		if !s.fr.FrameBuffered() {
 			// About to wait for the network: nothing may stay held (see sendResponse).
@@ -615,29 +621,14 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 }
 
 // inlineBudget is how long a handler runs on the reader goroutine before another goroutine
-// takes over reading.
+// takes over reading (give or take the watchdog's tick, watchTick).
 const inlineBudget = 200 * time.Microsecond
-
-// takeOver runs when a handler has run on the reader goroutine for inlineBudget: a new
-// goroutine becomes the reader, and the responses held for that handler are sent.
-func (s *Session) takeOver() {
-	s.tmu.Lock()
-	if !s.inHandler {
-		s.tmu.Unlock()
-		return
-	}
-	s.inHandler = false
-	s.reader++
-	gen := s.reader
-	s.tmu.Unlock()
-	s.out.flushHeld()
-	go s.read(gen)
-}
 
 // holdResponse reports whether the response to r may wait for the one to the next message,
 // which is then written with it: r was handled on the reader goroutine, which still reads, the
 // next message is buffered whole, and there is an in-flight slot for it. If so it queues the
-// frame, under the lock that takeOver takes, so that takeOver's flushHeld sees it.
+// frame, under the lock that the watchdog takes, so that the watchdog's flushHeld, when it
+// hands reading over, sees it.
 func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) {
 	s.tmu.Lock()
 	defer s.tmu.Unlock()
@@ -647,20 +638,21 @@ func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) 
 	return true, s.out.enqueue(frame, kindResponse, sendHeld)
 }
 
-// newRequest copies a received frame into a buffer of its own and decodes its header.
-func (s *Session) newRequest(payload []byte) (*request, error) {
-	b := getBuf()
+// newRequest copies a received frame, read at monoNow reading now, into a buffer of its own
+// and decodes its header.
+func (s *Session) newRequest(payload []byte, now time.Duration) (*request, error) {
+	b := s.bufs.get()
 	frame, err := gsf.AppendFrame((*b)[:0], payload)
 	*b = frame
 	if err != nil {
-		putBuf(b)
+		s.bufs.put(b)
 		return nil, err
 	}
 	// A large frame's copy shares the buffer budget with the frames being received while the
 	// request holds it.
 	if budget := s.fr.Budget; budget != nil && len(frame) > gsf.BaseBufferSize {
 		if err := budget.Acquire(len(frame)); err != nil {
-			putBuf(b)
+			s.bufs.put(b)
 			return nil, err
 		}
 	}
@@ -669,12 +661,27 @@ func (s *Session) newRequest(payload []byte) (*request, error) {
 		s.freeBuf(b)
 		return nil, &messageError{err}
 	}
-	r := &request{Request: Request{Header: m.Header, Body: m.Body, Session: s}, buf: b}
-	r.ctx.Context, r.ctx.r = s.ctx, &r.Request
+	var r *request
+	if s.spareReq.Load() != nil {
+		r = s.spareReq.Swap(nil)
+	}
+	if r == nil {
+		r = new(request)
+	}
+	r.Request = Request{Header: m.Header, Body: m.Body, Session: s}
+	r.buf = b
+	r.ctx = &reqContext{Context: s.ctx, r: &r.Request}
 	if s.handlerTimeout > 0 {
-		r.ctx.deadline = time.Now().Add(s.handlerTimeout).UnixNano()
+		r.ctx.deadline = now + s.handlerTimeout
 	}
 	return r, nil
+}
+
+// freeRequest puts a request whose handler has returned back for reuse, with its frame buffer.
+func (s *Session) freeRequest(r *request) {
+	s.freeBuf(r.buf)
+	*r = request{}
+	s.spareReq.CompareAndSwap(nil, r)
 }
 
 // freeBuf puts a request's frame buffer back, and gives back what newRequest charged for it
@@ -683,7 +690,7 @@ func (s *Session) freeBuf(b *[]byte) {
 	if n := len(*b); n > gsf.BaseBufferSize && s.fr.Budget != nil {
 		s.fr.Budget.Release(n)
 	}
-	putBuf(b)
+	s.bufs.put(b)
 }
 
 // handle runs the handler of one message and queues its response. r.prev and r.done order the
@@ -699,7 +706,7 @@ func (s *Session) handle(r *request) {
 	}
 	queued := s.respond(r)
 	r.ctx.release()
-	s.freeBuf(r.buf)
+	s.freeRequest(r)
 	if !queued {
 		<-s.sem
 	}
@@ -777,7 +784,7 @@ func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
 	if err != nil {
 		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
 		setInternal(h)
-		if b, err = encodeFrame(h, nil); err != nil {
+		if b, err = encodeFrame(&s.bufs, h, nil); err != nil {
 			return false
 		}
 	}
@@ -789,7 +796,7 @@ func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
 	if !held {
 		err = s.out.enqueue(*b, kindResponse, sendNow)
 	}
-	putBuf(b)
+	s.bufs.put(b)
 	return err == nil
 }
 
@@ -800,7 +807,7 @@ func (s *Session) encodeSafely(h *gsf.Header, body any) (b *[]byte, err error) {
 			b, err = nil, fmt.Errorf("gsfnet: panic while encoding: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return encodeFrame(h, body)
+	return encodeFrame(&s.bufs, h, body)
 }
 
 // callHandler calls the server's handler; a panic becomes an internal error response.
@@ -815,9 +822,9 @@ func (srv *Server) callHandler(r *request) (body any, err error) {
 		}
 	}()
 	if srv.Handler == nil {
-		return unknownMessage(&r.ctx, &r.Request)
+		return unknownMessage(r.ctx, &r.Request)
 	}
-	return srv.Handler.ServeGSF(&r.ctx, &r.Request)
+	return srv.Handler.ServeGSF(r.ctx, &r.Request)
 }
 
 // isNil reports a nil body: nil, or a nil pointer, map or slice in an interface.

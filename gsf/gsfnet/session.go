@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -14,31 +15,37 @@ import (
 // holds per-connection state (Set, Get) and sends server-initiated notifies (Notify, Send).
 // Its methods are safe for concurrent use.
 type Session struct {
-	srv    *Server
-	conn   net.Conn
-	id     uint64
-	ip     string // the client's IP, when MaxConnsPerIP is set
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	out    *sender
-	fr     *gsf.FrameReader
-	sem    chan struct{} // in-flight slots: one per message from read to handled (and answered)
+	srv      *Server
+	conn     net.Conn
+	id       uint64
+	ip       string // the client's IP, when MaxConnsPerIP is set
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	out      *sender
+	fr       *gsf.FrameReader
+	bufs     bufCache                // scratch buffers: received frames being handled, responses being encoded
+	spareReq atomic.Pointer[request] // a request for reuse (newRequest, freeRequest)
+	sem      chan struct{}           // in-flight slots: one per message from read to handled (and answered)
 
 	handlers sync.WaitGroup // running handlers
 	// Handing reading over from a reader goroutine that runs a slow handler (see readLoop).
-	tmu        sync.Mutex
-	reader     uint64        // the generation of the reader goroutine
-	inHandler  bool          // the reader goroutine runs a handler
-	takeover   *time.Timer   // runs takeOver
-	lastNotify chan struct{} // closed when the last notify's handler is done; reader goroutine only
+	tmu          sync.Mutex
+	reader       uint64        // the generation of the reader goroutine
+	inHandler    bool          // the reader goroutine runs a handler
+	handlerStart time.Duration // when the last handler on the reader goroutine started (monoNow)
+	watched      bool          // on the server's watchdog's list
+	lastNotify   chan struct{} // closed when the last notify's handler is done; reader goroutine only
 
-	// Read deadlines. frameStart is used by the reader goroutine only.
+	// Read deadlines, as monoNow readings. inFrame, frameStart, lastFrame and rdeadline are
+	// used by the reader goroutine only.
 	idleTimeout, readTimeout time.Duration
 	handlerTimeout           time.Duration
-	frameStart               time.Time
-	rdeadline                time.Time  // the read deadline set last; reader goroutine only
-	rmu                      sync.Mutex // draining and the deadline it sets
-	draining                 bool
+	inFrame                  bool          // a read has brought bytes of the frame being read
+	frameStart               time.Duration // when the frame being read went on past a read; 0: not yet
+	lastFrame                time.Duration // when the last frame was read; 0: none yet
+	rdeadline                time.Duration // the read deadline set last; 0: none
+	rmu                      sync.Mutex    // setting the read deadline, against drain's
+	draining                 atomic.Bool   // set under rmu
 
 	mu     sync.Mutex
 	values map[any]any
@@ -108,7 +115,7 @@ func (s *Session) Notify(class gsf.ServiceClass, msgType int32, body any) error 
 // client does not keep up, and Send returns an error wrapping ErrClosed and ErrSlowConsumer.
 // On a closed session Send returns an error wrapping ErrClosed.
 func (s *Session) Send(h gsf.Header, body any) error {
-	b, err := encodeFrame(&h, body)
+	b, err := encodeFrame(nil, &h, body)
 	if err != nil {
 		return err
 	}
@@ -169,7 +176,7 @@ func (s *Session) closeWith(cause error) {
 // drain stops reading: the reader returns errDraining and the session finishes what it has.
 func (s *Session) drain() {
 	s.rmu.Lock()
-	s.draining = true
+	s.draining.Store(true)
 	_ = s.conn.SetReadDeadline(aLongTimeAgo)
 	s.rmu.Unlock()
 }
@@ -180,49 +187,66 @@ var aLongTimeAgo = time.Unix(1, 0)
 var errDraining = fmt.Errorf("%w: shutting down", ErrServerClosed)
 
 // connReader is the io.Reader of a session's FrameReader: it sets the read deadline before
-// every read, IdleTimeout from the first byte of a frame on, ReadTimeout within a frame.
+// the reads that need it, IdleTimeout between frames, ReadTimeout within a frame.
 //
 // Setting a deadline costs about as much as reading a small frame, so the idle deadline is
 // moved only when it leaves less than IdleTimeout, and then to IdleTimeout and a quarter:
-// a client may stay silent for up to a quarter longer than IdleTimeout.
+// a client may stay silent for up to a quarter longer than IdleTimeout. Nor does a read read
+// the clock: between frames the reader comes here right after handling the last frame, whose
+// time (lastFrame, read once per message for the handler's deadline) stands for now, and a
+// frame's ReadTimeout runs from the second read of the frame, microseconds after the first
+// brought its first bytes.
 type connReader Session
 
 func (c *connReader) Read(p []byte) (int, error) {
 	s := (*Session)(c)
-	now := time.Now()
 	deadline, set := s.rdeadline, false
 	switch {
-	case !s.frameStart.IsZero():
-		deadline = time.Time{}
+	case s.inFrame:
+		deadline = 0
 		if s.readTimeout > 0 {
-			deadline = s.frameStart.Add(s.readTimeout)
+			if s.frameStart == 0 {
+				s.frameStart = monoNow()
+			}
+			deadline = s.frameStart + s.readTimeout
 		}
-		set = !deadline.Equal(s.rdeadline)
+		set = deadline != s.rdeadline
 	case s.idleTimeout > 0:
-		if least := now.Add(s.idleTimeout); s.rdeadline.IsZero() || s.rdeadline.Before(least) || s.rdeadline.Sub(least) > s.idleTimeout/4 {
-			deadline, set = now.Add(s.idleTimeout+s.idleTimeout/4), true
+		now := s.lastFrame
+		if now == 0 {
+			now = monoNow()
+		}
+		if least := now + s.idleTimeout; s.rdeadline == 0 || s.rdeadline < least || s.rdeadline-least > s.idleTimeout/4 {
+			deadline, set = least+s.idleTimeout/4, true
 		}
 	default:
-		deadline = time.Time{}
-		set = !s.rdeadline.IsZero()
+		deadline = 0
+		set = s.rdeadline != 0
 	}
-	s.rmu.Lock()
-	if s.draining {
+	if set {
+		s.rmu.Lock()
+		if s.draining.Load() {
+			s.rmu.Unlock()
+			return 0, errDraining
+		}
+		var t time.Time
+		if deadline != 0 {
+			t = wallAt(deadline)
+		}
+		err := s.conn.SetReadDeadline(t)
+		s.rdeadline = deadline
 		s.rmu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+	} else if s.draining.Load() {
+		// drain sets a deadline in the past after setting draining: a read that starts
+		// before that fails at once.
 		return 0, errDraining
 	}
-	var err error
-	if set {
-		err = s.conn.SetReadDeadline(deadline)
-		s.rdeadline = deadline
-	}
-	s.rmu.Unlock()
-	if err != nil {
-		return 0, err
-	}
 	n, err := s.conn.Read(p)
-	if n > 0 && s.frameStart.IsZero() {
-		s.frameStart = now
+	if n > 0 {
+		s.inFrame = true
 	}
 	return n, err
 }
@@ -325,7 +349,7 @@ func (g *Group) Send(h gsf.Header, body any) (int, error) {
 // members on the other nodes; the count is that of this node's sessions, and the error may
 // also be that of publishing.
 func (g *Group) SendExcept(except *Session, h gsf.Header, body any) (int, error) {
-	b, err := encodeFrame(&h, body)
+	b, err := encodeFrame(nil, &h, body)
 	if err != nil {
 		return 0, err
 	}
