@@ -197,27 +197,11 @@ func (r *Reader) ReadInt16() (int16, error) {
 			return int16(int64(x<<hdr) >> (64 - vb)), nil
 		}
 	} else {
-		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil && r.self == r {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|2 {
-				r.pos = c.ends[i&aheadMask+1]
-				c.i = i + 1
-				v := c.vals[i&aheadMask]
-				return int16(v), nil
-			}
+		if v, ok := r.aheadHit(pos, 2); ok {
+			return int16(v), nil
 		}
-		if pos >= r.probe {
-			if v, ok := r.aheadMiss(2); ok {
-				return int16(v), nil
-			}
-		}
-		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-			hdr, vb := bitwin.FormOf(x, 2)
-			if n := hdr + vb; n <= r.end-r.pos {
-				r.pos += n
-				return int16(int64(x<<hdr) >> (64 - vb)), nil
-			}
+		if v, ok := r.readIntOther(2); ok {
+			return int16(v), nil
 		}
 	}
 	v, _, err := r.readCompressedForm(2, "ReadInt16")
@@ -236,27 +220,11 @@ func (r *Reader) ReadInt32() (int32, error) {
 			return int32(int64(x<<hdr) >> (64 - vb)), nil
 		}
 	} else {
-		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil && r.self == r {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|4 {
-				r.pos = c.ends[i&aheadMask+1]
-				c.i = i + 1
-				v := c.vals[i&aheadMask]
-				return int32(v), nil
-			}
+		if v, ok := r.aheadHit(pos, 4); ok {
+			return int32(v), nil
 		}
-		if pos >= r.probe {
-			if v, ok := r.aheadMiss(4); ok {
-				return int32(v), nil
-			}
-		}
-		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-			hdr, vb := bitwin.FormOf(x, 4)
-			if n := hdr + vb; n <= r.end-r.pos {
-				r.pos += n
-				return int32(int64(x<<hdr) >> (64 - vb)), nil
-			}
+		if v, ok := r.readIntOther(4); ok {
+			return int32(v), nil
 		}
 	}
 	v, _, err := r.readCompressedForm(4, "ReadInt32")
@@ -281,27 +249,11 @@ func (r *Reader) ReadInt64() (int64, error) {
 			return int64(x<<hdr) >> (64 - vb), nil
 		}
 	} else {
-		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil && r.self == r {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|8 {
-				r.pos = c.ends[i&aheadMask+1]
-				c.i = i + 1
-				v := c.vals[i&aheadMask]
-				return v, nil
-			}
+		if v, ok := r.aheadHit(pos, 8); ok {
+			return v, nil
 		}
-		if pos >= r.probe {
-			if v, ok := r.aheadMiss(8); ok {
-				return v, nil
-			}
-		}
-		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-			hdr, vb := bitwin.FormOf(x, 8)
-			if n := hdr + vb; n <= 57 && n <= r.end-r.pos {
-				r.pos += n
-				return int64(x<<hdr) >> (64 - vb), nil
-			}
+		if v, ok := r.readIntOther(8); ok {
+			return v, nil
 		}
 	}
 	v, _, err := r.readCompressedForm(8, "ReadInt64")
@@ -321,31 +273,49 @@ func (r *Reader) ReadChar() (rune, error) {
 			return rune(int16(int64(x<<hdr) >> (64 - vb))), nil
 		}
 	} else {
-		// Integers decoded ahead (ahead.go).
-		if c := r.ahead; c != nil && r.self == r {
-			if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|2 {
-				r.pos = c.ends[i&aheadMask+1]
-				c.i = i + 1
-				v := c.vals[i&aheadMask]
-				return rune(int16(v)), nil
-			}
+		if v, ok := r.aheadHit(pos, 2); ok {
+			return rune(int16(v)), nil
 		}
-		if pos >= r.probe {
-			if v, ok := r.aheadMiss(2); ok {
-				return rune(int16(v)), nil
-			}
-		}
-		if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
-			x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-			hdr, vb := bitwin.FormOf(x, 2)
-			if n := hdr + vb; n <= r.end-r.pos {
-				r.pos += n
-				return rune(int16(int64(x<<hdr) >> (64 - vb))), nil
-			}
+		if v, ok := r.readIntOther(2); ok {
+			return rune(int16(v)), nil
 		}
 	}
 	v, _, err := r.readCompressedForm(2, "ReadChar")
 	return rune(int16(v)), err
+}
+
+// aheadHit returns the integer of width bytes decoded ahead at pos, if there is one, and moves
+// the reader past it.
+func (r *Reader) aheadHit(pos, width uint) (int64, bool) {
+	if c := r.ahead; c != nil && r.self == r {
+		if i := c.i; i < c.n && c.ends[i&aheadMask] == pos && c.tag == r.key|uint64(width) {
+			r.pos = c.ends[i&aheadMask+1]
+			c.i = i + 1
+			return c.vals[i&aheadMask], true
+		}
+	}
+	return 0, false
+}
+
+// readIntOther reads a compressed integer of width bytes where ReadIntN's fast path and
+// aheadHit did not: it may start decoding ahead (aheadMiss), else it reads the integer from a
+// 64-bit window if 8 bytes of input are left and the integer fits in one. ok is false when the
+// caller must read it with readCompressedForm.
+func (r *Reader) readIntOther(width uint) (int64, bool) {
+	if r.pos >= r.probe {
+		if v, ok := r.aheadMiss(width); ok {
+			return v, true
+		}
+	}
+	if i := r.pos >> 3; i+8 <= uint(len(r.buf)) {
+		x := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+		hdr, vb := bitwin.FormOf(x, width)
+		if n := hdr + vb; n <= 57 && n <= r.end-r.pos {
+			r.pos += n
+			return int64(x<<hdr) >> (64 - vb), true
+		}
+	}
+	return 0, false
 }
 
 // readCompressed reads a compressed integer: with one 64-bit load for every form of up to 57
