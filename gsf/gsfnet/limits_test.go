@@ -3,6 +3,7 @@ package gsfnet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -68,8 +69,8 @@ func TestProtocolErrorLogThrottled(t *testing.T) {
 func TestHandlerTimeout(t *testing.T) {
 	checkLeaks(t)
 	type result struct {
-		deadline   bool
-		err, after error
+		deadline          bool
+		err, after, cause error
 	}
 	results := make(chan result, 2)
 	e := newEnv(t, func(s *Server) {
@@ -78,13 +79,16 @@ func TestHandlerTimeout(t *testing.T) {
 		mux.HandleFunc(gsf.SvcUserServer, 2000, func(ctx context.Context, r *Request) (any, error) {
 			_, ok := ctx.Deadline()
 			<-ctx.Done()
-			results <- result{deadline: ok, err: ctx.Err()}
+			results <- result{deadline: ok, err: ctx.Err(), cause: context.Cause(ctx)}
 			return nil, ctx.Err()
 		})
 		mux.HandleFunc(gsf.SvcUserServer, 2001, func(ctx context.Context, r *Request) (any, error) {
-			before := ctx.Err()
+			before, beforeCause := ctx.Err(), context.Cause(ctx)
 			time.Sleep(150 * time.Millisecond)
-			results <- result{deadline: true, err: before, after: ctx.Err()}
+			if beforeCause != nil {
+				before = fmt.Errorf("cause before the deadline: %w", beforeCause)
+			}
+			results <- result{deadline: true, err: before, after: ctx.Err(), cause: context.Cause(ctx)}
 			return &Echo{Text: "late"}, nil
 		})
 	})
@@ -99,15 +103,16 @@ func TestHandlerTimeout(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("the handler's context ended after %v", d)
 	}
-	if r := <-results; !r.deadline || !errors.Is(r.err, context.DeadlineExceeded) {
-		t.Errorf("Done: deadline %v, Err %v", r.deadline, r.err)
+	// context.Cause says why, as for a context.WithDeadline.
+	if r := <-results; !r.deadline || !errors.Is(r.err, context.DeadlineExceeded) || !errors.Is(r.cause, context.DeadlineExceeded) {
+		t.Errorf("Done: deadline %v, Err %v, Cause %v", r.deadline, r.err, r.cause)
 	}
 	var resp Echo
 	if err := c.Call(ctx, gsf.SvcUserServer, 2001, nil, &resp); err != nil || resp.Text != "late" {
 		t.Errorf("the handler that does not wait: %v %q", err, resp.Text)
 	}
-	if r := <-results; r.err != nil || !errors.Is(r.after, context.DeadlineExceeded) {
-		t.Errorf("Err before the deadline %v, after %v", r.err, r.after)
+	if r := <-results; r.err != nil || !errors.Is(r.after, context.DeadlineExceeded) || !errors.Is(r.cause, context.DeadlineExceeded) {
+		t.Errorf("Err before the deadline %v, after %v (Cause %v)", r.err, r.after, r.cause)
 	}
 }
 
