@@ -207,6 +207,10 @@ func (fr *FrameReader) FrameBuffered() bool {
 	return true // a fifth length byte: an error
 }
 
+// Buffered returns the number of bytes read from the stream that no frame returned so far
+// holds: the start of the next frame, or more.
+func (fr *FrameReader) Buffered() int { return fr.end - fr.start }
+
 // Offset returns the number of bytes of the stream consumed by the frames read so far.
 func (fr *FrameReader) Offset() int64 { return fr.off }
 

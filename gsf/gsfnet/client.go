@@ -545,7 +545,7 @@ func (c *Client) readLoop() error {
 	for {
 		var err error
 		m, err = gsf.ReadMessage(c.fr)
-		c.rd.frameDone()
+		c.rd.frameDone(c.fr.Buffered() > 0)
 		if err != nil {
 			c.mu.Lock()
 			closed := c.err != nil

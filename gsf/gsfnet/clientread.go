@@ -74,8 +74,14 @@ func (r *clientReader) Read(p []byte) (int, error) {
 	}
 }
 
-// frameDone tells the reader that a frame has been read.
-func (r *clientReader) frameDone() { r.inFrame, r.frameStart = false, 0 }
+// frameDone tells the reader that a frame has been read, and whether the next one has begun
+// in the same read: then its read timeout runs from now.
+func (r *clientReader) frameDone(next bool) {
+	r.inFrame, r.frameStart = next, 0
+	if next {
+		r.frameStart = monoNow()
+	}
+}
 
 // timerPool holds stopped timers for the call timeout.
 var timerPool sync.Pool

@@ -498,3 +498,39 @@ func TestKeptHandlerContext(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTimeoutAfterFrame: the first bytes of a frame that came in one read with the frame
+// before it start that frame's ReadTimeout, as bytes read on their own do; the idle timeout,
+// much longer here, does not apply to a frame begun (server and client).
+func TestReadTimeoutAfterFrame(t *testing.T) {
+	checkLeaks(t)
+	e := newEnv(t, func(s *Server) {
+		s.IdleTimeout = time.Minute
+		s.ReadTimeout = 200 * time.Millisecond
+	})
+	raw := e.rawConn()
+	first := frame(t, gsf.NewRequest(gsf.SvcUserServer, msgEcho, 1), &Echo{Text: "whole"})
+	second := frame(t, gsf.NewRequest(gsf.SvcUserServer, msgEcho, 2), &Echo{Text: "never finished"})
+	start := time.Now()
+	raw.Write(append(first, second[:5]...))
+	out := waitClosed(t, raw)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the server closed the connection after %v, not after its read timeout", d)
+	}
+	if len(out) == 0 {
+		t.Error("the whole request was not answered")
+	}
+	e.checkServes()
+
+	notify := frame(t, gsf.NewNotify(gsf.SvcUserServer, msgRecord), &Echo{Text: "whole"})
+	addr := silentServer(t, append(notify, 0x40, 0x00)) // then 64 bytes announced, 1 sent
+	c := dialT(t, addr, WithReadTimeout(100*time.Millisecond), WithIdleTimeout(-1), WithCallTimeout(-1))
+	select {
+	case <-c.Done():
+		if err := c.Err(); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("client closed with %v, want a read timeout", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a frame cut off after the frame before it holds the client")
+	}
+}

@@ -564,6 +564,10 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 		// next read's idle deadline (see connReader).
 		now := monoNow()
 		s.lastFrame = now
+		if s.fr.Buffered() > 0 {
+			// The next frame has begun in the same read: its read timeout runs from now.
+			s.inFrame, s.frameStart = true, now
+		}
 		// An in-flight slot; while there is none, stop reading.
 		select {
 		case s.sem <- struct{}{}:
