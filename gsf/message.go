@@ -199,7 +199,7 @@ func DecodePayload(payload []byte) (Message, error) {
 // decode decodes the message in data, whose first n bytes are the payload (data may hold the
 // terminator after them), into m. After an error m holds what was decoded before it.
 func (m *Message) decode(data []byte, n int) error {
-	if m.decodeFast(data, n) {
+	if isRequest(data) && m.decodeRequest(data, n) || m.decodeFast(data, n) {
 		return nil
 	}
 	return m.decodeReader(data, n)
@@ -275,7 +275,7 @@ func (fr *FrameReader) ReadMessage(m *Message) error {
 		*m = Message{}
 		return err
 	}
-	if m.decodeFast(frame, len(frame)-1) {
+	if isRequest(frame) && m.decodeRequest(frame, len(frame)-1) || m.decodeFast(frame, len(frame)-1) {
 		return nil
 	}
 	return m.decodeReader(frame, len(frame)-1)
