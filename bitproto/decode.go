@@ -193,6 +193,11 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 					// The last string of the input, and the chunk has no room for it: what
 					// h.string does, without the call.
 					*(*string)(fp) = string(buf[s:end])
+					if j == len(fields)-1 {
+						// The last field too, as in most bodies that end with a string:
+						// returning here saves reloading the loop's state after the call.
+						return end * 8, true
+					}
 				default:
 					*(*string)(fp) = h.string(buf[s:end], (uint(len(buf))-end)*8)
 				}

@@ -187,7 +187,15 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 // [DecodeOptions], and returns the offset of the bit after it. It is [Read] for a value that is
 // not byte-aligned, such as a message body after its header, without a Reader to manage.
 func DecodeAt(data []byte, off int, v any) (int, error) {
-	return DecodeOptions{}.DecodeAt(data, off, v)
+	// DecodeOptions.DecodeAt with the default options as constants: the path of every message
+	// body decoded into a new value.
+	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
+		h := heap{budget: DecodeOptions{}.budget(len(data) - off>>3)}
+		if next, ok := decodeFlat(data, uint(off), fields, p, &h); ok {
+			return int(next), nil
+		}
+	}
+	return DecodeOptions{}.decodeReader(nil, data, off, nil, v)
 }
 
 // DecodeAt is [DecodeAt] with options o.
