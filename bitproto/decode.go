@@ -184,12 +184,7 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 				h.budget -= n
 				end := s + uint(n)
 				switch {
-				case n <= 16 && n <= len(h.strs)-h.nstrs:
-					dst := h.strs[h.nstrs:]
-					copyShort(dst, buf[s:], n)
-					h.nstrs += n
-					*(*string)(fp) = unsafe.String(&dst[0], n)
-				case !h.keep && n > len(h.strs)-h.nstrs && uint(len(buf))-end < 8:
+				case !h.keep && uint(len(buf))-end < 8 && n > len(h.strs)-h.nstrs:
 					// The last string of the input, and the chunk has no room for it: what
 					// h.string does, without the call.
 					*(*string)(fp) = string(buf[s:end])
@@ -198,6 +193,11 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 						// returning here saves reloading the loop's state after the call.
 						return end * 8, true
 					}
+				case n <= 16 && n <= len(h.strs)-h.nstrs:
+					dst := h.strs[h.nstrs:]
+					copyShort(dst, buf[s:], n)
+					h.nstrs += n
+					*(*string)(fp) = unsafe.String(&dst[0], n)
 				default:
 					*(*string)(fp) = h.string(buf[s:end], (uint(len(buf))-end)*8)
 				}
