@@ -190,7 +190,11 @@ func DecodeAt(data []byte, off int, v any) (int, error) {
 	// DecodeOptions.DecodeAt with the default options as constants: the path of every message
 	// body decoded into a new value.
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
-		h := heap{budget: DecodeOptions{}.budget(len(data) - off>>3)}
+		// DecodeOptions{}.budget(n), without the multiplication.
+		h := heap{budget: DefaultMaxAlloc}
+		if n := len(data) - off>>3; n < (DefaultMaxAlloc-AllocSlack)/DefaultMaxAllocFactor {
+			h.budget = n*DefaultMaxAllocFactor + AllocSlack
+		}
 		if next, ok := decodeFlat(data, uint(off), fields, p, &h); ok {
 			return int(next), nil
 		}

@@ -230,16 +230,27 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 
 // readFrame returns the next frame's payload with its terminator.
 func (fr *FrameReader) readFrame() ([]byte, error) {
-	// The common case first: a frame with a one-byte length prefix, buffered whole.
-	if i := fr.start; i < fr.end && fr.err == nil {
-		l := int(fr.buf[i])
-		if l != 0 && l < 0x80 && l < fr.end-i && (l <= fr.MaxFrameSize || fr.MaxFrameSize <= 0) && fr.buf[i+l] == 0 {
-			fr.start += 1 + l
-			fr.off += int64(1 + l)
-			return fr.buf[i+1 : i+1+l : i+1+l], nil
-		}
+	if frame := fr.shortFrame(); frame != nil {
+		return frame, nil
 	}
 	return fr.readFrameSlow()
+}
+
+// shortFrame is readFrame's common case, small enough to be inlined: a frame with a one-byte
+// length prefix (1..127), buffered whole, within MaxFrameSize and with its terminator. It
+// returns nil, having changed nothing, for anything else.
+func (fr *FrameReader) shortFrame() []byte {
+	// A reader that failed has nothing buffered (see fail), so it needs no check of fr.err.
+	if b := fr.buf[fr.start:fr.end]; len(b) > 1 {
+		// l-1 < 0x7f: 1 ≤ l < 0x80. uint(MaxFrameSize-1) ≥ l-1: MaxFrameSize ≤ 0 (the
+		// default, which is larger) or l ≤ MaxFrameSize.
+		if l := uint(b[0]); l-1 < 0x7f && l < uint(len(b)) && uint(fr.MaxFrameSize-1) >= l-1 && b[l] == 0 {
+			fr.start += int(l) + 1
+			fr.off += int64(l) + 1
+			return b[1 : l+1 : l+1]
+		}
+	}
+	return nil
 }
 
 // readFrameSlow is readFrame for any frame.
@@ -295,6 +306,7 @@ func (fr *FrameReader) readFrameSlow() ([]byte, error) {
 
 func (fr *FrameReader) fail(err error) error {
 	fr.err = err
+	fr.start = fr.end // the stream is read no further: nothing is buffered
 	if fr.Budget != nil {
 		fr.ReleaseBuffer() // a failed stream reads no more frames
 	}

@@ -270,10 +270,13 @@ func ReadMessage(fr *FrameReader) (Message, error) {
 // stream it returns io.EOF. After an error m holds what was decoded before it (the zero Message
 // for a framing error).
 func (fr *FrameReader) ReadMessage(m *Message) error {
-	frame, err := fr.readFrame()
-	if err != nil {
-		*m = Message{}
-		return err
+	frame := fr.shortFrame()
+	if frame == nil {
+		var err error
+		if frame, err = fr.readFrameSlow(); err != nil {
+			*m = Message{}
+			return err
+		}
 	}
 	if isRequest(frame) && m.decodeRequest(frame, len(frame)-1) || m.decodeFast(frame, len(frame)-1) {
 		return nil
