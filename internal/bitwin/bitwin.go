@@ -17,7 +17,9 @@ func Window(buf []byte, pos uint) (x uint64, avail, end uint, ok bool) {
 	if bi+8 > uint(len(buf)) {
 		return 0, 0, pos, false
 	}
-	return binary.BigEndian.Uint64(buf[bi:]) << (pos & 7), 64 - pos&7, bi*8 + 64, true
+	// buf[bi : bi+8], not buf[bi:]: a slice of constant length needs neither a check of its
+	// length by Uint64 nor a guard against pointing past the end of buf.
+	return binary.BigEndian.Uint64(buf[bi:bi+8]) << (pos & 7), 64 - pos&7, bi*8 + 64, true
 }
 
 // Tail is Window for the last 8 bytes of the input: the bits left, followed by zero bits. It
