@@ -42,6 +42,19 @@ type leafMsg struct {
 	N    int32
 }
 
+// oneString is a struct of one string, which DecodeAt decodes with decodeOneString.
+type oneString struct {
+	S string
+}
+
+// The kinds of input the fast path tests decode.
+const (
+	kindLeaf = iota // a leafAll
+	kindMsg         // a leafMsg
+	kindOne         // a oneString
+	kinds
+)
+
 // refLeaf reads a leafAll field by field with the Reader.
 func refLeaf(r *bitstream.Reader, v *leafAll) error {
 	var err error
@@ -203,16 +216,21 @@ func writeLeaf(w *bitstream.Writer, rng *rand.Rand) {
 	w.WriteBits(rng.Uint64(), 64)
 	writeDate(w, rng)
 	for range 2 {
-		switch rng.IntN(8) {
-		case 0:
-			w.WriteCount(-1) // nil, read as ""
-		case 1:
-			writeInt(w, rng, 0, 4) // 0 in any form
-		default:
-			w.WriteString(randString(rng))
-		}
+		writeString(w, rng)
 	}
 	writeDate(w, rng)
+}
+
+// writeString writes a random string, nil or empty in any form.
+func writeString(w *bitstream.Writer, rng *rand.Rand) {
+	switch rng.IntN(8) {
+	case 0:
+		w.WriteCount(-1) // nil, read as ""
+	case 1:
+		writeInt(w, rng, 0, 4) // 0 in any form
+	default:
+		w.WriteString(randString(rng))
+	}
 }
 
 // writeDate writes a null date, or a random 64-bit wire value: any, or one near the present,
@@ -245,17 +263,23 @@ func writeRows(w *bitstream.Writer, rng *rand.Rand) {
 	}
 }
 
-// randLeafInput returns the bytes of a random leafAll or leafMsg, after skip bits, often
+// randLeafInput returns the bytes of a random value of the kind, after skip bits, often
 // truncated or with a flipped bit.
-func randLeafInput(rng *rand.Rand, msg bool, skip int) []byte {
+func randLeafInput(rng *rand.Rand, kind int, skip int) []byte {
 	var w bitstream.Writer
 	w.WriteBits(rng.Uint64(), skip)
-	if msg {
+	switch kind {
+	case kindMsg:
 		writeRows(&w, rng)
 		w.WriteChar(rune(randInt(rng, 16)))
 		writeRows(&w, rng)
 		writeInt(&w, rng, randInt(rng, 32), 4)
-	} else {
+	case kindOne:
+		writeString(&w, rng)
+		if rng.IntN(2) == 0 {
+			w.WriteBits(rng.Uint64(), rng.IntN(65)) // more input after the string
+		}
+	default:
 		writeLeaf(&w, rng)
 	}
 	b := w.Bytes()
@@ -274,7 +298,7 @@ func randLeafInput(rng *rand.Rand, msg bool, skip int) []byte {
 
 // checkAgainstReader decodes data from bit offset off with DecodeAt, with a Decoder and, at offset 0,
 // with Unmarshal, into fresh values and into a reused one, and checks them against the Reader.
-func checkAgainstReader(t *testing.T, data []byte, off int, msg bool, reused any) {
+func checkAgainstReader(t *testing.T, data []byte, off int, kind int, reused any) {
 	t.Helper()
 	r := bitstream.NewReader(data)
 	if r.Seek(off) != nil {
@@ -282,11 +306,19 @@ func checkAgainstReader(t *testing.T, data []byte, off int, msg bool, reused any
 	}
 	var want, got any
 	var wantErr error
-	if msg {
+	switch kind {
+	case kindMsg:
 		var m leafMsg
 		wantErr = refMsg(r, &m)
 		want, got = &m, new(leafMsg)
-	} else {
+	case kindOne:
+		var v oneString
+		var b []byte
+		if b, wantErr = r.ReadBytesView(); wantErr == nil {
+			v.S = string(b)
+		}
+		want, got = &v, new(oneString)
+	default:
 		var v leafAll
 		wantErr = refLeaf(r, &v)
 		want, got = &v, new(leafAll)
@@ -377,22 +409,18 @@ func TestFastPathAgreesWithReader(t *testing.T) {
 	if testing.Short() {
 		n = 2000
 	}
-	reusedLeaf, reusedMsg := new(leafAll), new(leafMsg)
+	reused := []any{new(leafAll), new(leafMsg), &oneString{S: "old"}}
 	for i := range n {
-		msg := i%2 == 1
+		kind := i % kinds
 		skip := rng.IntN(20)
-		data := randLeafInput(rng, msg, skip)
-		reused := any(reusedLeaf)
-		if msg {
-			reused = reusedMsg
-		}
-		checkAgainstReader(t, data, skip, msg, reused)
+		data := randLeafInput(rng, kind, skip)
+		checkAgainstReader(t, data, skip, kind, reused[kind])
 		// Random bytes, mostly invalid.
 		junk := make([]byte, rng.IntN(40))
 		for j := range junk {
 			junk[j] = byte(rng.Uint32())
 		}
-		checkAgainstReader(t, junk, 0, msg, reused)
+		checkAgainstReader(t, junk, 0, kind, reused[kind])
 	}
 }
 
@@ -400,19 +428,17 @@ func TestFastPathAgreesWithReader(t *testing.T) {
 // the first byte.
 func FuzzFastPath(f *testing.F) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 8 {
-		f.Add(append([]byte{byte(i%2) << 3}, randLeafInput(rng, i%2 == 1, 0)...))
+	for i := range 12 {
+		f.Add(append([]byte{byte(i%kinds) << 3}, randLeafInput(rng, i%kinds, 0)...))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
 		}
-		off, msg := int(data[0]&7), data[0]&8 != 0
-		reused := any(new(leafAll))
-		if msg {
-			reused = new(leafMsg)
-		}
-		checkAgainstReader(t, data[1:], off, msg, reused)
+		// The first byte: the offset (bits 0-2) and the kind (bits 3-4; 3 is a leafAll).
+		off, kind := int(data[0]&7), int(data[0]>>3&3)%kinds
+		reused := []any{new(leafAll), new(leafMsg), &oneString{S: "old"}}[kind]
+		checkAgainstReader(t, data[1:], off, kind, reused)
 	})
 }
 
@@ -571,6 +597,30 @@ func TestFastPathLimits(t *testing.T) {
 	}
 	if _, err := DecodeAt(data, len(data)*8+1, &v); !errors.Is(err, bitstream.ErrOffset) {
 		t.Fatalf("offset beyond the input: %v", err)
+	}
+}
+
+// TestOneStringLimit checks that a struct of one string, which DecodeAt decodes without a heap,
+// still fails a string longer than DefaultMaxAlloc, as the reader does.
+func TestOneStringLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 64 MiB")
+	}
+	var w bitstream.Writer
+	w.WriteCount(DefaultMaxAlloc + 1)
+	data := append(w.Bytes(), make([]byte, DefaultMaxAlloc+1)...)
+	var v oneString
+	if _, err := DecodeAt(data, 0, &v); !errors.Is(err, ErrAllocLimit) || v.S != "" {
+		t.Fatalf("a string of DefaultMaxAlloc+1 bytes: %v", err)
+	}
+	// A string of 16 bytes at most in the last 8 bytes of the input, and at bit offsets 1-7.
+	for off := range 8 {
+		w.Reset(nil)
+		w.WriteBits(0, off)
+		w.WriteString("twelve bytes")
+		if n, err := DecodeAt(w.Bytes(), off, &v); err != nil || v.S != "twelve bytes" || n != w.Len() {
+			t.Fatalf("at %d: %q %d %v, want %d", off, v.S, n, err, w.Len())
+		}
 	}
 }
 

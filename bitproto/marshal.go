@@ -190,6 +190,12 @@ func DecodeAt(data []byte, off int, v any) (int, error) {
 	// DecodeOptions.DecodeAt with the default options as constants: the path of every message
 	// body decoded into a new value.
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
+		if len(fields) == 1 && fields[0].op == opString {
+			if next, ok := decodeOneString(data, uint(off), unsafe.Add(p, fields[0].offset)); ok {
+				return int(next), nil
+			}
+			return DecodeOptions{}.decodeReader(nil, data, off, nil, v)
+		}
 		// DecodeOptions{}.budget(n), without the multiplication.
 		h := heap{budget: DefaultMaxAlloc}
 		if n := len(data) - off>>3; n < (DefaultMaxAlloc-AllocSlack)/DefaultMaxAllocFactor {
