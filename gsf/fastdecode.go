@@ -191,13 +191,16 @@ func (m *Message) decodeRequest(data []byte, n int) bool {
 	hi, lo := binary.BigEndian.Uint64(data), binary.BigEndian.Uint64(data[8:16])
 	flags := int32(int64(hi<<4) >> 60)
 	class, s := takeInt32(hi<<8 | lo>>56)
-	p := 8 + s // 14..45
-	x := hi<<p | lo>>((64-p)&63)
+	p := 8 + s                   // 14..45
+	x := hi<<p | lo>>((64-p)&63) // 64 bits
 	msgType, s := takeInt32(x)
 	p += s // 20..82: at least 46 bits are left, for requestId, the log correlator and the body
-	if p < 64 {
+	switch {
+	case s <= 20: // x holds at least the 44 bits they take
+		x <<= s & 63
+	case p < 64:
 		x = hi<<p | lo>>((64-p)&63)
-	} else {
+	default:
 		x = lo << (p & 63)
 	}
 	id, s := takeInt32(x)
