@@ -231,7 +231,8 @@ func isRequest(data []byte) bool { return len(data) >= 16 && data[0]&0xf3 == 0x2
 
 // takeInt32 returns the compressed int32 at the top bits of x, as bitwin.Int32Form does, and its
 // number of bits. Each form's branch returns its length as a constant, so that the caller's
-// shifts by it are shifts by a constant once the branch is predicted.
+// shifts by it are shifts by a constant once the branch is predicted. The forms are tested from
+// the shortest on, the full width (which writers use for values beyond 24 bits) last but one.
 func takeInt32(x uint64) (int32, uint) {
 	switch {
 	case x>>62 == 0b10: // the nibble
@@ -240,10 +241,10 @@ func takeInt32(x uint64) (int32, uint) {
 		return int32(int64(x<<3) >> 56), 11
 	case x>>60 == 0b1110:
 		return int32(int64(x<<4) >> 48), 20
-	case int64(x) >= 0: // full width: 0, then 32 bits
-		return int32(x >> 31), 33
 	case x>>59 == 0b11110:
 		return int32(int64(x<<5) >> 40), 29
+	case int64(x) >= 0: // full width: 0, then 32 bits
+		return int32(x >> 31), 33
 	}
 	return int32(x >> 27), 37
 }
