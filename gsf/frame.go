@@ -208,7 +208,8 @@ func (fr *FrameReader) FrameBuffered() bool {
 }
 
 // Buffered returns the number of bytes read from the stream that no frame returned so far
-// holds: the start of the next frame, or more.
+// holds: the start of the next frame, or more. After an error it is 0: a reader that failed
+// reads no more frames and keeps none of the bytes after the last one.
 func (fr *FrameReader) Buffered() int { return fr.end - fr.start }
 
 // Offset returns the number of bytes of the stream consumed by the frames read so far.
