@@ -220,9 +220,9 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 // exceeds DefaultMaxAlloc. It reports false, having changed nothing, for whatever decodeFlat
 // gives up on.
 func decodeOneString(buf []byte, pos uint, fp unsafe.Pointer) (uint, bool) {
-	x, avail, wend, ok := bitwin.Window(buf, pos)
+	x, avail, _, ok := bitwin.Window(buf, pos)
 	if !ok {
-		if x, avail, wend, ok = bitwin.Tail(buf, pos); !ok {
+		if x, avail, _, ok = bitwin.Tail(buf, pos); !ok {
 			return 0, false
 		}
 	}
@@ -238,7 +238,6 @@ func decodeOneString(buf []byte, pos uint, fp unsafe.Pointer) (uint, bool) {
 	if l32 < 0 || uint(l32) > uint(len(buf))-s || l32 > DefaultMaxAlloc {
 		return 0, false
 	}
-	_ = wend
 	end := s + uint(l32)
 	*(*string)(fp) = string(buf[s:end])
 	return end * 8, true
