@@ -210,39 +210,6 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 	return wend - avail, true
 }
 
-// decodeOneString is decodeFlat for a struct whose only field is a string, at fp, decoded with
-// the default options: a body of one string (a name, a version, a token) is common enough to skip
-// decodeFlat's loop and its dispatch on the field's op, and its heap. The string is a copy of its
-// bytes of its own, which is what decodeFlat makes of the first string of a fresh decode when it
-// is the last one of the input; the allocation limit needs no heap either: with the default
-// options it is min(DefaultMaxAlloc, DefaultMaxAllocFactor*n + AllocSlack) for the n input bytes
-// from the decode's first byte, which the string's length, at most n, exceeds only when it
-// exceeds DefaultMaxAlloc. It reports false, having changed nothing, for whatever decodeFlat
-// gives up on.
-func decodeOneString(buf []byte, pos uint, fp unsafe.Pointer) (uint, bool) {
-	x, avail, _, ok := bitwin.Window(buf, pos)
-	if !ok {
-		if x, avail, _, ok = bitwin.Tail(buf, pos); !ok {
-			return 0, false
-		}
-	}
-	l32, size := bitwin.Int32Form(x)
-	if size > avail {
-		return 0, false
-	}
-	if l32 == 0 || l32 == -1 {
-		*(*string)(fp) = ""
-		return pos + size, true
-	}
-	s := (pos + size + 7) >> 3 // the first byte: within buf
-	if l32 < 0 || uint(l32) > uint(len(buf))-s || l32 > DefaultMaxAlloc {
-		return 0, false
-	}
-	end := s + uint(l32)
-	*(*string)(fp) = string(buf[s:end])
-	return end * 8, true
-}
-
 // A scanJob is what scan decodes: n structs described by fields, the first at base and the
 // others size bytes apart, from buf, with strings charged to h. first is the field index a
 // struct starts at: -1 for objects, whose null bit comes first.

@@ -42,7 +42,7 @@ type leafMsg struct {
 	N    int32
 }
 
-// oneString is a struct of one string, which DecodeAt decodes with decodeOneString.
+// oneString is a struct of one string, which DecodeAt decodes without decodeFlat.
 type oneString struct {
 	S string
 }
