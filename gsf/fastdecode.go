@@ -77,21 +77,8 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 		}
 		x, avail = x<<(size&63), avail-size
 	}
-	// The fields are set one by one, and the strings and the slice only when they change: a
-	// composite literal would be built on the stack and copied, and pointer stores cost write
-	// barriers while the garbage collector runs.
 	h := &m.Header
-	h.Flags, h.SvcClass, h.MsgType, h.RequestID = flags, ServiceClass(class), msgType, id
-	h.ResultCode, h.AppCode = 0, 0
-	if h.LogCorrelator != "" {
-		h.LogCorrelator = ""
-	}
-	if h.AppString != "" {
-		h.AppString = ""
-	}
-	if h.AppCodes != nil {
-		h.AppCodes = nil
-	}
+	h.setRequest(flags, ServiceClass(class), msgType, id)
 	if h.IsService() {
 		var s string
 		if h.Flags&FlagResponse == 0 {
@@ -190,10 +177,10 @@ func stringAt(data []byte, x uint64, avail, wend uint) (s string, x2 uint64, ava
 func (m *Message) decodeRequest(data []byte, n int) bool {
 	hi, lo := binary.BigEndian.Uint64(data), binary.BigEndian.Uint64(data[8:16])
 	flags := int32(int64(hi<<4) >> 60)
-	class, s := takeInt32(hi<<8 | lo>>56)
+	class, s := bitwin.Int32FormShortFirst(hi<<8 | lo>>56)
 	p := 8 + s                   // 14..45
 	x := hi<<p | lo>>((64-p)&63) // 64 bits
-	msgType, s := takeInt32(x)
+	msgType, s := bitwin.Int32FormShortFirst(x)
 	p += s // 20..82: at least 46 bits are left, for requestId, the log correlator and the body
 	switch {
 	case s <= 20: // x holds at least the 44 bits they take
@@ -203,14 +190,28 @@ func (m *Message) decodeRequest(data []byte, n int) bool {
 	default:
 		x = lo << (p & 63)
 	}
-	id, s := takeInt32(x)
+	id, s := bitwin.Int32FormShortFirst(x)
 	x <<= s & 63
 	// The log correlator's length: 0 or -1 in the nibble form (100000 or 101111).
 	if x>>58 != 0b100000 && x>>58 != 0b101111 {
 		return false
 	}
 	h := &m.Header
-	h.Flags, h.SvcClass, h.MsgType, h.RequestID = flags, ServiceClass(class), msgType, id
+	h.setRequest(flags, ServiceClass(class), msgType, id)
+	b := &m.Body
+	b.data, b.start, b.end, b.present = data, int(p+s+7), n*8, int64(x<<6) >= 0
+	return true
+}
+
+// isRequest reports whether data may hold a message for decodeRequest (see there).
+func isRequest(data []byte) bool { return len(data) >= 16 && data[0]&0xf3 == 0x20 }
+
+// setRequest makes h a header without a result: flags, service class, message type and request
+// id set, the other fields cleared. The fields are set one by one, and the strings and the slice
+// only when they are not empty already: a composite literal would be built on the stack and
+// copied, and pointer stores cost write barriers while the garbage collector runs.
+func (h *Header) setRequest(flags int32, class ServiceClass, msgType, id int32) {
+	h.Flags, h.SvcClass, h.MsgType, h.RequestID = flags, class, msgType, id
 	h.ResultCode, h.AppCode = 0, 0
 	if h.LogCorrelator != "" {
 		h.LogCorrelator = ""
@@ -221,30 +222,4 @@ func (m *Message) decodeRequest(data []byte, n int) bool {
 	if h.AppCodes != nil {
 		h.AppCodes = nil
 	}
-	b := &m.Body
-	b.data, b.start, b.end, b.present = data, int(p+s+7), n*8, int64(x<<6) >= 0
-	return true
-}
-
-// isRequest reports whether data may hold a message for decodeRequest (see there).
-func isRequest(data []byte) bool { return len(data) >= 16 && data[0]&0xf3 == 0x20 }
-
-// takeInt32 returns the compressed int32 at the top bits of x, as bitwin.Int32Form does, and its
-// number of bits. Each form's branch returns its length as a constant, so that the caller's
-// shifts by it are shifts by a constant once the branch is predicted. The forms are tested from
-// the shortest on, the full width (which writers use for values beyond 24 bits) last but one.
-func takeInt32(x uint64) (int32, uint) {
-	switch {
-	case x>>62 == 0b10: // the nibble
-		return int32(int64(x<<2) >> 60), 6
-	case x>>61 == 0b110:
-		return int32(int64(x<<3) >> 56), 11
-	case x>>60 == 0b1110:
-		return int32(int64(x<<4) >> 48), 20
-	case x>>59 == 0b11110:
-		return int32(int64(x<<5) >> 40), 29
-	case int64(x) >= 0: // full width: 0, then 32 bits
-		return int32(x >> 31), 33
-	}
-	return int32(x >> 27), 37
 }

@@ -15,6 +15,9 @@ func TestInt32FormAgreesWithFormOf(t *testing.T) {
 			x |= 1 << 63 // mostly compressed forms
 		}
 		v, n := Int32Form(x)
+		if v2, n2 := Int32FormShortFirst(x); v2 != v || n2 != n {
+			t.Fatalf("%016x: Int32FormShortFirst %d in %d bits, Int32Form %d in %d", x, v2, n2, v, n)
+		}
 		hdr, vb := FormOf(x, 4)
 		if n != hdr+vb {
 			t.Fatalf("%016x: Int32Form takes %d bits, FormOf %d+%d", x, n, hdr, vb)
