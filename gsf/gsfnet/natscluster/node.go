@@ -403,14 +403,14 @@ func (n *Node) onControl(msg *nats.Msg) {
 			return // a node with nothing to tell
 		}
 		v.fetching = true
-		v.pending = append(v.pending, m)
+		v.queue(m)
 		v.lastSeen = time.Now()
 		go n.fetchState(m.Node, m.Inst)
 		return
 	}
 	v.lastSeen = time.Now()
 	if v.fetching {
-		v.pending = append(v.pending, m)
+		v.queue(m)
 		return
 	}
 	n.handleInOrderLocked(v, m)
@@ -432,9 +432,24 @@ func (n *Node) handleInOrderLocked(v *view, m ctlMsg) {
 		v.seq = m.Seq
 		n.applyLocked(v, m)
 	default:
-		v.pending = append(v.pending, m)
+		v.queue(m)
 		n.refetchLocked(v)
 	}
+}
+
+// maxPending bounds the events of a node that wait for its state to arrive: a node that sends
+// events faster than it answers a state request would otherwise make the list grow without end.
+const maxPending = 1 << 14
+
+// queue keeps an event of v's node until its state arrives. When maxPending are waiting, those
+// are dropped: the state that arrives covers what they did up to its number, and a gap in the
+// numbers after it (the next event, or a heartbeat's number) asks for the state again.
+func (v *view) queue(m ctlMsg) {
+	if len(v.pending) >= maxPending {
+		clear(v.pending)
+		v.pending = v.pending[:0]
+	}
+	v.pending = append(v.pending, m)
 }
 
 func (n *Node) refetchLocked(v *view) {

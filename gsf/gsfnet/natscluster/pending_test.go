@@ -1,0 +1,102 @@
+package natscluster
+
+import (
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// TestPendingBounded: a node that floods events while it answers a state request slowly (or
+// never) makes no more than maxPending of them wait; when its state arrives the view is what the
+// state says, and malformed control messages are dropped.
+func TestPendingBounded(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(5 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	n, err := New(nc, Options{Node: "a", RequestTimeout: 10 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+
+	// The flooding node's state requests wait here.
+	requests := make(chan *nats.Msg, 4)
+	sub, err := nc.ChanSubscribe(n.pfx+".state.evil", requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Unsubscribe() })
+
+	const events = 5 * maxPending
+	ctl := func(m ctlMsg) *nats.Msg {
+		m.Node, m.Inst = "evil", "i1"
+		b, _ := json.Marshal(m)
+		return &nats.Msg{Subject: n.ctlSubj + m.Kind + ".evil", Data: b}
+	}
+	for i := range uint64(events) {
+		// Numbered from 2: a gap at once, so that the node asks for the state.
+		n.onControl(ctl(ctlMsg{Kind: "on", Seq: i + 2, Sess: i, User: "u" + strconv.FormatUint(i, 10)}))
+	}
+	for _, bad := range []string{"", "{", `{"n":""}`, `{"n":"evil","k":"on","q":"x"}`, "\x00\xff", `[1,2]`} {
+		n.onControl(&nats.Msg{Subject: n.ctlSubj + "on.evil", Data: []byte(bad)})
+	}
+	n.mu.Lock()
+	v := n.peers["evil"]
+	waiting, fetching := len(v.pending), v.fetching
+	n.mu.Unlock()
+	if !fetching || waiting == 0 || waiting > maxPending {
+		t.Fatalf("fetching %v with %d events waiting, want at most %d", fetching, waiting, maxPending)
+	}
+
+	// The state arrives: it covers every event so far.
+	var req *nats.Msg
+	select {
+	case req = <-requests:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no state request")
+	}
+	st, _ := json.Marshal(stateMsg{Node: "evil", Inst: "i1", Seq: events + 1, Sessions: []sessionEntry{{ID: 7, User: "alice"}}})
+	if err := req.Respond(st); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n.mu.Lock()
+		done := !v.fetching
+		n.mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the state was not taken")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := n.Online("alice"); len(got) != 1 || got[0].Node != "evil" {
+		t.Errorf("alice is at %v, want at node evil", got)
+	}
+	if got := n.Online("u5"); len(got) != 0 {
+		t.Errorf("u5, who the state does not have, is at %v", got)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(v.pending) != 0 || v.seq != events+1 {
+		t.Errorf("after the state: %d events waiting, at number %d, want 0 at %d", len(v.pending), v.seq, events+1)
+	}
+}
