@@ -100,3 +100,65 @@ func TestPendingBounded(t *testing.T) {
 		t.Errorf("after the state: %d events waiting, at number %d, want 0 at %d", len(v.pending), v.seq, events+1)
 	}
 }
+
+// FuzzControl feeds arbitrary control messages, as another node (or anything that can publish on
+// the cluster's subjects) might send them, to a node: it must never panic, and what it knows of
+// other nodes stays consistent with its directory.
+func FuzzControl(f *testing.F) {
+	for _, s := range []string{
+		`{"n":"b","i":"1","k":"hb","q":0}`,
+		`{"n":"b","i":"1","k":"on","q":1,"s":3,"u":"alice"}`,
+		`{"n":"b","i":"1","k":"join","q":2,"s":3,"g":"room"}`,
+		`{"n":"b","i":"1","k":"leave","q":3,"s":3,"g":"room"}`,
+		`{"n":"b","i":"1","k":"off","q":4,"s":3}`,
+		`{"n":"b","i":"1","k":"close","q":5,"s":3}`,
+		`{"n":"b","i":"2","k":"bye"}`,
+		`{"n":"a","i":"x","k":"on","q":1}`,
+		`{"n":"b","i":"1","k":"nonsense","q":18446744073709551615,"s":0}`,
+		`{"n":"","k":"on"}`, `{`, ``, `null`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(5 * time.Second) {
+		f.Fatal("nats server did not start")
+	}
+	f.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(nc.Close)
+	// State requests fail at once (no node answers them), so every input is handled in full.
+	n, err := New(nc, Options{Node: "a", RequestTimeout: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { n.Close() })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n.onControl(&nats.Msg{Subject: n.ctlSubj + "x.b", Data: data})
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		for id, v := range n.peers {
+			if id != v.node || len(v.pending) > maxPending {
+				t.Fatalf("peer %q: view of %q with %d events waiting", id, v.node, len(v.pending))
+			}
+			for sid, s := range v.sessions {
+				for g := range s.groups {
+					if _, ok := n.dir.groups[g][Location{Node: id, Session: sid, User: s.user}]; !ok {
+						t.Fatalf("session %d of %q in group %q is not in the directory", sid, id, g)
+					}
+				}
+				if s.user != "" {
+					if _, ok := n.dir.users[s.user][Location{Node: id, Session: sid, User: s.user}]; !ok {
+						t.Fatalf("session %d of %q with user %q is not in the directory", sid, id, s.user)
+					}
+				}
+			}
+		}
+	})
+}
