@@ -600,8 +600,8 @@ func TestFastPathLimits(t *testing.T) {
 	}
 }
 
-// TestOneStringLimit checks that a struct of one string, which DecodeAt decodes without a heap,
-// still fails a string longer than DefaultMaxAlloc, as the reader does.
+// TestOneStringLimit checks that DecodeAt fails a struct of one string longer than
+// DefaultMaxAlloc, as the reader does, and reads short ones at every bit offset near the end.
 func TestOneStringLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 64 MiB")

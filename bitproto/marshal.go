@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/gamewire/gamewire/bitstream"
-	"github.com/gamewire/gamewire/internal/bitwin"
 )
 
 // Decoding limits used when [DecodeOptions] leaves them at zero.
@@ -191,35 +190,6 @@ func DecodeAt(data []byte, off int, v any) (int, error) {
 	// DecodeOptions.DecodeAt with the default options as constants: the path of every message
 	// body decoded into a new value.
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
-		if len(fields) == 1 && fields[0].op == opString {
-			// A struct whose only field is a string: a body of one string (a name, a version, a
-			// token) is common enough to skip decodeFlat's loop, its dispatch on the field's op
-			// and its heap, and the call. The string is a copy of its bytes of its own, which is
-			// what decodeFlat makes of the first string of a fresh decode when it is the last one
-			// of the input. The allocation limit needs no heap either: with the default options
-			// it is min(DefaultMaxAlloc, DefaultMaxAllocFactor*n + AllocSlack) for the n input
-			// bytes from the decode's first byte, which the string's length, at most n, exceeds
-			// only when it exceeds DefaultMaxAlloc. Whatever decodeFlat would give up on goes to
-			// the reader.
-			fp, pos := unsafe.Add(p, fields[0].offset), uint(off)
-			x, avail, _, ok := bitwin.Window(data, pos)
-			if !ok {
-				x, avail, _, ok = bitwin.Tail(data, pos)
-			}
-			if l32, size := bitwin.Int32Form(x); ok && size <= avail {
-				if l32 == 0 || l32 == -1 {
-					*(*string)(fp) = ""
-					return int(pos + size), nil
-				}
-				s := (pos + size + 7) >> 3 // the first byte: within data
-				if l32 > 0 && uint(l32) <= uint(len(data))-s && l32 <= DefaultMaxAlloc {
-					end := s + uint(l32)
-					*(*string)(fp) = string(data[s:end])
-					return int(end * 8), nil
-				}
-			}
-			return DecodeOptions{}.decodeReader(nil, data, off, nil, v)
-		}
 		// DecodeOptions{}.budget(n), without the multiplication.
 		h := heap{budget: DefaultMaxAlloc}
 		if n := len(data) - off>>3; n < (DefaultMaxAlloc-AllocSlack)/DefaultMaxAllocFactor {
