@@ -9,13 +9,11 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gamewire/gamewire/capture"
-	"github.com/gamewire/gamewire/gsf"
-	"github.com/gamewire/gamewire/gsf/gsftap"
+	"github.com/gamewire/gamewire/inspect/internal/samples"
 )
 
 // The captures are real ones (capture/testdata/README.md says how they were made): tcpdump's
@@ -151,13 +149,6 @@ func slicesHave(cs []Choice, v string) bool {
 	return false
 }
 
-// frameOf is a GSF frame found in a stream: where it is, its bytes and its header.
-type frameOf struct {
-	stream      string
-	off, size   int
-	hex, header string
-}
-
 // TestCaptureSameFramesAsGSFDecode: the inspector finds, in every stream of the real captures,
 // the frames that "gamewire gsf decode" finds (package gsftap over capture.ReadStreams, which
 // the command prints), at the same stream offsets, with the same bytes and headers.
@@ -165,26 +156,11 @@ func TestCaptureSameFramesAsGSFDecode(t *testing.T) {
 	for _, name := range []string{tcpdumpCapture, dumpcapCapture, "../capture/testdata/serve-call-nosyn.pcap",
 		"../capture/testdata/serve-call-any.pcap", "../capture/testdata/serve-echo-ipv6.pcap"} {
 		data := readCaptureFile(t, name)
-		var want []frameOf
-		tap := gsftap.New(func(r *gsftap.Record) {
-			if r.Kind == gsftap.RecordProblem {
-				t.Fatalf("%s: gsf decode reports a problem: %v", name, r.Err)
-			}
-			if r.Kind != gsftap.RecordFrame {
-				return
-			}
-			gx, err := gsf.Explain(r.Frame, gsf.ExplainOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, _ := r.Dir.MarshalText()
-			want = append(want, frameOf{stream: strconv.FormatUint(r.Conn.ID, 10) + "/" + string(d), off: int(r.Offset), size: int(r.Size),
-				hex: hex.EncodeToString(r.Frame), header: gx.Frames[0].Header.String()})
-		})
-		if _, err := capture.ReadStreams(bytes.NewReader(data), capture.Options{}, tap.Handle); err != nil {
-			t.Fatal(err)
+		want, problems, err := samples.CaptureFrames(data, false)
+		if err != nil || problems != 0 {
+			t.Fatalf("%s: gsf decode: %v, %d problems", name, err, problems)
 		}
-		var got []frameOf
+		var got []samples.CaptureFrame
 		first := explainRaw(t, data, Auto, nil)
 		for _, c := range option(first, "stream").Choices {
 			ex := explainRaw(t, data, Auto, map[string]string{"stream": c.Value})
@@ -193,8 +169,8 @@ func TestCaptureSameFramesAsGSFDecode(t *testing.T) {
 			}
 			for _, n := range ex.Nodes {
 				if n.Type == "frame" {
-					got = append(got, frameOf{stream: c.Value, off: n.Off, size: n.Len,
-						hex: hex.EncodeToString(ex.Data[n.Off : n.Off+n.Len]), header: n.Value})
+					got = append(got, samples.CaptureFrame{Stream: c.Value, Off: n.Off, Len: n.Len,
+						Hex: hex.EncodeToString(ex.Data[n.Off : n.Off+n.Len]), Header: n.Value})
 				}
 			}
 		}
@@ -213,12 +189,12 @@ func TestCaptureSameFramesAsGSFDecode(t *testing.T) {
 	}
 }
 
-func sortFrames(fs []frameOf) {
+func sortFrames(fs []samples.CaptureFrame) {
 	sort.Slice(fs, func(i, j int) bool {
-		if fs[i].stream != fs[j].stream {
-			return fs[i].stream < fs[j].stream
+		if fs[i].Stream != fs[j].Stream {
+			return fs[i].Stream < fs[j].Stream
 		}
-		return fs[i].off < fs[j].off
+		return fs[i].Off < fs[j].Off
 	})
 }
 
@@ -333,28 +309,24 @@ func TestCaptureResync(t *testing.T) {
 	data = append(data, record(44, 0)...)  // 22 bytes missing before it
 	data = append(data, record(66, 0)...)
 
-	var want []frameOf
-	tap := gsftap.New(func(r *gsftap.Record) {
-		if r.Kind == gsftap.RecordFrame {
-			gx, _ := gsf.Explain(r.Frame, gsf.ExplainOptions{})
-			want = append(want, frameOf{off: int(r.Offset), size: int(r.Size), hex: hex.EncodeToString(r.Frame), header: gx.Frames[0].Header.String()})
-		}
-	})
-	tap.All = true
-	if _, err := capture.ReadStreams(bytes.NewReader(data), capture.Options{}, tap.Handle); err != nil {
+	want, _, err := samples.CaptureFrames(data, true)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ex := explainRaw(t, data, Auto, nil)
-	var got []frameOf
+	var got []samples.CaptureFrame
 	for _, n := range ex.Nodes {
-		got = append(got, frameOf{off: n.Off, size: n.Len, hex: hex.EncodeToString(ex.Data[n.Off : n.Off+n.Len]), header: n.Value})
+		got = append(got, samples.CaptureFrame{Off: n.Off, Len: n.Len, Hex: hex.EncodeToString(ex.Data[n.Off : n.Off+n.Len]), Header: n.Value})
 	}
 	// The stream shown lacks the 22 bytes of the hole: gsftap's stream offsets 32 and 54
 	// (which count them) are bytes 10 and 32 of it.
-	if len(want) != 2 || want[0].off != 32 || want[1].off != 54 {
+	if len(want) != 2 || want[0].Off != 32 || want[1].Off != 54 {
 		t.Fatalf("gsf decode finds %+v", want)
 	}
-	want[0].off, want[1].off = 10, 32
+	want[0].Off, want[1].Off = 10, 32
+	for i := range want {
+		want[i].Stream = "" // the tree's frames do not say their stream
+	}
 	if !slices.Equal(got, want) || ex.Size != 54 {
 		t.Fatalf("frames %+v in %d bytes, want %+v", got, ex.Size, want)
 	}

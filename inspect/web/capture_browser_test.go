@@ -1,22 +1,17 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/gamewire/gamewire/capture"
-	"github.com/gamewire/gamewire/gsf"
-	"github.com/gamewire/gamewire/gsf/gsftap"
+	"github.com/gamewire/gamewire/inspect/internal/samples"
 	"github.com/gamewire/gamewire/internal/browser"
 )
 
@@ -32,25 +27,16 @@ type streamFrame struct {
 	Hex, Header string
 }
 
-// gsfDecodeFrames returns the frames "gamewire gsf decode" finds in a capture (package gsftap
-// over capture.ReadStreams, which it prints), by stream ("1/c2s").
+// gsfDecodeFrames returns the frames "gamewire gsf decode" finds in a capture, by stream ("1/c2s").
 func gsfDecodeFrames(t *testing.T, data []byte) map[string][]streamFrame {
 	t.Helper()
-	frames := map[string][]streamFrame{}
-	tap := gsftap.New(func(r *gsftap.Record) {
-		if r.Kind != gsftap.RecordFrame {
-			return
-		}
-		gx, err := gsf.Explain(r.Frame, gsf.ExplainOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, _ := r.Dir.MarshalText()
-		k := strconv.FormatUint(r.Conn.ID, 10) + "/" + string(d)
-		frames[k] = append(frames[k], streamFrame{int(r.Offset), int(r.Size), hex.EncodeToString(r.Frame), gx.Frames[0].Header.String()})
-	})
-	if _, err := capture.ReadStreams(bytes.NewReader(data), capture.Options{}, tap.Handle); err != nil {
+	all, _, err := samples.CaptureFrames(data, false)
+	if err != nil {
 		t.Fatal(err)
+	}
+	frames := map[string][]streamFrame{}
+	for _, f := range all {
+		frames[f.Stream] = append(frames[f.Stream], streamFrame{f.Off, f.Len, f.Hex, f.Header})
 	}
 	return frames
 }
