@@ -37,7 +37,7 @@ func BenchmarkClusterFanout(b *testing.B) {
 func benchFanout(b *testing.B, nNodes, nSessions int) {
 	var url string
 	if nNodes > 1 {
-		ns := startNATS(b, -1)
+		ns := natscluster.StartNATS(b, -1)
 		defer ns.Shutdown()
 		url = ns.ClientURL()
 	}

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/gamewire/gamewire/gsf"
@@ -46,21 +45,6 @@ const (
 	hb   = 50 * time.Millisecond
 	dead = 500 * time.Millisecond
 )
-
-// startNATS runs a NATS server in the test process on a free loopback port.
-func startNATS(t testing.TB, port int) *server.Server {
-	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	t.Cleanup(ns.Shutdown)
-	return ns
-}
 
 // testNode is one gsfnet server with a natscluster node.
 type testNode struct {
@@ -297,7 +281,7 @@ func checkGoroutines(t *testing.T, before int) {
 // fan-out, notifies to users on other nodes, presence, remote joins, a node crash.
 func TestCluster(t *testing.T) {
 	before := runtime.NumGoroutine()
-	ns := startNATS(t, -1)
+	ns := natscluster.StartNATS(t, -1)
 	url := ns.ClientURL()
 	a, b, c := startNode(t, url, "a"), startNode(t, url, "b"), startNode(t, url, "c")
 	nodes := []*testNode{a, b, c}
@@ -469,7 +453,7 @@ func TestCluster(t *testing.T) {
 // reconnect, resubscribe and learn each other's state again; what is sent during the outage is
 // lost, as the documentation says.
 func TestNATSRestart(t *testing.T) {
-	ns := startNATS(t, -1)
+	ns := natscluster.StartNATS(t, -1)
 	port := ns.Addr().(*net.TCPAddr).Port
 	url := ns.ClientURL()
 	a, b := startNode(t, url, "a"), startNode(t, url, "b")
@@ -501,7 +485,7 @@ func TestNATSRestart(t *testing.T) {
 	})
 	bob.expect(t) // lost: core NATS keeps nothing for an absent node
 
-	ns2 := startNATS(t, port)
+	ns2 := natscluster.StartNATS(t, port)
 	_ = ns2
 	eventually(t, "reconnected", func() string {
 		if !a.nc.IsConnected() || !b.nc.IsConnected() {
@@ -523,7 +507,7 @@ func TestNATSRestart(t *testing.T) {
 // of the session orders the changes, and every node ends up agreeing with it, and a group
 // notify reaches the session exactly when the owner says it is a member.
 func TestMembershipRace(t *testing.T) {
-	ns := startNATS(t, -1)
+	ns := natscluster.StartNATS(t, -1)
 	url := ns.ClientURL()
 	a, b, c := startNode(t, url, "a"), startNode(t, url, "b"), startNode(t, url, "c")
 	nodes := []*testNode{a, b, c}

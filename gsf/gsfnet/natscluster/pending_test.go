@@ -2,12 +2,10 @@ package natscluster
 
 import (
 	"encoding/json"
-	"log/slog"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
@@ -15,25 +13,8 @@ import (
 // never) makes no more than maxPending of them wait; when its state arrives the view is what the
 // state says, and malformed control messages are dropped.
 func TestPendingBounded(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	n, err := New(nc, Options{Node: "a", RequestTimeout: 10 * time.Second, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
+	n := quietNode(t, 10*time.Second)
+	nc := n.nc
 
 	// The flooding node's state requests wait here.
 	requests := make(chan *nats.Msg, 4)
@@ -119,26 +100,8 @@ func FuzzControl(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(5 * time.Second) {
-		f.Fatal("nats server did not start")
-	}
-	f.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(nc.Close)
 	// State requests fail at once (no node answers them), so every input is handled in full.
-	n, err := New(nc, Options{Node: "a", RequestTimeout: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { n.Close() })
+	n := quietNode(f, 50*time.Millisecond)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n.onControl(&nats.Msg{Subject: n.ctlSubj + "x.b", Data: data})
 		n.mu.Lock()
