@@ -9,14 +9,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
-	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
 	"github.com/gamewire/gamewire/godot/multiplayer/lobby"
 	"github.com/gamewire/gamewire/internal/cliio"
@@ -96,6 +97,12 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("gamewire godot mp "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "auto", "input `encoding` of a single packet: auto, hex, base64 or raw (a JSON Lines trace is recognised)")
+	asJSON := new(bool)
+	maxFields := new(int)
+	if verb == "explain" {
+		asJSON = fs.Bool("json", false, "print JSON Lines: one explanation frame (packet) a line (docs/explain.md)")
+		maxFields = addMaxFieldsFlag(fs)
+	}
 	fs.Usage = func() {
 		what := "Decodes SceneMultiplayer packets (Godot 4 high-level multiplayer) into JSON, one line each."
 		if verb == "explain" {
@@ -119,6 +126,7 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	var failed error
+	budget := explain.NewBudget(*maxFields)
 	for i, p := range packets {
 		where := ""
 		if p.rec != nil {
@@ -155,14 +163,30 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stdout, "%s\n", b)
 			continue
 		}
-		if where != "" {
+		switch {
+		case *asJSON:
+		case where != "":
 			fmt.Fprintf(stdout, "%s%s, %d bytes\n", map[bool]string{true: "\n"}[i > 0], where, len(p.data))
-		} else {
+		default:
 			fmt.Fprintf(stdout, "SceneMultiplayer packet, %d bytes\n", len(p.data))
 		}
-		fields, err := multiplayer.Explain(p.data)
-		if werr := godot.WriteFields(stdout, fields); werr != nil {
+		fr, err := multiplayer.Explain(p.data, budget)
+		fr.Index = i
+		if p.rec != nil {
+			fr.Context = map[string]string{"dir": p.rec.Dir, "peer": strconv.Itoa(int(p.rec.Peer))}
+		}
+		var werr error
+		if *asJSON {
+			werr = explain.WriteJSON(stdout, fr)
+		} else {
+			werr = explain.WriteText(stdout, p.data, fr)
+		}
+		if werr != nil {
 			return werr
+		}
+		if fr.Truncated {
+			noteTruncated(stderr, "godot mp explain", []*explain.Frame{fr}, *maxFields)
+			break
 		}
 		if err != nil {
 			failed = errors.Join(failed, prefixErr(where, err))

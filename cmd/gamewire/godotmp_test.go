@@ -75,7 +75,7 @@ func TestGodotMPServeTraceDecode(t *testing.T) {
 	if st := run([]string{"godot", "mp", "explain", trace}, nil, &ex, &errb); st != 0 {
 		t.Fatalf("explain exit %d: %s", st, errb.String())
 	}
-	for _, want := range []string{"packet 2 (in, peer", "peer-id message", "SIMPLIFY_PATH", `node path "Lobby"`, "argument count 1"} {
+	for _, want := range []string{"packet 2 (in, peer", "peer-id message", "SIMPLIFY_PATH", `node path: "Lobby"`, "argument count: 1"} {
 		if !strings.Contains(ex.String(), want) {
 			t.Errorf("explain output lacks %q:\n%s", want, ex.String())
 		}
@@ -85,7 +85,7 @@ func TestGodotMPServeTraceDecode(t *testing.T) {
 func TestGodotMPExplainHex(t *testing.T) {
 	var out, errb bytes.Buffer
 	st := run([]string{"godot", "mp", "explain"}, strings.NewReader("04 00 02000000 05000000 00000000 02000000 5000 0203"), &out, &errb)
-	if st != 0 || !strings.Contains(out.String(), "SPAWN") || !strings.Contains(out.String(), `node name "P"`) {
+	if st != 0 || !strings.Contains(out.String(), "SPAWN") || !strings.Contains(out.String(), `node name: "P"`) {
 		t.Fatalf("exit %d\n%s%s", st, out.String(), errb.String())
 	}
 	out.Reset()
