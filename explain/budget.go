@@ -53,23 +53,45 @@ func (b *Budget) Room() bool { return b.left != 0 }
 // Spent reports that a field was refused: the explanation is cut short.
 func (b *Budget) Spent() bool { return b.spent }
 
-// Add appends c to parent's children when the budget has room, and reports whether it did.
+// Add appends c to parent's children when the budget has room for it, and reports whether it
+// did. c's own children count too: those beyond the budget are cut off.
 func (b *Budget) Add(parent *Field, c *Field) bool {
 	if !b.Take() {
 		return false
 	}
+	b.prune(c)
 	parent.Children = append(parent.Children, c)
 	return true
 }
 
-// AddTo appends f to the frame's top-level fields when the budget has room; when it has none it
-// marks the frame Truncated. It reports whether it added f.
+// AddTo appends f to the frame's top-level fields when the budget has room; f's own children
+// count too, and those beyond the budget are cut off. When the budget runs out it marks the frame
+// Truncated. It reports whether it added f.
 func (b *Budget) AddTo(fr *Frame, f *Field) bool {
 	if !b.Take() {
 		fr.Truncated = true
 		return false
 	}
+	if !b.prune(f) {
+		fr.Truncated = true
+	}
 	fr.Fields = append(fr.Fields, f)
+	return true
+}
+
+// prune takes room for f's descendants, in wire order, and cuts off those beyond the budget;
+// it reports whether all of them fit.
+func (b *Budget) prune(f *Field) bool {
+	for i, c := range f.Children {
+		if !b.Take() {
+			f.Children = f.Children[:i:i]
+			return false
+		}
+		if !b.prune(c) {
+			f.Children = f.Children[: i+1 : i+1]
+			return false
+		}
+	}
 	return true
 }
 

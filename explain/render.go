@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,17 +28,24 @@ func WriteJSON(w io.Writer, frames ...*Frame) error {
 // MarshalJSON writes the field as its struct tags say, with a non-finite float Value as text.
 func (f *Field) MarshalJSON() ([]byte, error) {
 	type plain Field // without the method
+	c := f
 	if x, ok := f.Value.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
-		c := *f
+		c = new(Field)
+		*c = *f
 		c.Value = strconv.FormatFloat(x, 'g', -1, 64)
-		return json.Marshal((*plain)(&c))
 	}
 	if x, ok := f.Value.(float32); ok && (x != x || math.IsInf(float64(x), 0)) {
-		c := *f
+		c = new(Field)
+		*c = *f
 		c.Value = strconv.FormatFloat(float64(x), 'g', -1, 32)
-		return json.Marshal((*plain)(&c))
 	}
-	return json.Marshal((*plain)(f))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode((*plain)(c)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // BitLevel reports whether a field of the frame starts or ends inside a byte: its text form then
@@ -193,4 +201,32 @@ func bitsOf(data []byte, bit, n int64) (string, bool) {
 		}
 	}
 	return sb.String(), true
+}
+
+// Scalar returns v as a Value of the model: integers as int64 (uint64 when unsigned), floats as
+// float64, and bools, strings and nil as they are; any other value as its fmt text.
+func Scalar(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, int64, uint64, float64:
+		return x
+	case int:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case uint:
+		return uint64(x)
+	case uint8:
+		return uint64(x)
+	case uint16:
+		return uint64(x)
+	case uint32:
+		return uint64(x)
+	case float32:
+		return float64(x)
+	}
+	return fmt.Sprint(v)
 }

