@@ -3,10 +3,12 @@ package bitproto
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gamewire/gamewire/bitstream"
 	"github.com/gamewire/gamewire/explain"
+	"github.com/gamewire/gamewire/internal/floattext"
 )
 
 // Explain returns the value as a field of the one explanation model (package explain): its
@@ -65,7 +67,20 @@ func jsonScalar(v Value) any {
 	case int16:
 		return int64(x)
 	case float32:
+		switch {
+		case x != x:
+			return floattext.NaN32Text(x) // "NaN" or "NaN:0x…": every bit survives
+		case math.IsInf(float64(x), 0):
+			return v.Text()
+		}
 		return float64(x)
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return floattext.NaN64Text(x)
+		case math.IsInf(x, 0):
+			return v.Text()
+		}
 	}
 	return v.Value
 }

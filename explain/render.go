@@ -2,51 +2,11 @@ package explain
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 )
-
-// WriteJSON writes each frame as one line of JSON (JSON Lines), in the schema of the struct
-// tags of [Frame] (docs/explain.md). A float Value that JSON cannot hold (NaN, ±Inf) is written
-// as its text ("NaN", "+Inf", "-Inf").
-func WriteJSON(w io.Writer, frames ...*Frame) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, fr := range frames {
-		if err := enc.Encode(fr); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// MarshalJSON writes the field as its struct tags say, with a non-finite float Value as text.
-func (f *Field) MarshalJSON() ([]byte, error) {
-	type plain Field // without the method
-	c := f
-	if x, ok := f.Value.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
-		c = new(Field)
-		*c = *f
-		c.Value = strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	if x, ok := f.Value.(float32); ok && (x != x || math.IsInf(float64(x), 0)) {
-		c = new(Field)
-		*c = *f
-		c.Value = strconv.FormatFloat(float64(x), 'g', -1, 32)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode((*plain)(c)); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
 
 // BitLevel reports whether a field of the frame starts or ends inside a byte: its text form then
 // numbers bits rather than bytes.

@@ -280,6 +280,9 @@ func (t *tracer) closeVariant(dec *decoder, mark int, v any, end int, err error)
 	case float64:
 		f.Value = x
 		f.Text = fmtFloat(x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			f.Value = f.Text
+		}
 	case StringName:
 		f.Value = string(x)
 	case NodePath:
@@ -347,6 +350,9 @@ func (t *tracer) leaf(off, n int, typ, name string, value any, text string) *exp
 	if !t.kept() {
 		t.budget.Take() // refused: the explanation is cut short
 		return nil
+	}
+	if x, ok := value.(float64); ok && text != "" && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		value = text // "NaN:0x…", "inf": JSON has no such numbers, and the text keeps every bit
 	}
 	f := &explain.Field{Name: name, Type: typ, Value: value, Text: text, Bit: 8 * int64(off), Bits: 8 * int64(n)}
 	if !t.attach(f) {

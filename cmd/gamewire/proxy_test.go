@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/gamewire/gamewire/explain"
 	"net"
 	"os"
 	"os/exec"
@@ -265,25 +266,26 @@ func TestCaptureServeCall(t *testing.T) {
 	var answered int
 	for line := range strings.Lines(out) {
 		var r struct {
-			Kind  string `json:"kind"`
-			Conn  uint64 `json:"conn"`
-			Dir   string `json:"dir"`
-			Frame struct {
-				Header struct {
-					Flags     int32 `json:"flags"`
-					RequestID int32 `json:"requestId"`
-				} `json:"header"`
-			} `json:"frame"`
+			Kind  string        `json:"kind"`
+			Conn  uint64        `json:"conn"`
+			Dir   string        `json:"dir"`
+			Frame explain.Frame `json:"frame"`
 		}
 		json.Unmarshal([]byte(line), &r)
 		if r.Kind != "frame" {
 			continue
 		}
-		k := key{r.Conn, r.Frame.Header.RequestID}
+		header := map[string]int32{}
+		for _, f := range r.Frame.Fields {
+			if v, ok := f.Value.(float64); ok {
+				header[f.Name] = int32(v)
+			}
+		}
+		k := key{r.Conn, header["requestId"]}
 		switch {
-		case r.Dir == "c2s" && r.Frame.Header.Flags&1 == 0:
+		case r.Dir == "c2s" && header["flags"]&1 == 0:
 			pending[k] = true
-		case r.Dir == "s2c" && r.Frame.Header.Flags&1 == 1 && pending[k]:
+		case r.Dir == "s2c" && header["flags"]&1 == 1 && pending[k]:
 			delete(pending, k)
 			answered++
 		default:

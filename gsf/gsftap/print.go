@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/capture"
+	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/gsf"
 )
 
@@ -52,9 +53,12 @@ type JSONRecord struct {
 	Resynced bool   `json:"resynced,omitempty"`
 	Lost     int64  `json:"lost,omitempty"`
 	// RolesGuessed: which side is the client was guessed (a capture without the SYN).
-	RolesGuessed bool                  `json:"rolesGuessed,omitempty"`
-	Error        string                `json:"error,omitempty"`
-	Frame        *gsf.FrameExplanation `json:"frame,omitempty"`
+	RolesGuessed bool   `json:"rolesGuessed,omitempty"`
+	Error        string `json:"error,omitempty"`
+	// Frame is a frame's explanation in the one explanation model (docs/explain.md), its bits
+	// numbered from the first byte of its direction's stream, its Context the record's stream,
+	// direction, time and addresses.
+	Frame *explain.Frame `json:"frame,omitempty"`
 }
 
 // Print writes one record.
@@ -99,7 +103,11 @@ func (p *Printer) printJSON(r *Record, ex *gsf.Explanation) error {
 		jr.Error = r.Err.Error()
 	}
 	if ex != nil && len(ex.Frames) > 0 {
-		jr.Frame = &ex.Frames[0]
+		fr := ex.Frames[0].Frame(max(r.Seq-1, 0), nil)
+		d, _ := r.Dir.MarshalText()
+		fr.Context = map[string]string{"stream": strconv.FormatUint(r.Conn.ID, 10) + "/" + string(d), "dir": string(d),
+			"time": r.Time.UTC().Format(time.RFC3339Nano), "src": jr.Src, "dst": jr.Dst}
+		jr.Frame = fr
 	}
 	b, err := json.Marshal(jr)
 	if err != nil {
