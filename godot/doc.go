@@ -8,7 +8,7 @@
 //   - The generic value model: [DecOptions.Decode] turns bytes into Go values (int64, string,
 //     [Vector3], *[Dictionary], []any, packed arrays as Go slices, …) and [EncOptions.Append]
 //     turns them back into the same bytes. Use it to inspect or relay values whose shape you do
-//     not know; [DecOptions.Explain] lists every field with its offset.
+//     not know; [DecOptions.Explain] explains every field with its offset (package explain's model).
 //   - Your own Go types: [EncOptions.Marshal] and [DecOptions.Unmarshal] map structs (by
 //     `godot:"name"` tags), maps, slices and scalars to Variants, in the style of encoding/json.
 //     This is the fast path for a server that knows its messages.
