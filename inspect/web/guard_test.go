@@ -123,7 +123,8 @@ func TestDecodingBounded(t *testing.T) {
 		for range 6 {
 			wg.Go(func() { codes <- post(t, h, "127.0.0.1:1", "application/json", nil) })
 		}
-		// One client that gives up while it waits.
+		synctest.Wait()
+		// One more client, which gives up while it waits behind the others.
 		ctx, cancel := context.WithCancel(context.Background())
 		wg.Go(func() {
 			r := httptest.NewRequestWithContext(ctx, "POST", "/api/explain", strings.NewReader(okBody))
