@@ -1,5 +1,7 @@
 package explain
 
+import "fmt"
+
 // DefaultMaxFields is the number of fields an explanation holds when its MaxFields is 0: every
 // field of a frame up to it, for all the frames of one input together. A field with its text
 // takes about 200 to 400 bytes, so an explanation at the default holds at most about 40 MB of
@@ -170,4 +172,34 @@ func (fr *Frame) CoverAll() *Frame {
 	}
 	walk(fr.Fields)
 	return fr
+}
+
+// Validate checks the frame's structure: every field lies within the frame and within its
+// parent, has no negative length, and the leaves come in wire order without overlapping. The
+// formats' tests and fuzz targets call it on every frame they make.
+func (fr *Frame) Validate() error {
+	end := fr.Bit
+	var err error
+	var walk func(parent *Field, fs []*Field)
+	walk = func(parent *Field, fs []*Field) {
+		for _, f := range fs {
+			if err != nil {
+				return
+			}
+			switch {
+			case f.Bits < 0 || f.Bit < fr.Bit || f.Bit+f.Bits > fr.Bit+fr.Bits:
+				err = fmt.Errorf("explain: %s %q at bits %d+%d lies outside its frame (bits %d+%d)", f.Type, f.Name, f.Bit, f.Bits, fr.Bit, fr.Bits)
+			case parent != nil && (f.Bit < parent.Bit || f.Bit+f.Bits > parent.Bit+parent.Bits):
+				err = fmt.Errorf("explain: %s %q at bits %d+%d lies outside its parent %q (bits %d+%d)", f.Type, f.Name, f.Bit, f.Bits, parent.Name, parent.Bit, parent.Bits)
+			case len(f.Children) == 0 && f.Bit < end:
+				err = fmt.Errorf("explain: %s %q at bit %d overlaps the field before it (which ends at bit %d)", f.Type, f.Name, f.Bit, end)
+			}
+			if len(f.Children) == 0 {
+				end = max(end, f.Bit+f.Bits)
+			}
+			walk(f, f.Children)
+		}
+	}
+	walk(nil, fr.Fields)
+	return err
 }

@@ -241,7 +241,7 @@ func (t *tracer) openVariant(p int) int {
 	t.name = ""
 	var f *explain.Field
 	if t.kept() {
-		f = &explain.Field{Name: name, Type: "Variant", Bit: 8 * int64(p)}
+		f = &explain.Field{Name: name, Type: "Variant", Bit: 8 * int64(min(p, t.size))} // after padding the input lacks
 		if !t.attach(f) {
 			f = nil
 		}
@@ -292,7 +292,7 @@ func (t *tracer) closeVariant(dec *decoder, mark int, v any, end int, err error)
 
 // openEntry opens a Dictionary entry at p; its key Variant follows.
 func (t *tracer) openEntry(p int) {
-	f := &explain.Field{Name: "entry", Type: "entry", Bit: 8 * int64(p)}
+	f := &explain.Field{Name: "entry", Type: "entry", Bit: 8 * int64(min(p, t.size))}
 	if !t.attach(f) {
 		f = nil
 	}

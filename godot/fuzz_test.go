@@ -71,6 +71,9 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode error %v, Explain error %v", err, xerr)
 		}
 		checkTiling(t, fr)
+		if verr := fr.Validate(); verr != nil {
+			t.Fatal(verr)
+		}
 		if jerr := explain.WriteJSON(io.Discard, fr); jerr != nil {
 			t.Fatalf("the explanation does not write as JSON: %v", jerr)
 		}

@@ -82,7 +82,7 @@ type FrameExplanation struct {
 	Err      error  `json:"-"`
 	ErrorMsg string `json:"error,omitempty"`
 
-	// names names the steps of no field by their bit: "length prefix", "padding", ….
+	// names names the steps of no field by their index in Steps: "length prefix", "padding", ….
 	names map[int]string
 	// avail is, for a frame cut short, the bytes of it the input holds.
 	avail int
@@ -331,7 +331,7 @@ func (e *explainer) add(name string, s bitproto.Step) {
 	if e.fe.names == nil {
 		e.fe.names = map[int]string{}
 	}
-	e.fe.names[s.Bit] = name
+	e.fe.names[len(e.fe.Steps)] = name
 	e.fe.Steps = append(e.fe.Steps, s)
 }
 

@@ -68,6 +68,10 @@ func (fe *FrameExplanation) Frame(index int, budget *explain.Budget) *explain.Fr
 		desc, bodyStart = fe.Body.Message, fe.Body.Bit
 	}
 	end := 0 // the end of the bits explained, in the steps' numbering
+	if len(fe.Steps) > 0 {
+		end = min(0, fe.Steps[0].Bit) // the length prefix is before the payload's bit 0
+	}
+	start := end
 	add := func(f *explain.Field) bool {
 		shiftField(f, base)
 		return budget.AddTo(fr, f)
@@ -102,7 +106,7 @@ func (fe *FrameExplanation) Frame(index int, budget *explain.Budget) *explain.Fr
 			continue
 		}
 		f := bitproto.StepField(s)
-		if name := fe.names[s.Bit]; name != "" {
+		if name := fe.names[si]; name != "" {
 			f.Name = name
 		}
 		switch f.Name {
@@ -114,11 +118,23 @@ func (fe *FrameExplanation) Frame(index int, budget *explain.Budget) *explain.Fr
 			}
 		case "terminator":
 			f.Type, f.Value, f.Text = "u8", uint64(0), "0x00"
+			if s.Bit < end { // the body read into it, as the reference's reader allows
+				f.Bit, f.Bits = int64(end), int64(s.Bit+s.Len-end)
+				f.Note = "its first bits were read by the body, as the reference's reader allows"
+			}
+		}
+		if s.Bit < end && f.Name != "terminator" {
+			// Bits explained already (a describer's dump of a body that starts past the
+			// payload's end): only what is left of them.
+			if s.Bit+s.Len <= end {
+				continue
+			}
+			f.Bit, f.Bits = int64(end), int64(s.Bit+s.Len-end)
 		}
 		if !add(f) {
 			break
 		}
-		end = s.Bit + s.Len
+		end = max(end, s.Bit+s.Len)
 	}
 	if fe.Err != nil {
 		if fe.Size == 0 { // not a whole frame: it spans what was explained of it
@@ -129,7 +145,7 @@ func (fe *FrameExplanation) Frame(index int, budget *explain.Budget) *explain.Fr
 			fr.Bits = endBit - fr.Bit
 		}
 		at := fr.Bit
-		if end > 0 {
+		if end > start {
 			at = base + int64(end)
 		}
 		if errors.Is(fe.Err, io.ErrUnexpectedEOF) && fe.avail > 0 {

@@ -71,6 +71,9 @@ func FuzzExplain(f *testing.F) {
 			}
 			return true
 		})
+		if err := fr.Validate(); err != nil {
+			t.Fatal(err)
+		}
 		if err := explain.WriteJSON(io.Discard, fr); err != nil {
 			t.Fatal(err)
 		}

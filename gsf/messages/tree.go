@@ -25,7 +25,10 @@ func (b *Body) Tree(start int) []*explain.Field {
 		if s := b.Steps; len(s) > 0 {
 			end = s[len(s)-1].Bit + s[len(s)-1].Len
 		}
-		body.Children = append(body.Children, &explain.Field{Name: "omitted", Type: "bits", Bit: int64(b.OmittedBit), Bits: int64(end - b.OmittedBit),
+		// The fields shown may end past where the omitted ones start (a slice shown whose
+		// later elements are not): the omitted field covers what is left after them.
+		from := max(int64(b.OmittedBit), body.Bit+body.Bits)
+		body.Children = append(body.Children, &explain.Field{Name: "omitted", Type: "bits", Bit: from, Bits: max(int64(end)-from, 0),
 			Text: fmt.Sprintf("%s, decoded but not shown (a limit: Options.MaxFields, --max-fields)", plural(b.Omitted, "more field"))})
 	}
 	if body.Children == nil {
