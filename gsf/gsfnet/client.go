@@ -59,7 +59,7 @@ type Client struct {
 	err     error // non-nil once the client is closed
 
 	callTimeout time.Duration // 0: none
-	decodeOpts  bitproto.DecodeOptions
+	decodeOpts  bitproto.DecodeMode
 
 	bufs       bufCache
 	spareCalls [2]atomic.Pointer[call] // finished calls for reuse, in front of callPool
@@ -80,7 +80,7 @@ type clientConfig struct {
 	idleTimeout  time.Duration
 	callTimeout  time.Duration
 	maxQueue     int
-	decodeOpts   bitproto.DecodeOptions
+	decodeOpts   bitproto.DecodeMode
 	logger       *slog.Logger
 	dialer       *net.Dialer
 }
@@ -140,10 +140,10 @@ func WithMaxQueueBytes(n int) ClientOption {
 	return func(c *clientConfig) { c.maxQueue = n }
 }
 
-// WithDecodeOptions sets the bitproto options that Call and Pending.Wait decode response
-// bodies with (default: bitproto's defaults).
-func WithDecodeOptions(o bitproto.DecodeOptions) ClientOption {
-	return func(c *clientConfig) { c.decodeOpts = o }
+// WithDecodeMode sets the bitproto mode that Call and Pending.Wait decode response bodies with
+// (default: bitproto's defaults).
+func WithDecodeMode(m bitproto.DecodeMode) ClientOption {
+	return func(c *clientConfig) { c.decodeOpts = m }
 }
 
 // WithLogger sets the logger of the client (default slog.Default()); it logs at level Debug
@@ -201,9 +201,9 @@ func newClient(conn net.Conn, cfg *clientConfig) *Client {
 	c.rd = clientReader{c: c, readTimeout: limit(cfg.readTimeout, DefaultClientReadTimeout),
 		idleTimeout: limit(cfg.idleTimeout, DefaultClientIdleTimeout)}
 	c.fr = gsf.NewFrameReader(&c.rd)
-	c.fr.MaxFrameSize = limit(cfg.maxFrameSize, DefaultClientMaxFrameSize)
-	if c.fr.MaxFrameSize == 0 {
-		c.fr.MaxFrameSize = gsf.MaxFrameLength
+	c.fr.MaxMessageBytes = limit(cfg.maxFrameSize, DefaultClientMaxFrameSize)
+	if c.fr.MaxMessageBytes == 0 {
+		c.fr.MaxMessageBytes = gsf.MaxFrameLength
 	}
 	queue := limit(cfg.maxQueue, DefaultClientMaxQueueBytes)
 	if queue == 0 {

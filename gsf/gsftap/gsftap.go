@@ -98,7 +98,7 @@ type Record struct {
 // not reported at all; Skipped counts those.
 type Tap struct {
 	// MaxFrameSize bounds the frames the Tap buffers (see gsf.Splitter); 0 means
-	// gsf.DefaultMaxFrameSize.
+	// gsf.DefaultMaxMessageBytes.
 	MaxFrameSize int
 	// All reports every connection, GSF or not (the proxy's case, and captures filtered by
 	// port).
@@ -176,7 +176,7 @@ func (t *Tap) Handle(ev *capture.Event) {
 	cs := t.conns[ev.Conn]
 	if cs == nil {
 		cs = &connState{shown: t.All}
-		cs.split[0].MaxFrameSize, cs.split[1].MaxFrameSize = t.MaxFrameSize, t.MaxFrameSize
+		cs.split[0].MaxMessageBytes, cs.split[1].MaxMessageBytes = t.MaxFrameSize, t.MaxFrameSize
 		t.conns[ev.Conn] = cs
 		t.emit(cs, Record{Kind: RecordOpen, Conn: ev.Conn, Time: ev.Time})
 	}
