@@ -211,16 +211,16 @@ func TestCallErrors(t *testing.T) {
 		err  string
 	}{
 		{[]string{"call"}, 2, "--type or --message is required"},
-		{[]string{"call", "--type", "ECHO", "--class", "NOPE"}, 1, `unknown service class "NOPE"`},
-		{[]string{"call", "--type", "NOPE"}, 1, `unknown message type "NOPE"`},
-		{[]string{"call", "--type", "1", "--values", "[1]"}, 1, "--values needs --body"},
-		{[]string{"call", "--type", "1", "--body", "int32"}, 1, "--body needs --values"},
+		{[]string{"call", "--type", "ECHO", "--class", "NOPE"}, 2, `unknown service class "NOPE"`},
+		{[]string{"call", "--type", "NOPE"}, 2, `unknown message type "NOPE"`},
+		{[]string{"call", "--type", "1", "--values", "[1]"}, 2, "--values needs --body"},
+		{[]string{"call", "--type", "1", "--body", "int32"}, 2, "--body needs --values"},
 		{[]string{"call", "--type", "1", "--body", "int32", "--values", "[1"}, 1, "--values"},
-		{[]string{"call", "--type", "1", "--body", "nope", "--values", "[1]"}, 1, "--body"},
-		{[]string{"call", "--type", "1", "--response-body", "nope"}, 1, "--response-body"},
+		{[]string{"call", "--type", "1", "--body", "nope", "--values", "[1]"}, 2, "--body"},
+		{[]string{"call", "--type", "1", "--response-body", "nope"}, 2, "--response-body"},
 		{[]string{"call", "--addr", closed, "--type", "GET_CLIENT_VERSION_INFO"}, 1, "dial"},
 		{[]string{"call", "extra"}, 2, "too many arguments"},
-		{[]string{"serve", "--log", "loud"}, 1, "--log"},
+		{[]string{"serve", "--log", "loud"}, 2, "--log"},
 		{[]string{"serve", "--addr", "256.0.0.1:1"}, 1, "listen"},
 	} {
 		_, errOut, code := runCLI(t, "", tc.args...)
