@@ -121,3 +121,7 @@ func TestGoManyReliableInOrder(t *testing.T) {
 		next[pk.Channel] += 2
 	}
 }
+
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
+
+func isErr(err, target error) bool { return errors.Is(err, target) }
