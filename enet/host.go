@@ -30,6 +30,7 @@ type Host struct {
 	o        options
 	log      *slog.Logger
 	start    time.Time
+	base     uint32
 	peerOnly *Peer // the peer of a host made by Dial, closed with it
 
 	mu             sync.Mutex
@@ -205,6 +206,7 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 		done:        make(chan struct{}),
 	}
 	h.udp, _ = conn.(*net.UDPConn)
+	h.base = uint32(h.start.UnixMilli())
 	for i := range h.sessions {
 		h.sessions[i] = 0xFFFF
 	}
@@ -228,8 +230,15 @@ func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
 func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
 func (d discardHandler) WithGroup(string) slog.Handler           { return d }
 
-// clock is the host's time in milliseconds (never 0: C ENet uses 0 for "not set").
-func (h *Host) clock() uint32 { return uint32(time.Since(h.start)/time.Millisecond) + 1 }
+// clock is the host's time in milliseconds: the wall clock's, as C ENet's enet_time_get, moved on
+// by the monotonic clock; never 0 (C ENet uses 0 for "not set").
+func (h *Host) clock() uint32 {
+	t := h.base + uint32(time.Since(h.start)/time.Millisecond)
+	if t == 0 {
+		t = 1
+	}
+	return t
+}
 
 // random is enet_host_random's role: connect ids. Any 32 bits will do.
 func (h *Host) random() uint32 {
