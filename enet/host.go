@@ -58,6 +58,7 @@ type Host struct {
 	seed           [8]byte
 	rnd            uint32
 	recvAddr       addrKey
+	recvLen        int
 	cmdScratch     protocol.Command
 	stats          Stats
 }
@@ -69,6 +70,9 @@ type Stats struct {
 	// DatagramsDropped counts datagrams received and ignored (malformed, unknown peer, wrong
 	// session, bad checksum, over a limit).
 	DatagramsDropped uint64
+	// DatagramsWithheld counts datagrams not sent to a peer that has not proven its address
+	// (acknowledged something), because the host would have sent it more than it received.
+	DatagramsWithheld uint64
 }
 
 // options are HostOptions with the defaults applied.
@@ -513,7 +517,7 @@ func (h *Host) readLoop() {
 		h.recvAddr = key
 		p := h.handleDatagram(buf[:n], addr)
 		if p != nil && p.state != stateDisconnected {
-			h.flushPeer(p, false)
+			h.flushPeer(p, p.state == stateAckConnect)
 		}
 		h.mu.Unlock()
 	}
