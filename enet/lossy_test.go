@@ -130,4 +130,6 @@ func TestLossyOneWayWithCENet(t *testing.T) {
 // writeLossy loses only what is written.
 type writeLossy struct{ *enettest.LossyConn }
 
-func (w *writeLossy) ReadFrom(b []byte) (int, net.Addr, error) { return w.LossyConn.PacketConn.ReadFrom(b) }
+func (w *writeLossy) ReadFrom(b []byte) (int, net.Addr, error) {
+	return w.LossyConn.PacketConn.ReadFrom(b)
+}
