@@ -73,6 +73,8 @@ type Stats struct {
 	// DatagramsWithheld counts datagrams not sent to a peer that has not proven its address
 	// (acknowledged something), because the host would have sent it more than it received.
 	DatagramsWithheld uint64
+	// CompressedSent and CompressedReceived count the datagrams sent and received compressed.
+	CompressedSent, CompressedReceived uint64
 }
 
 // options are HostOptions with the defaults applied.

@@ -45,6 +45,7 @@ func (h *Host) handleDatagram(b []byte, addr net.Addr) *Peer {
 		}
 		h.zbuf = out
 		b = out
+		h.stats.CompressedReceived++
 	}
 	if h.o.checksum {
 		id := uint32(0)

@@ -280,6 +280,9 @@ func (h *Host) sendDatagram(p *Peer, d *datagram) {
 		b = append(b, body...)
 	}
 	h.out = b
+	if hdr.Compressed {
+		h.stats.CompressedSent++
+	}
 	p.lastSendTime = h.now
 	if p.inbound && !p.proven {
 		if p.hoOut+len(b) > p.hoIn {
