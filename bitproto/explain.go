@@ -106,7 +106,7 @@ func ExplainFields(data []byte, start int, fields []Field, budget *explain.Budge
 	for i, f := range fields {
 		v, err := DecodeField(r, f)
 		if err != nil {
-			err = &Error{Path: fieldPath(i, f), BitOffset: v.Bit, Err: err}
+			err = &DecodeError{Path: fieldPath(i, f), Offset: int64(v.Bit) / 8, BitOffset: int64(v.Bit), Err: err}
 			fr.Err = &explain.Error{Bit: int64(v.Bit), Msg: err.Error(), Err: err}
 			fr.Summary = "does not decode"
 			return fr, err

@@ -14,7 +14,7 @@ import (
 	"github.com/gamewire/gamewire/internal/floattext"
 )
 
-// Explain decodes data like [DecOptions.Decode] and explains it as one [explain.Frame] (Format
+// Explain decodes data like [DecodeMode.Decode] and explains it as one [explain.Frame] (Format
 // "godot3" or "godot4"): the top-level Variant is a field of the Variant's type name whose
 // children are its header and its parts, down to every byte, in the spirit of the offset tables
 // of Godot's "Binary serialization API" page. A Dictionary entry is a field of type "entry" with a
@@ -24,15 +24,15 @@ import (
 // The fields count against budget (nil: a budget of [explain.DefaultMaxFields]); once it is
 // spent the frame is Truncated, decoding still runs to the end, and the error is the same as
 // Decode's. The frame's memory is the budget's fields plus the decoded value (bounded by the
-// options' MaxBytes, proportional to the input). On a decoding error the frame holds the fields
+// options' MaxAllocBytes, proportional to the input). On a decoding error the frame holds the fields
 // read up to the error, Err is set on the frame and on the innermost Variant that failed, and
 // the error is returned too.
-func (o DecOptions) Explain(data []byte, budget *explain.Budget) (*explain.Frame, error) {
+func (m DecodeMode) Explain(data []byte, budget *explain.Budget) (*explain.Frame, error) {
 	if budget == nil {
 		budget = explain.NewBudget(0)
 	}
 	var dec decoder
-	o.initDecoder(&dec, data)
+	m.o.initDecoder(&dec, data)
 	t := &tracer{budget: budget, size: len(data)}
 	dec.tr = t
 	_, end, err := dec.tracedValue(0, 0)
@@ -40,7 +40,7 @@ func (o DecOptions) Explain(data []byte, budget *explain.Budget) (*explain.Frame
 	if err == nil && end < len(data) {
 		t.leaf(end, len(data)-end, "bytes", "trailing", nil, plural(len(data)-end, "trailing byte")+", ignored (as the engine ignores them)")
 	}
-	fr := &explain.Frame{Format: formatName(o.Dialect), Bits: 8 * int64(len(data)), Fields: t.top}
+	fr := &explain.Frame{Format: formatName(m.o.Dialect), Bits: 8 * int64(len(data)), Fields: t.top}
 	if fr.Fields == nil {
 		fr.Fields = []*explain.Field{}
 	}
@@ -69,7 +69,7 @@ func (o DecOptions) Explain(data []byte, budget *explain.Budget) (*explain.Frame
 // other framings. Frames are numbered from 0 and located in data. It stops at the first Variant
 // or prefix that does not decode, whose frame ends the list, and returns its error; it also
 // stops, without error, once budget is spent (the last frame is Truncated).
-func (o DecOptions) ExplainMessages(data []byte, framing Framing, budget *explain.Budget) ([]*explain.Frame, error) {
+func (m DecodeMode) ExplainMessages(data []byte, framing Framing, budget *explain.Budget) ([]*explain.Frame, error) {
 	if budget == nil {
 		budget = explain.NewBudget(0)
 	}
@@ -77,7 +77,7 @@ func (o DecOptions) ExplainMessages(data []byte, framing Framing, budget *explai
 	for off := 0; off < len(data); {
 		idx := len(frames)
 		if framing == FramingPacket {
-			n, fr, err := o.explainOne(data[off:], budget)
+			n, fr, err := m.explainOne(data[off:], budget)
 			fr.Index = idx
 			fr.Shift(8 * int64(off))
 			frames = append(frames, fr)
@@ -90,10 +90,10 @@ func (o DecOptions) ExplainMessages(data []byte, framing Framing, budget *explai
 			off += n
 			continue
 		}
-		fr := &explain.Frame{Format: formatName(o.Dialect), Index: idx, Bit: 8 * int64(off), Fields: []*explain.Field{}}
+		fr := &explain.Frame{Format: formatName(m.o.Dialect), Index: idx, Bit: 8 * int64(off), Fields: []*explain.Field{}}
 		frames = append(frames, fr)
 		if len(data)-off < 4 {
-			err := &DecodeError{Offset: off, Err: fmt.Errorf("%w: a %s length prefix needs 4 bytes, have %d", ErrTruncated, framing, len(data)-off)}
+			err := &DecodeError{Offset: int64(off), Err: fmt.Errorf("%w: a %s length prefix needs 4 bytes, have %d", ErrTruncated, framing, len(data)-off)}
 			fr.Bits = 8 * int64(len(data)-off)
 			fr.Err = &explain.Error{Bit: 8 * int64(off), Msg: err.Error(), Err: err}
 			return frames, err
@@ -111,14 +111,14 @@ func (o DecOptions) ExplainMessages(data []byte, framing Framing, budget *explai
 			return frames[:len(frames)-1], nil
 		}
 		if uint64(n) > uint64(len(data)-off-4) {
-			err := &DecodeError{Offset: off, Err: fmt.Errorf("%w: the prefix says %d bytes, %d follow", ErrTruncated, n, len(data)-off-4)}
+			err := &DecodeError{Offset: int64(off), Err: fmt.Errorf("%w: the prefix says %d bytes, %d follow", ErrTruncated, n, len(data)-off-4)}
 			fr.Bits = 8 * int64(len(data)-off)
 			fr.Err = &explain.Error{Bit: 8 * int64(off), Msg: err.Error(), Err: err}
 			prefix.Err = fr.Err
 			return frames, err
 		}
 		msg := data[off+4 : off+4+int(n)]
-		inner, err := o.Explain(msg, budget)
+		inner, err := m.Explain(msg, budget)
 		inner.Shift(8 * int64(off+4))
 		fr.Fields = append(fr.Fields, inner.Fields...)
 		fr.Bits = 8 * int64(4+len(msg))
@@ -136,14 +136,14 @@ func (o DecOptions) ExplainMessages(data []byte, framing Framing, budget *explai
 
 // explainOne explains the first Variant of data, without the bytes after it, and returns its
 // length.
-func (o DecOptions) explainOne(data []byte, budget *explain.Budget) (int, *explain.Frame, error) {
+func (m DecodeMode) explainOne(data []byte, budget *explain.Budget) (int, *explain.Frame, error) {
 	var dec decoder
-	o.initDecoder(&dec, data)
+	m.o.initDecoder(&dec, data)
 	_, n, err := dec.value(0, 0)
 	if err == nil {
 		data = data[:min(n, len(data))]
 	}
-	fr, err := o.Explain(data, budget)
+	fr, err := m.Explain(data, budget)
 	return len(data), fr, err
 }
 
@@ -151,7 +151,7 @@ func (o DecOptions) explainOne(data []byte, budget *explain.Budget) (int, *expla
 func shiftErr(err error, off int) error {
 	var de *DecodeError
 	if off != 0 && errors.As(err, &de) {
-		de.Offset += off
+		de.Offset += int64(off)
 	}
 	return err
 }
@@ -180,9 +180,9 @@ func plural(n int, what string) string {
 // UninitializedBytes returns the byte ranges [start, end) of data that the engine leaves
 // uninitialised when it encodes (NodePath name padding): a byte-exact comparison of engine output
 // must ignore them. It returns an error if data does not decode.
-func (o DecOptions) UninitializedBytes(data []byte) ([][2]int, error) {
+func (m DecodeMode) UninitializedBytes(data []byte) ([][2]int, error) {
 	var dec decoder
-	o.initDecoder(&dec, data)
+	m.o.initDecoder(&dec, data)
 	t := &tracer{budget: explain.NewBudget(1), size: len(data)} // the ranges, not the fields
 	t.budget.Take()
 	dec.tr = t

@@ -12,13 +12,13 @@ import (
 // parts as children; a property is named by its name; a Variant that did not decode holds the
 // error, and the Variants before it are whole.
 func TestExplainTree(t *testing.T) {
-	enc := EncOptions{Dialect: Godot4}
+	enc := em(EncodeOptions{Dialect: Godot4})
 	obj := &Object{Class: "Node", Properties: []Property{{"hp", int64(3)}}}
 	b, err := enc.Append(nil, []any{int64(7), "ab", obj})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr, err := DecOptions{Dialect: Godot4, AllowObjects: true}.Explain(b, nil)
+	fr, err := dm(DecodeOptions{Dialect: Godot4, AllowObjects: true}).Explain(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestExplainTree(t *testing.T) {
 	checkTiling(t, fr)
 
 	// Cut inside the String: the String holds the error, the int before it decoded.
-	fr, err = DecOptions{Dialect: Godot4}.Explain(b[:22], nil)
+	fr, err = dm(DecodeOptions{Dialect: Godot4}).Explain(b[:22], nil)
 	if !errors.Is(err, ErrTruncated) || fr.Err == nil || !errors.Is(fr.Err, ErrTruncated) {
 		t.Fatalf("cut input: %v, frame error %v", err, fr.Err)
 	}
@@ -102,11 +102,11 @@ func TestExplainEntries(t *testing.T) {
 	d := &Dictionary{}
 	d.Set("name", "Ann")
 	d.Set(int64(2), []any{true})
-	b, err := EncOptions{Dialect: Godot4}.Append(nil, d)
+	b, err := em(EncodeOptions{Dialect: Godot4}).Append(nil, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr, err := DecOptions{}.Explain(b, nil)
+	fr, err := dm(DecodeOptions{}).Explain(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestExplainBudget(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	fr, err := DecOptions{}.Explain(data, nil)
+	fr, err := dm(DecodeOptions{}).Explain(data, nil)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -181,19 +181,19 @@ func TestExplainBudget(t *testing.T) {
 	if n := fr.Count(); n > explain.DefaultMaxFields {
 		t.Errorf("%d fields, budget %d", n, explain.DefaultMaxFields)
 	}
-	// The decoded value (DefaultMaxBytesFactor per input byte at most) and the fields kept.
+	// The decoded value (DefaultMaxAllocFactor per input byte at most) and the fields kept.
 	alloc := after.TotalAlloc - before.TotalAlloc
-	if limit := uint64(DefaultMaxBytesFactor*len(data) + 400*explain.DefaultMaxFields); alloc > limit {
+	if limit := uint64(DefaultMaxAllocFactor*len(data) + 400*explain.DefaultMaxFields); alloc > limit {
 		t.Errorf("explaining %d bytes allocated %d bytes, more than %d", len(data), alloc, limit)
 	}
 	t.Logf("%d bytes: %d fields, %d bytes allocated", len(data), fr.Count(), alloc)
 	// A budget of its own, and none.
-	fr, _ = DecOptions{}.Explain(data[:8<<10], explain.NewBudget(10))
+	fr, _ = dm(DecodeOptions{}).Explain(data[:8<<10], explain.NewBudget(10))
 	if n := fr.Count(); n != 10 || !fr.Truncated {
 		t.Errorf("budget 10: %d fields, truncated %v", n, fr.Truncated)
 	}
 	small, _ := Marshal(nest(10, int64(1)))
-	fr, _ = DecOptions{}.Explain(small, explain.NewBudget(explain.NoLimit))
+	fr, _ = dm(DecodeOptions{}).Explain(small, explain.NewBudget(explain.NoLimit))
 	if n := fr.Count(); n != 11*2+10+1 || fr.Truncated {
 		t.Errorf("no limit: %d fields, truncated %v", n, fr.Truncated)
 	}
@@ -210,18 +210,18 @@ func TestExplainMessages(t *testing.T) {
 		data = append(data, b...)
 		packets = append(packets, b...)
 	}
-	frames, err := DecOptions{}.ExplainMessages(data, FramingStreamPeer, nil)
+	frames, err := dm(DecodeOptions{}).ExplainMessages(data, FramingStreamPeer, nil)
 	if err != nil || len(frames) != 2 {
 		t.Fatalf("%d frames, %v", len(frames), err)
 	}
 	if f := frames[1]; f.Index != 1 || f.Bit != 8*starts[1] || f.Fields[0].Name != "length prefix" || f.Fields[1].Bit != 8*starts[1]+32 || f.Fields[1].Value != "x" {
 		t.Errorf("second frame %+v", f)
 	}
-	frames, err = DecOptions{}.ExplainMessages(data[:len(data)-1], FramingStreamPeer, nil)
+	frames, err = dm(DecodeOptions{}).ExplainMessages(data[:len(data)-1], FramingStreamPeer, nil)
 	if !errors.Is(err, ErrTruncated) || len(frames) != 2 || frames[1].Err == nil {
 		t.Errorf("cut: %d frames, %v", len(frames), err)
 	}
-	frames, err = DecOptions{}.ExplainMessages(packets, FramingPacket, nil)
+	frames, err = dm(DecodeOptions{}).ExplainMessages(packets, FramingPacket, nil)
 	if err != nil || len(frames) != 2 || frames[1].Bit != 8*(starts[1]-4) || len(frames[0].Fields) != 1 {
 		t.Errorf("back to back: %d frames, %v", len(frames), err)
 	}
@@ -229,7 +229,7 @@ func TestExplainMessages(t *testing.T) {
 
 func TestUninitializedBytes(t *testing.T) {
 	data := []byte{0x0f, 0, 0, 0, 1, 0, 0, 0x80, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c', 0xee}
-	o := DecOptions{Dialect: Godot3}
+	o := dm(DecodeOptions{Dialect: Godot3})
 	got, err := o.UninitializedBytes(data)
 	if err != nil || len(got) != 1 || got[0] != [2]int{23, 24} {
 		t.Fatalf("%v, %v", got, err)

@@ -64,7 +64,7 @@ func FuzzDecode(f *testing.F) {
 		if v4 {
 			d = Godot4
 		}
-		o := DecOptions{Dialect: d, AllowObjects: true, MaxElements: 1 << 16}
+		o := dm(DecodeOptions{Dialect: d, AllowObjects: true, MaxElements: 1 << 16})
 		v, n, err := o.Decode(data)
 		fr, xerr := o.Explain(data, explain.NewBudget(1000))
 		if (err == nil) != (xerr == nil) {
@@ -79,7 +79,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err != nil {
 			var de *DecodeError
-			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > len(data) {
+			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > int64(len(data)) {
 				t.Fatalf("bad error %#v", err)
 			}
 			return
@@ -87,7 +87,7 @@ func FuzzDecode(f *testing.F) {
 		if n < 4 || n > len(data) {
 			t.Fatalf("consumed %d of %d bytes", n, len(data))
 		}
-		enc := EncOptions{Dialect: d}
+		enc := em(EncodeOptions{Dialect: d})
 		once, err := enc.Marshal(v)
 		if err != nil {
 			t.Fatalf("re-encode %#v: %v", v, err)

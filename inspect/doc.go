@@ -4,7 +4,7 @@
 // coloured hex view beside a field tree.
 //
 // The explanations come from the one explanation model (package explain) that the command
-// line's explain verbs print: every format returns explain.Frames ([godot.DecOptions.ExplainMessages],
+// line's explain verbs print: every format returns explain.Frames ([godot.DecodeMode.ExplainMessages],
 // [gsf.ExplainFrames], [bitproto.ExplainFields], multiplayer.Explain) and this package turns
 // their fields into a tree of nodes, reading the model's fields and never parsing text. Formats
 // are kept in a small registry ([Register], [Formats]): a package that explains a new format in

@@ -45,6 +45,10 @@ func explainGodot(data []byte, d godot.Dialect, framing string, budget *explain.
 	default:
 		return nil, fmt.Errorf("inspect: unknown Godot framing %q (want none, streampeer, streampeer-be, packetpeerstream or file)", framing)
 	}
-	frames, _ := godot.DecOptions{Dialect: d, AllowObjects: true}.ExplainMessages(data, f, budget)
+	mode, err := godot.DecodeOptions{Dialect: d, AllowObjects: true}.DecodeMode()
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	frames, _ := mode.ExplainMessages(data, f, budget)
 	return frames, nil // decoding errors are in the frames
 }

@@ -84,7 +84,7 @@ func (e *explainer) add(parent *explain.Field, off, n int, typ, name string, val
 
 func (e *explainer) packet(p []byte, base int, par *explain.Field) error {
 	if len(p) == 0 {
-		return perr(0, base, ErrShortPacket, "empty packet")
+		return perr(0, base, ErrTruncated, "empty packet")
 	}
 	cmd := Command(p[0] & cmdMask)
 	switch cmd {
@@ -113,7 +113,7 @@ func (e *explainer) packet(p []byte, base int, par *explain.Field) error {
 	case CmdRaw:
 		e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: RAW (send_bytes)", p[0]))
 		if len(p) < 2 {
-			return perr(CmdRaw, base+1, ErrShortPacket, "no payload")
+			return perr(CmdRaw, base+1, ErrTruncated, "no payload")
 		}
 		e.add(par, base+1, len(p)-1, "bytes", "payload", nil, fmt.Sprintf("%d bytes (peer_packet)", len(p)-1))
 		return nil
@@ -122,7 +122,7 @@ func (e *explainer) packet(p []byte, base int, par *explain.Field) error {
 	case CmdDespawn:
 		e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: DESPAWN", p[0]))
 		if len(p) < 5 {
-			return perr(CmdDespawn, base+len(p), ErrShortPacket, "need 5 bytes")
+			return perr(CmdDespawn, base+len(p), ErrTruncated, "need 5 bytes")
 		}
 		id := binary.LittleEndian.Uint32(p[1:])
 		e.add(par, base+1, 4, "u32", "net id", uint64(id), fmt.Sprintf("%d, the node to free", id))
@@ -261,7 +261,7 @@ func (e *explainer) variants(cmd Command, p []byte, base int, par *explain.Field
 func (e *explainer) spawn(p []byte, base int, par *explain.Field) error {
 	e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: SPAWN (MultiplayerSpawner)", p[0]))
 	if len(p) < 18 {
-		return perr(CmdSpawn, base+len(p), ErrShortPacket, "%d bytes, need 18", len(p))
+		return perr(CmdSpawn, base+len(p), ErrTruncated, "%d bytes, need 18", len(p))
 	}
 	sceneID := p[1]
 	if sceneID == 0xff {
@@ -277,27 +277,27 @@ func (e *explainer) spawn(p []byte, base int, par *explain.Field) error {
 	e.add(par, base+14, 4, "u32", "node name length", uint64(uint32(l)), fmt.Sprintf("%d, NUL included", l))
 	off := 18
 	if s < 0 || s > (len(p)-off)/4 {
-		return perr(CmdSpawn, base+10, ErrShortPacket, "%d synchronizer ids do not fit", s)
+		return perr(CmdSpawn, base+10, ErrTruncated, "%d synchronizer ids do not fit", s)
 	}
 	for i := 0; i < s; i++ {
 		e.add(par, base+off, 4, "u32", fmt.Sprintf("synchronizer %d net id", i), uint64(binary.LittleEndian.Uint32(p[off:])), "")
 		off += 4
 	}
 	if l < 1 || l > len(p)-off {
-		return perr(CmdSpawn, base+14, ErrShortPacket, "name of %d bytes does not fit", l)
+		return perr(CmdSpawn, base+14, ErrTruncated, "name of %d bytes does not fit", l)
 	}
 	name := cstring(p[off : off+l])
 	e.add(par, base+off, l, "utf8", "node name", name, fmt.Sprintf("%q", name))
 	off += l
 	if sceneID == 0xff {
 		if len(p)-off < 4 {
-			return perr(CmdSpawn, base+off, ErrShortPacket, "custom spawn argument size")
+			return perr(CmdSpawn, base+off, ErrTruncated, "custom spawn argument size")
 		}
 		a := int(binary.LittleEndian.Uint32(p[off:]))
 		e.add(par, base+off, 4, "u32", "custom spawn argument size", uint64(uint32(a)), "")
 		off += 4
 		if a < 0 || a > len(p)-off {
-			return perr(CmdSpawn, base+off-4, ErrShortPacket, "custom spawn argument of %d bytes", a)
+			return perr(CmdSpawn, base+off-4, ErrTruncated, "custom spawn argument of %d bytes", a)
 		}
 		if err := e.variants(CmdSpawn, p[off:off+a], base+off, par, "spawn argument"); err != nil {
 			return err
@@ -312,11 +312,11 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 	if delta {
 		e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: SYNC, delta (bit 4): ON_CHANGE properties", p[0]))
 		if len(p) < 11 { // the receiver checks this before telling the forms apart
-			return perr(CmdSync, base+len(p), ErrShortPacket, "%d bytes, need 11", len(p))
+			return perr(CmdSync, base+len(p), ErrTruncated, "%d bytes, need 11", len(p))
 		}
 		for i, off := 0, 1; off < len(p); i++ {
 			if len(p)-off < 16 {
-				return perr(CmdSync, base+off, ErrShortPacket, "delta entry header")
+				return perr(CmdSync, base+off, ErrTruncated, "delta entry header")
 			}
 			size := int(binary.LittleEndian.Uint32(p[off+12:]))
 			g := e.group(par, base+off, 16, "entry", fmt.Sprintf("entry %d", i), "")
@@ -327,7 +327,7 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 			e.add(g, base+off+12, 4, "u32", "state size", uint64(uint32(size)), "")
 			off += 16
 			if size < 0 || size > len(p)-off {
-				return perr(CmdSync, base+off-4, ErrShortPacket, "state of %d bytes", size)
+				return perr(CmdSync, base+off-4, ErrTruncated, "state of %d bytes", size)
 			}
 			if err := e.variants(CmdSync, p[off:off+size], base+off, g, "changed property"); err != nil {
 				return err
@@ -338,12 +338,12 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 	}
 	e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: SYNC (ALWAYS properties)", p[0]))
 	if len(p) < 11 {
-		return perr(CmdSync, base+len(p), ErrShortPacket, "%d bytes, need 11", len(p))
+		return perr(CmdSync, base+len(p), ErrTruncated, "%d bytes, need 11", len(p))
 	}
 	e.add(par, base+1, 2, "u16", "sync time", uint64(binary.LittleEndian.Uint16(p[1:])), "")
 	for i, off := 0, 3; off < len(p); i++ {
 		if len(p)-off < 8 {
-			return perr(CmdSync, base+off, ErrShortPacket, "entry header")
+			return perr(CmdSync, base+off, ErrTruncated, "entry header")
 		}
 		g := e.group(par, base+off, 8, "entry", fmt.Sprintf("entry %d", i), "")
 		id := binary.LittleEndian.Uint32(p[off:])
@@ -352,7 +352,7 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 		e.add(g, base+off+4, 4, "u32", "state size", uint64(uint32(size)), "")
 		off += 8
 		if size < 0 || size > len(p)-off {
-			return perr(CmdSync, base+off-4, ErrShortPacket, "state of %d bytes", size)
+			return perr(CmdSync, base+off-4, ErrTruncated, "state of %d bytes", size)
 		}
 		if err := e.variants(CmdSync, p[off:off+size], base+off, g, "property"); err != nil {
 			return err
@@ -379,7 +379,7 @@ func plural(n int, what string) string {
 func (e *explainer) sys(p []byte, base int, par *explain.Field) error {
 	e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: SYS", p[0]))
 	if len(p) < 2 {
-		return perr(CmdSys, base+1, ErrShortPacket, "no SYS command")
+		return perr(CmdSys, base+1, ErrTruncated, "no SYS command")
 	}
 	sub := SysCommand(p[1])
 	if sub == SysAuth {
@@ -392,7 +392,7 @@ func (e *explainer) sys(p []byte, base int, par *explain.Field) error {
 		return nil
 	}
 	if len(p) < sysCmdSize {
-		return perr(CmdSys, base+len(p), ErrShortPacket, "%d bytes, need 6", len(p))
+		return perr(CmdSys, base+len(p), ErrTruncated, "%d bytes, need 6", len(p))
 	}
 	id := int32(binary.LittleEndian.Uint32(p[2:]))
 	switch sub {
@@ -406,7 +406,7 @@ func (e *explainer) sys(p []byte, base int, par *explain.Field) error {
 		e.add(par, base+1, 1, "u8", "SYS command", uint64(sub), "RELAY")
 		e.add(par, base+2, 4, "int32", "peer", int64(id), fmt.Sprintf("%d: the destination (client to server; 0 all, -n all but n) or the source (server to client)", id))
 		if len(p) < sysCmdSize+1 {
-			return perr(CmdSys, base+len(p), ErrShortPacket, "RELAY without a packet")
+			return perr(CmdSys, base+len(p), ErrTruncated, "RELAY without a packet")
 		}
 		g := e.group(par, base+6, len(p)-6, "packet", "relayed packet", plural(len(p)-6, "byte"))
 		return e.packet(p[6:], base+6, g)
