@@ -55,7 +55,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	if capture.DetectFormat(data) != capture.FormatUnknown {
-		return inspectCapture(data, *ports, opts, *asJSON, write, stdout)
+		return inspectCapture(data, *ports, opts, *asJSON, write, verb == "explain", stdout)
 	}
 	var xerr error
 	if *asJSON || verb == "explain" {

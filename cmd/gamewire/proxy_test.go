@@ -294,7 +294,7 @@ func TestCaptureServeCall(t *testing.T) {
 func TestDecodeCaptureFile(t *testing.T) {
 	const file = "../../capture/testdata/serve-call.pcap"
 	out, errOut, code := runCLI(t, "", "gsf", "explain", file)
-	if code != 0 || !strings.Contains(out, "  Bit  31:     [0000001000110110]   -> msgType = 566 (GET_CLIENT_VERSION_INFO)\n") {
+	if code != 0 || !strings.Contains(out, "       31    16    bits                 msgType: msgType = 566 (GET_CLIENT_VERSION_INFO)  [0000001000110110]\n") {
 		t.Errorf("explain: exit %d %s\n%s", code, errOut, out)
 	}
 	// A real pcapng file (Wireshark's dumpcap).

@@ -29,6 +29,10 @@ type Printer struct {
 	// Text writes a frame's explanation in the text form; nil means
 	// (*gsf.Explanation).WriteSummary. (*gsf.Explanation).WriteText gives the bit-by-bit form.
 	Text func(*gsf.Explanation, io.Writer) error
+	// Model, when set, writes each frame's explanation in the text form of the one explanation
+	// model (explain.WriteText: every field with its bits, the frame's bits numbered from its
+	// own first byte) instead of Text.
+	Model bool
 	// Location is the time zone of the text form's times; nil means time.Local.
 	Location *time.Location
 
@@ -168,7 +172,13 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 			write = (*gsf.Explanation).WriteSummary
 		}
 		var text strings.Builder
-		if err := write(ex, &text); err != nil {
+		if p.Model && ex != nil && len(ex.Frames) > 0 {
+			fr := ex.Frames[0].Frame(max(r.Seq-1, 0), nil)
+			fr.Shift(-8 * r.Offset) // numbered from the frame's own first byte, as r.Frame holds it
+			if err := explain.WriteText(&text, r.Frame, fr); err != nil {
+				return err
+			}
+		} else if err := write(ex, &text); err != nil {
 			return err
 		}
 		// The explanation numbers the frame 1; it is frame r.Seq of its direction.
