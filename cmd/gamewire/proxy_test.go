@@ -20,6 +20,12 @@ import (
 // returns its address and a function that stops it and returns its exit status, output and
 // log.
 func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func() (int, string, string)) {
+	addr, stop, _ := startProxyCmdOut(t, upstream, args...)
+	return addr, stop
+}
+
+// startProxyCmdOut is startProxyCmd that also returns the proxy's output as it grows.
+func startProxyCmdOut(t *testing.T, upstream string, args ...string) (string, func() (int, string, string), *lockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	old := serveContext
@@ -46,7 +52,7 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 			t.Fatal("gamewire gsf proxy does not stop")
 			return 0, "", ""
 		}
-	}
+	}, out
 }
 
 // demoCalls are "gamewire call" runs against the demo server: the protocol documentation's
@@ -90,9 +96,14 @@ func TestProxyCommand(t *testing.T) {
 	}
 
 	// JSON Lines.
-	addr, stop = startProxyCmd(t, serveAddr, "--json")
+	addr, stop, jsonOut := startProxyCmdOut(t, serveAddr, "--json")
 	if _, errOut, code := runCLI(t, "", append([]string{"call", "--addr", addr}, demoCalls[0]...)...); code != 0 {
 		t.Fatal(errOut)
+	}
+	// The proxy prints the connection's close once it has seen it: stopping it before would race
+	// with the records still on their way.
+	if _, _, ok := jsonOut.waitMatch(regexp.MustCompile(`"kind":"close"`), nil, 10*time.Second); !ok {
+		t.Errorf("no close record:\n%s", jsonOut.String())
 	}
 	code, out, logs = stop()
 	if code != 0 {
