@@ -245,14 +245,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-// Serve serves [Handler] on l until ctx is done, then shuts the server down, letting requests in
-// flight finish for up to five seconds.
-func Serve(ctx context.Context, l net.Listener) error {
-	var port string
-	if _, p, err := net.SplitHostPort(l.Addr().String()); err == nil {
-		port = p
+// Serve serves [NewHandler](opts) on l until ctx is done, then shuts the server down, letting
+// requests in flight finish for up to five seconds. Requests must name l's port in their Host
+// (opts.Port is set to it); a nil opts has every other default.
+func Serve(ctx context.Context, l net.Listener, opts *Options) error {
+	var o Options
+	if opts != nil {
+		o = *opts
 	}
-	srv := &http.Server{Handler: NewHandler(&Options{Port: port}), ReadHeaderTimeout: 10 * time.Second}
+	if _, p, err := net.SplitHostPort(l.Addr().String()); err == nil {
+		o.Port = p
+	}
+	srv := &http.Server{Handler: NewHandler(&o), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	select {
