@@ -123,9 +123,19 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		if p.rec != nil && p.rec.Dir == "id" {
 			// The message that opens a connection: the client's peer id, not a SceneMultiplayer packet.
-			if verb == "decode" {
+			switch {
+			case verb == "decode":
 				fmt.Fprintf(stdout, "{\"dir\":\"id\",\"peer\":%d,\"hex\":%q}\n", p.rec.Peer, p.rec.Hex)
-			} else {
+			case *asJSON:
+				fr := &explain.Frame{Format: "multiplayer", Index: i, Bits: 8 * int64(len(p.data)), Summary: "peer-id message: the client's unique id",
+					Context: map[string]string{"dir": p.rec.Dir, "peer": strconv.Itoa(int(p.rec.Peer))}, Fields: []*explain.Field{}}
+				if len(p.data) == 4 {
+					fr.Fields = append(fr.Fields, &explain.Field{Name: "peer id", Type: "int32", Value: int64(p.rec.Peer), Bits: 32})
+				}
+				if err := explain.WriteJSON(stdout, fr); err != nil {
+					return err
+				}
+			default:
 				fmt.Fprintf(stdout, "%speer-id message to peer %d, %s: int32 %d, the client's unique id\n",
 					map[bool]string{true: "\n"}[i > 0], p.rec.Peer, plural(len(p.data), "byte"), p.rec.Peer)
 			}

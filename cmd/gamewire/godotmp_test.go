@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/gamewire/gamewire/explain"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,6 +80,15 @@ func TestGodotMPServeTraceDecode(t *testing.T) {
 		if !strings.Contains(ex.String(), want) {
 			t.Errorf("explain output lacks %q:\n%s", want, ex.String())
 		}
+	}
+	// --json: one frame a line, the trace's direction and peer in its context.
+	ex.Reset()
+	if st := run([]string{"godot", "mp", "explain", "--json", trace}, nil, &ex, &errb); st != 0 {
+		t.Fatalf("explain --json exit %d: %s", st, errb.String())
+	}
+	frames := jsonLines[explain.Frame](t, ex.String())
+	if len(frames) < 3 || frames[0].Context["dir"] != "id" || frames[1].Context["peer"] == "" || frames[1].Index != 1 || frames[1].Format != "multiplayer" {
+		t.Errorf("explain --json:\n%s", ex.String())
 	}
 }
 
