@@ -258,7 +258,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	notifies := make(chan []byte, 64)
 	var late chan []byte // notifies after the response, with --wait
 	var lateMu sync.Mutex
-	c, err := gsfnet.Dial(ctx, *addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+	c, err := gsfnet.Dial(ctx, *addr, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		b, err := m.Append(nil)
 		if err != nil {
 			return
@@ -273,7 +273,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		case to <- b:
 		default:
 		}
-	}))
+	}})
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("%w: is a server listening on %s? \"gamewire serve\" starts the demo server there", err, *addr)
 	}
