@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
 )
@@ -321,7 +320,7 @@ var smallNegInts = func() (t [256]int64) {
 // and it does not allocate for -256..-1 either: those point into a table that is never written.
 func boxInt64(v int64) any {
 	if uint64(v+256) < 256 {
-		return box(int64Type, unsafe.Pointer(&smallNegInts[v+256]))
+		return box(int64Type, uptr(&smallNegInts[v+256]))
 	}
 	return v
 }
@@ -860,7 +859,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 	if !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d properties", n))
 	}
-	if size := int(unsafe.Sizeof(Property{})); !dec.chargeN(n, size) {
+	if size := int(sizeOf(Property{})); !dec.chargeN(n, size) {
 		return fail(p, dec.allocErr(fmt.Sprintf("%d properties", n), n*size))
 	}
 	obj := &Object{Class: class, Properties: make([]Property, n)}
@@ -1085,7 +1084,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 	typedKey := d.Key.Kind != ContainerNone
 	capacity := min(n, max(len(dec.buf)-p, 0)/8)
 	// The entries, and the index of their keys if there are enough to need one.
-	size := int(unsafe.Sizeof(Entry{}))
+	size := int(sizeOf(Entry{}))
 	if capacity >= linearKeys {
 		size += keyIndexCost
 	}
@@ -1289,11 +1288,11 @@ func packedSlice[T any](data []byte, n int) []T {
 	s := make([]T, n)
 	var zero T
 	if n > 0 {
-		size := int(unsafe.Sizeof(zero))
+		size := int(sizeOf(zero))
 		if elemWord[T]() == 8 {
-			wire.CopyUint64s(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), n*size/8), data)
+			wire.CopyUint64s(sliceOf((*uint64)(uptr(sliceData(s))), n*size/8), data)
 		} else {
-			wire.CopyUint32s(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), n*size/4), data)
+			wire.CopyUint32s(sliceOf((*uint32)(uptr(sliceData(s))), n*size/4), data)
 		}
 	}
 	return s
