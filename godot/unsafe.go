@@ -37,9 +37,6 @@ func stringOf[I ~int | ~int32 | ~int64 | ~uint | ~uint32 | ~uint64 | ~uintptr](p
 	return unsafe.String(p, n)
 }
 
-// stringData is unsafe.StringData.
-func stringData(s string) *byte { return unsafe.StringData(s) }
-
 // sizeOf is unsafe.Sizeof of a value of v's type (v is not evaluated for anything else).
 func sizeOf[T any](v T) uintptr { return unsafe.Sizeof(v) }
 
