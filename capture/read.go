@@ -88,15 +88,63 @@ type Options struct {
 	// FlushAfter is the capture time after which out-of-order data stops waiting for the
 	// segments before it. 0 means 2 seconds.
 	FlushAfter time.Duration
+	// MaxFlows bounds the UDP flows a DatagramReader tracks (about 150 bytes each); beyond
+	// it the flow seen least recently is forgotten. 0 means DefaultMaxFlows, NoLimit none.
+	MaxFlows int
 }
 
-// Stats counts what ReadStreams read.
+// Stats counts what ReadStreams or a DatagramReader read.
 type Stats struct {
 	Format  Format
 	Packets int // packet records
-	TCP     int // TCP segments that passed the port filter
-	Skipped int // packets that are not TCP over IPv4/IPv6, do not decode, or are filtered out
-	Conns   int // connections that carried data
+	TCP     int // TCP segments that passed the port filter (ReadStreams)
+	UDP     int // UDP datagrams that passed the port filter (DatagramReader)
+	Skipped int // packets that are not TCP (UDP) over IPv4/IPv6, do not decode, or are filtered out
+	Conns   int // connections that carried data (ReadStreams)
+	Flows   int // UDP flows (DatagramReader)
+	// Truncated counts the segments (datagrams) whose payload the capture cut short with its
+	// snaplen, and MissingBytes the payload bytes it did not keep.
+	Truncated    int
+	MissingBytes int64
+	// Snaplen is the capture's snapshot length (pcap; for pcapng the first interface's), 0
+	// when unknown.
+	Snaplen int
+}
+
+// openCapture reads the file header of a pcap or pcapng capture from br and returns its packet
+// source and the link type of its packets.
+func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) layers.LinkType, Format, error) {
+	magic, err := br.Peek(4)
+	if err != nil {
+		if len(magic) == 0 && err == io.EOF {
+			return nil, nil, FormatUnknown, &Error{Err: fmt.Errorf("%w: empty input", ErrUnknownFormat)}
+		}
+		return nil, nil, FormatUnknown, &Error{Offset: int64(len(magic)), Err: ErrUnknownFormat}
+	}
+	format := DetectFormat(magic)
+	switch format {
+	case FormatPcap:
+		pr, err := pcapgo.NewReader(br)
+		if err != nil {
+			return nil, nil, format, &Error{Err: err}
+		}
+		lt := pr.LinkType()
+		return pr, func(gopacket.CaptureInfo) layers.LinkType { return lt }, format, nil
+	case FormatPcapNG:
+		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		if err != nil {
+			return nil, nil, format, &Error{Err: err}
+		}
+		return nr, func(ci gopacket.CaptureInfo) layers.LinkType {
+			if len(ci.AncillaryData) > 0 {
+				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
+					return lt
+				}
+			}
+			return nr.LinkType()
+		}, format, nil
+	}
+	return nil, nil, format, &Error{Err: fmt.Errorf("%w (magic % x)", ErrUnknownFormat, magic)}
 }
 
 // countingReader counts the bytes read through it.
@@ -134,41 +182,10 @@ func ReadStreams(r io.Reader, o *Options, h Handler) (Stats, error) {
 	// read from r less those still buffered.
 	br := bufio.NewReader(cr)
 	consumed := func() int64 { return cr.n - int64(br.Buffered()) }
-	magic, err := br.Peek(4)
+	src, linkType, format, err := openCapture(br)
+	st.Format = format
 	if err != nil {
-		if len(magic) == 0 && err == io.EOF {
-			return st, &Error{Err: fmt.Errorf("%w: empty input", ErrUnknownFormat)}
-		}
-		return st, &Error{Offset: int64(len(magic)), Err: ErrUnknownFormat}
-	}
-	st.Format = DetectFormat(magic)
-	var src packetSource
-	var linkType func(gopacket.CaptureInfo) layers.LinkType
-	switch st.Format {
-	case FormatPcap:
-		pr, err := pcapgo.NewReader(br)
-		if err != nil {
-			return st, &Error{Err: err}
-		}
-		lt := pr.LinkType()
-		linkType = func(gopacket.CaptureInfo) layers.LinkType { return lt }
-		src = pr
-	case FormatPcapNG:
-		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
-		if err != nil {
-			return st, &Error{Err: err}
-		}
-		linkType = func(ci gopacket.CaptureInfo) layers.LinkType {
-			if len(ci.AncillaryData) > 0 {
-				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
-					return lt
-				}
-			}
-			return nr.LinkType()
-		}
-		src = nr
-	default:
-		return st, &Error{Err: fmt.Errorf("%w (magic % x)", ErrUnknownFormat, magic)}
+		return st, err
 	}
 
 	a := newAssembly(opts, h)
@@ -228,6 +245,9 @@ func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo { return gopack
 // whether the packet was a TCP segment that passed the filter.
 func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) bool {
 	nf, tcp, ok := a.dec.decode(data, lt)
+	if !ok && a.dec.wasUDP {
+		return false
+	}
 	if !ok {
 		p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
 		nl := p.NetworkLayer()
