@@ -46,6 +46,14 @@ func (d *fastDecoder) decode(data []byte, lt layers.LinkType) (nf gopacket.Flow,
 	return nf, &d.tcp, true
 }
 
+// network returns the IP layer of the packet decode last decoded.
+func (d *fastDecoder) network() gopacket.Layer {
+	if d.decoded[len(d.decoded)-2] == layers.LayerTypeIPv6 {
+		return &d.ip6
+	}
+	return &d.ip4
+}
+
 // decodeUDP returns the endpoints and the UDP layer of a datagram, or ok false when the packet
 // is not a UDP datagram over IPv4 or IPv6 (a later IP fragment is not: it has no UDP header).
 // The layer is valid until the next call.

@@ -102,8 +102,9 @@ type Stats struct {
 	Skipped int // packets that are not TCP (UDP) over IPv4/IPv6, do not decode, or are filtered out
 	Conns   int // connections that carried data (ReadStreams)
 	Flows   int // UDP flows (DatagramReader)
-	// Truncated counts the segments (datagrams) whose payload the capture cut short with its
-	// snaplen, and MissingBytes the payload bytes it did not keep.
+	// Truncated counts the TCP segments (UDP datagrams) that the capture cut short with its
+	// snaplen, and MissingBytes the payload bytes of them that it did not keep (as their IP
+	// and TCP or UDP headers give the payload's length).
 	Truncated    int
 	MissingBytes int64
 	// Snaplen is the capture's snapshot length (pcap; for pcapng the first interface's), 0
@@ -147,6 +148,37 @@ func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) lay
 	return nil, nil, format, &Error{Err: fmt.Errorf("%w (magic % x)", ErrUnknownFormat, magic)}
 }
 
+// missingPayload returns the bytes of a segment's payload that the capture did not keep: the
+// payload's length as the IP and TCP headers give it, less the bytes captured.
+func missingPayload(nl gopacket.Layer, tcp *layers.TCP) int {
+	var ipPayload int
+	switch ip := nl.(type) {
+	case *layers.IPv4:
+		ipPayload = int(ip.Length) - int(ip.IHL)*4
+	case *layers.IPv6:
+		ipPayload = int(ip.Length)
+	default:
+		return 0
+	}
+	return max(ipPayload-int(tcp.DataOffset)*4-len(tcp.Payload), 0)
+}
+
+// snaplen returns the snapshot length of a capture: pcap's file header, pcapng's first
+// interface; 0 when unknown.
+func snaplen(src packetSource) int {
+	switch r := src.(type) {
+	case *pcapgo.Reader:
+		return int(r.Snaplen())
+	case *pcapgo.NgReader:
+		if r.NInterfaces() > 0 {
+			if i, err := r.Interface(0); err == nil {
+				return int(i.SnapLength)
+			}
+		}
+	}
+	return 0
+}
+
 // countingReader counts the bytes read through it.
 type countingReader struct {
 	r io.Reader
@@ -187,8 +219,10 @@ func ReadStreams(r io.Reader, o *Options, h Handler) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	st.Snaplen = snaplen(src)
 
 	a := newAssembly(opts, h)
+	a.st = &st
 	var readErr error
 	for {
 		start := consumed()
@@ -213,6 +247,7 @@ func ReadStreams(r io.Reader, o *Options, h Handler) (Stats, error) {
 
 // assembly feeds TCP segments to gopacket's reassembly and turns its callbacks into events.
 type assembly struct {
+	st        *Stats
 	opts      Options
 	h         Handler
 	asm       *reassembly.Assembler
@@ -248,17 +283,24 @@ func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTy
 	if !ok && a.dec.wasUDP {
 		return false
 	}
-	if !ok {
+	var nl gopacket.Layer
+	if ok {
+		nl = a.dec.network()
+	} else {
 		p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
-		nl := p.NetworkLayer()
+		nl = p.NetworkLayer()
 		tcp, _ = p.Layer(layers.LayerTypeTCP).(*layers.TCP)
 		if nl == nil || tcp == nil {
 			return false
 		}
-		nf = nl.NetworkFlow()
+		nf = p.NetworkLayer().NetworkFlow()
 	}
 	if len(a.opts.Ports) > 0 && !slices.Contains(a.opts.Ports, uint16(tcp.SrcPort)) && !slices.Contains(a.opts.Ports, uint16(tcp.DstPort)) {
 		return false
+	}
+	if ci.CaptureLength < ci.Length {
+		a.st.Truncated++
+		a.st.MissingBytes += int64(missingPayload(nl, tcp))
 	}
 	ctx := assemblerContext(ci)
 	a.asm.AssembleWithContext(nf, tcp, &ctx)

@@ -126,7 +126,7 @@ func ReadDatagrams(r io.Reader, opts *Options) *DatagramReader {
 }
 
 // Stats returns what the reader has read so far: Packets, UDP (the datagrams returned),
-// Skipped, Flows and Truncated (datagrams cut by the snaplen).
+// Skipped, Flows, Snaplen, and Truncated and MissingBytes (datagrams cut by the snaplen).
 func (dr *DatagramReader) Stats() Stats { return dr.st }
 
 // Next returns the next UDP datagram, or io.EOF after the last one. After an error other
@@ -187,6 +187,7 @@ func (dr *DatagramReader) open() error {
 		return err
 	}
 	dr.src, dr.linkType = src, lt
+	dr.st.Snaplen = snaplen(src)
 	return nil
 }
 
@@ -212,7 +213,7 @@ func (dr *DatagramReader) datagram(data []byte, ci gopacket.CaptureInfo, lt laye
 	f.Bytes += int64(length)
 	dr.d = Datagram{Packet: dr.st.Packets, Time: ci.Timestamp, Flow: f, Dir: dir, Src: src, Dst: dst,
 		Data: udp.Payload, Length: length}
-	if dr.d.Missing() > 0 {
+	if ci.CaptureLength < ci.Length {
 		dr.st.Truncated++
 		dr.st.MissingBytes += int64(dr.d.Missing())
 	}

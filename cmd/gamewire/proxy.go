@@ -61,14 +61,34 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		fmt.Fprintf(stdout, "%s: %s, %s, %s (%d without GSF frames, not shown); %s, %s\n", st.Format,
 			count(st.Packets, "packet"), count(st.TCP, "TCP segment"), count(st.Conns, "connection"), tap.Skipped,
 			count(pr.Frames, "frame"), count(pr.Problems, "problem"))
+		if st.Truncated > 0 {
+			fmt.Fprintf(stdout, "%s: %s: %s of their payload are not in the capture (tcpdump -s 0 keeps whole packets)\n", st.Format,
+				snaplenCut(st, fmt.Sprintf("of its %d ", st.TCP)), count(int(st.MissingBytes), "byte"))
+		}
 	}
 	if err != nil {
 		return err
 	}
 	if pr.Frames == 0 {
+		if st.Truncated > 0 {
+			return fmt.Errorf("no GSF frames in the capture: %s, %s of payload missing", snaplenCut(st, ""), count(int(st.MissingBytes), "byte"))
+		}
 		return errors.New("no GSF frames in the capture")
 	}
 	return nil
+}
+
+// snaplenCut says how many TCP segments of a capture its snaplen cut: "its snaplen (60 bytes)
+// cut 8 [of its 20 ]TCP segments".
+func snaplenCut(st capture.Stats, of string) string {
+	snap := "its snaplen"
+	if st.Snaplen > 0 {
+		snap = fmt.Sprintf("the capture's snaplen (%d bytes)", st.Snaplen)
+		if of == "" {
+			snap = fmt.Sprintf("its snaplen (%d bytes)", st.Snaplen)
+		}
+	}
+	return fmt.Sprintf("%s cut %d %sTCP segments", snap, st.Truncated, of)
 }
 
 // count returns "1 frame" or "n frames".
