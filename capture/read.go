@@ -80,18 +80,33 @@ type Options struct {
 	// Ports keeps only the TCP connections with one of these ports on either side; empty keeps
 	// every TCP connection.
 	Ports []uint16
-	// MaxBufferedPages bounds the out-of-order data held while waiting for missing segments,
-	// in pages of about 1.9 KB, over all connections (a quarter of it per connection). When it
-	// is reached the oldest data is delivered and the hole reported as an EventGap. 0 means
-	// 16384 (about 30 MB).
-	MaxBufferedPages int
-	// FlushAfter is the capture time after which out-of-order data stops waiting for the
-	// segments before it. 0 means 2 seconds.
-	FlushAfter time.Duration
+	// MaxBufferedBytes bounds the out-of-order data held while waiting for missing segments,
+	// over all connections: the out-of-order window. Data waits in pages of 2 KiB (one page
+	// per segment at least, so MaxBufferedBytes/2048 segments may wait). When it is reached,
+	// the connection that needs more stops waiting: the data it holds is delivered and the
+	// hole before it reported as an EventGap with its offset and size (a segment of the hole
+	// that arrives later is counted in Stats.LateSegments). 0 means DefaultMaxBufferedBytes
+	// (64 MiB: 32 768 segments), NoLimit none (the whole capture may wait in memory).
+	MaxBufferedBytes int
+	// ReorderTimeout is the capture time after which out-of-order data stops waiting for the
+	// segments before it, as when MaxBufferedBytes is reached. 0 means
+	// DefaultReorderTimeout.
+	ReorderTimeout time.Duration
 	// MaxFlows bounds the UDP flows a DatagramReader tracks (about 150 bytes each); beyond
 	// it the flow seen least recently is forgotten. 0 means DefaultMaxFlows, NoLimit none.
 	MaxFlows int
 }
+
+// Defaults of Options.
+const (
+	// DefaultMaxBufferedBytes is the default of Options.MaxBufferedBytes.
+	DefaultMaxBufferedBytes = 64 << 20
+	// DefaultReorderTimeout is the default of Options.ReorderTimeout.
+	DefaultReorderTimeout = 10 * time.Second
+	// pageBytes is what one page of out-of-order data costs (gopacket's 1 900-byte page and its
+	// bookkeeping).
+	pageBytes = 2048
+)
 
 // Stats counts what ReadStreams or a DatagramReader read.
 type Stats struct {
@@ -107,6 +122,11 @@ type Stats struct {
 	// and TCP or UDP headers give the payload's length).
 	Truncated    int
 	MissingBytes int64
+	// LateSegments counts the TCP segments that arrived after the reassembly had stopped
+	// waiting for them (Options.MaxBufferedBytes or ReorderTimeout): their bytes were reported
+	// in an EventGap already, and LateBytes counts them.
+	LateSegments int
+	LateBytes    int64
 	// Snaplen is the capture's snapshot length (pcap; for pcapng the first interface's), 0
 	// when unknown.
 	Snaplen int
@@ -258,16 +278,20 @@ type assembly struct {
 }
 
 func newAssembly(opts Options, h Handler) *assembly {
-	if opts.MaxBufferedPages <= 0 {
-		opts.MaxBufferedPages = 16384
+	if opts.MaxBufferedBytes == 0 {
+		opts.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
-	if opts.FlushAfter <= 0 {
-		opts.FlushAfter = 2 * time.Second
+	if opts.ReorderTimeout <= 0 {
+		opts.ReorderTimeout = DefaultReorderTimeout
 	}
 	a := &assembly{opts: opts, h: h}
 	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(a))
-	a.asm.MaxBufferedPagesTotal = opts.MaxBufferedPages
-	a.asm.MaxBufferedPagesPerConnection = max(opts.MaxBufferedPages/4, 1)
+	if opts.MaxBufferedBytes > 0 {
+		// One connection may take the whole window: a capture is usually one game session.
+		pages := max(opts.MaxBufferedBytes/pageBytes, 1)
+		a.asm.MaxBufferedPagesTotal = pages
+		a.asm.MaxBufferedPagesPerConnection = pages
+	}
 	return a
 }
 
@@ -304,11 +328,11 @@ func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTy
 	}
 	ctx := assemblerContext(ci)
 	a.asm.AssembleWithContext(nf, tcp, &ctx)
-	if ts := ci.Timestamp; ts.Sub(a.lastFlush) >= a.opts.FlushAfter/2 {
+	if ts := ci.Timestamp; ts.Sub(a.lastFlush) >= a.opts.ReorderTimeout/2 {
 		// Stop waiting for segments that did not come; never close: a quiet connection may go
 		// on.
 		if !a.lastFlush.IsZero() {
-			a.asm.FlushWithOptions(reassembly.FlushOptions{T: ts.Add(-a.opts.FlushAfter)})
+			a.asm.FlushWithOptions(reassembly.FlushOptions{T: ts.Add(-a.opts.ReorderTimeout)})
 		}
 		a.lastFlush = ts
 	}
@@ -380,7 +404,37 @@ type stream struct {
 	last          time.Time
 	openTime      time.Time
 	opened        bool
-	midStream     [2]bool // the direction started without a SYN in the capture
+	midStream     [2]bool   // the direction started without a SYN in the capture
+	holes         [2][]hole // the last maxHoles holes reported per direction
+	synSeen       [2]bool   // the direction's SYN is in the capture
+}
+
+// hole is a range of stream offsets reported missing.
+type hole struct{ start, end int64 }
+
+// maxHoles bounds the holes a direction remembers to recognize late segments.
+const maxHoles = 64
+
+// addHole remembers a hole reported in direction d.
+func (s *stream) addHole(d Direction, start, n int64) {
+	if n <= 0 {
+		return
+	}
+	if len(s.holes[d]) == maxHoles {
+		s.holes[d] = append(s.holes[d][:0], s.holes[d][1:]...)
+	}
+	s.holes[d] = append(s.holes[d], hole{start, start + n})
+}
+
+// lateBytes returns how many bytes of [start, end) lie in holes of direction d.
+func (s *stream) lateBytes(d Direction, start, end int64) int64 {
+	var n int64
+	for _, h := range s.holes[d] {
+		if lo, hi := max(start, h.start), min(end, h.end); hi > lo {
+			n += hi - lo
+		}
+	}
+	return n
 }
 
 // Accept implements reassembly.Stream: every segment is taken (the port filter ran before).
@@ -390,6 +444,20 @@ type stream struct {
 func (s *stream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
 	if ci.Timestamp.After(s.last) {
 		s.last = ci.Timestamp
+	}
+	d := s.dir(dir)
+	if tcp.SYN {
+		s.synSeen[d] = true
+	}
+	if n := len(tcp.Payload); n > 0 && nextSeq != -1 && len(s.holes[d]) > 0 {
+		// A segment before the reassembly's next byte: a retransmission of data delivered,
+		// or data of a hole reported already (the window gave up on it): late.
+		if segOff := s.off[d] + int64(nextSeq.Difference(reassembly.Sequence(tcp.Seq))); segOff < s.off[d] {
+			if late := s.lateBytes(d, segOff, segOff+int64(n)); late > 0 {
+				s.a.st.LateSegments++
+				s.a.st.LateBytes += late
+			}
+		}
 	}
 	if nextSeq == -1 && !tcp.SYN && len(tcp.Payload) > 0 {
 		*start = true
@@ -424,13 +492,21 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 	s.open()
 	if !s.started[d] {
 		s.started[d] = true
-		if skip != 0 || s.midStream[d] {
+		switch {
+		case s.midStream[d] || skip < 0 || (skip != 0 && !s.synSeen[d]):
 			// No SYN in the capture for this direction: it starts mid-stream.
 			s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Lost: -1})
+		case skip > 0:
+			// The SYN is there: the first bytes are lost (or gave up on: the out-of-order
+			// window was full), and how many is known.
+			s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Offset: 0, Lost: int64(skip)})
+			s.addHole(d, 0, int64(skip))
+			s.off[d] += int64(skip)
 		}
 	} else if skip != 0 {
 		s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Offset: s.off[d], Lost: int64(skip)})
 		if skip > 0 {
+			s.addHole(d, s.off[d], int64(skip))
 			s.off[d] += int64(skip)
 		}
 	}

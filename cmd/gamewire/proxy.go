@@ -40,7 +40,7 @@ func portsFlag(s string) ([]uint16, error) {
 
 // inspectCapture prints the GSF frames of a pcap or pcapng capture, each described as gsf
 // decode (or explain) describes a frame: opts and write are theirs.
-func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, stdout io.Writer) error {
+func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, stdout io.Writer) error {
 	ps, err := portsFlag(ports)
 	if err != nil {
 		return err
@@ -53,7 +53,10 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		}
 	})
 	tap.All = len(ps) > 0
-	st, err := capture.ReadStreams(bytes.NewReader(data), &capture.Options{Ports: ps}, tap.Handle)
+	if window < capture.NoLimit || window == 0 {
+		return fmt.Errorf("--reorder-window: %d is not a number of bytes (or -1 for no limit)", window)
+	}
+	st, err := capture.ReadStreams(bytes.NewReader(data), &capture.Options{Ports: ps, MaxBufferedBytes: window}, tap.Handle)
 	if printErr != nil {
 		return printErr
 	}
@@ -61,6 +64,10 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		fmt.Fprintf(stdout, "%s: %s, %s, %s (%d without GSF frames, not shown); %s, %s\n", st.Format,
 			count(st.Packets, "packet"), count(st.TCP, "TCP segment"), count(st.Conns, "connection"), tap.Skipped,
 			count(pr.Frames, "frame"), count(pr.Problems, "problem"))
+		if st.LateSegments > 0 {
+			fmt.Fprintf(stdout, "%s: %s (%s) came after the reassembly had stopped waiting for them: they are in the missing bytes above (a larger --reorder-window keeps them)\n",
+				st.Format, count(st.LateSegments, "TCP segment"), count(int(st.LateBytes), "byte"))
+		}
 		if st.Truncated > 0 {
 			fmt.Fprintf(stdout, "%s: %s: %s of their payload are not in the capture (tcpdump -s 0 keeps whole packets)\n", st.Format,
 				snaplenCut(st, fmt.Sprintf("of its %d ", st.TCP)), count(int(st.MissingBytes), "byte"))
@@ -70,6 +77,10 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		return err
 	}
 	if pr.Frames == 0 {
+		if st.LateSegments > 0 {
+			fmt.Fprintf(stdout, "%s: %s (%s) came after the reassembly had stopped waiting for them: they are in the missing bytes above (a larger --reorder-window keeps them)\n",
+				st.Format, count(st.LateSegments, "TCP segment"), count(int(st.LateBytes), "byte"))
+		}
 		if st.Truncated > 0 {
 			return fmt.Errorf("no GSF frames in the capture: %s, %s of payload missing", snaplenCut(st, ""), count(int(st.MissingBytes), "byte"))
 		}
