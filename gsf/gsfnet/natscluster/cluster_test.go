@@ -68,6 +68,7 @@ func startNode(t *testing.T, url, id string) *testNode {
 	tn := &testNode{id: id, nc: nc, served: make(chan error, 1)}
 	tn.node, err = natscluster.New(nc, &natscluster.Options{
 		Node: id, HeartbeatInterval: hb, DeadAfter: dead, RequestTimeout: time.Second,
+		StallTimeout: stallTimeout, DeliveryTimeout: deliveryTimeout,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OnEvent: func(e natscluster.Event) {
 			tn.mu.Lock()
