@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -398,6 +399,11 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction, src, dst net.Conn, idle time.Du
 			}
 			p.emit(Event{Kind: EventData, Conn: info, Dir: d, Time: t, Offset: off, Data: buf[:n]})
 			off += int64(n)
+			if n == len(buf) {
+				// A full buffer: this direction pushes as fast as it can. Let the other
+				// connections' goroutines run first, so that it cannot crowd them out.
+				runtime.Gosched()
+			}
 		}
 		if rerr != nil && errors.Is(rerr, os.ErrDeadlineExceeded) {
 			if time.Since(time.Unix(0, pc.last.Load())) < idle {

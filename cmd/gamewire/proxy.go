@@ -127,6 +127,11 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	maxFrame := fs.Int("max-frame", gsf.DefaultMaxFrameSize, "frames longer than this many `bytes` are reported and forwarded, not decoded")
 	strict := fs.Bool("strict", true, "report a catalog body with bits left over (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
+	maxConns := fs.Int("max-conns", capture.DefaultMaxConns, "proxy at most this many connections at once (-1: no limit)")
+	maxPerIP := fs.Int("max-conns-per-ip", capture.DefaultMaxConnsPerIP, "proxy at most this many connections at once from one client address (-1: no limit)")
+	idle := fs.Duration("idle-timeout", capture.DefaultIdleTimeout, "close a connection through which nothing passed for this `duration` (-1s: never)")
+	maxBuffered := fs.Int("max-buffered", gsftap.DefaultMaxBufferedBytes, "hold at most this many `bytes` of unfinished frames of all connections (-1: no limit); beyond it the largest are not shown")
+	readTimeout := fs.Duration("read-timeout", gsftap.DefaultReadTimeout, "a frame not complete within this `duration` is not shown (-1s: no limit)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -149,7 +154,9 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	})
 	tap.All, tap.MaxMessageBytes = true, *maxFrame
-	p := &capture.Proxy{Upstream: *upstream, Handler: tap.Handle, Logger: logger}
+	tap.MaxBufferedBytes, tap.ReadTimeout = *maxBuffered, *readTimeout
+	p := &capture.Proxy{Upstream: *upstream, Handler: tap.Handle, Logger: logger,
+		MaxConns: *maxConns, MaxConnsPerIP: *maxPerIP, IdleTimeout: *idle}
 
 	ctx, stop := serveContext()
 	defer stop()
