@@ -167,7 +167,11 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger.Info("gamewire gsf proxy: listening", "addr", l.Addr().String(), "upstream", *upstream)
 	stopServe := context.AfterFunc(ctx, func() { p.Close() })
 	defer stopServe()
-	if err := p.Serve(l); !errors.Is(err, capture.ErrServerClosed) {
+	err = p.Serve(l)
+	// Serve returns as soon as the listener is closed; Close returns once the last events of
+	// the connections are printed.
+	p.Close()
+	if !errors.Is(err, capture.ErrServerClosed) {
 		return err
 	}
 	return nil
