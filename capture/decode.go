@@ -111,6 +111,16 @@ func (d *fastDecoder) cutUDP() bool {
 	return true
 }
 
+// known reports whether the fast path decodes link type lt.
+func (d *fastDecoder) known(lt layers.LinkType) bool {
+	switch lt {
+	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2, layers.LinkTypeNull,
+		layers.LinkTypeLoop, layers.LinkTypeIPv4, layers.LinkTypeIPv6:
+		return true
+	}
+	return false
+}
+
 // layers decodes the packet's layers into d.decoded and returns the last one; ok is false for
 // a link type the fast path does not know or a packet that does not decode.
 func (d *fastDecoder) layers(data []byte, lt layers.LinkType) (last gopacket.LayerType, ok bool) {

@@ -195,6 +195,20 @@ func (dr *DatagramReader) open() error {
 // the port filter.
 func (dr *DatagramReader) datagram(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) bool {
 	src, dst, udp, ok := dr.dec.decodeUDP(data, lt)
+	if !ok && !dr.dec.known(lt) {
+		// A link type the fast path does not know (raw IP as link type 101, …): gopacket's
+		// own decoding.
+		p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
+		nl := p.NetworkLayer()
+		udp, _ = p.Layer(layers.LayerTypeUDP).(*layers.UDP)
+		if nl == nil || udp == nil {
+			return false
+		}
+		sa, _ := netip.AddrFromSlice(nl.NetworkFlow().Src().Raw())
+		da, _ := netip.AddrFromSlice(nl.NetworkFlow().Dst().Raw())
+		src, dst = netip.AddrPortFrom(sa.Unmap(), uint16(udp.SrcPort)), netip.AddrPortFrom(da.Unmap(), uint16(udp.DstPort))
+		ok = true
+	}
 	if !ok {
 		return false
 	}

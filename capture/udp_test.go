@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -398,4 +399,87 @@ func TestReadDatagramsRealCapture(t *testing.T) {
 			t.Errorf("%d datagrams, stats %+v", i, st)
 		}
 	}
+}
+
+// TestReadDatagramsRawIP: the real capture rewritten with link type raw IP (101), which the
+// fast path leaves to gopacket, reads the same datagrams.
+func TestReadDatagramsRawIP(t *testing.T) {
+	f, err := os.ReadFile("testdata/udp-echo.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := append([]byte{}, f[:24]...)
+	binary.LittleEndian.PutUint32(raw[20:], uint32(layers.LinkTypeRaw))
+	for off := 24; off < len(f); {
+		n := int(binary.LittleEndian.Uint32(f[off+8:]))
+		rec := append([]byte{}, f[off:off+16]...)
+		binary.LittleEndian.PutUint32(rec[8:], uint32(n-14))
+		binary.LittleEndian.PutUint32(rec[12:], binary.LittleEndian.Uint32(f[off+12:])-14)
+		raw = append(append(raw, rec...), f[off+16+14:off+16+n]...)
+		off += 16 + n
+	}
+	read := func(in []byte) []string {
+		var out []string
+		for d, err := range ReadDatagrams(bytes.NewReader(in), nil).All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%d %s %s %s %x", d.Flow.ID, d.Dir, d.Src, d.Dst, d.Data))
+		}
+		return out
+	}
+	want, got := read(f), read(raw)
+	if len(want) != 10 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("raw IP:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// BenchmarkCaptureUDPEchoDecode reads the real UDP capture datagram by datagram, beside the
+// yardstick: gopacket.NewPacket on each packet record (what a program without this package
+// would write).
+func BenchmarkCaptureUDPEchoDecode(b *testing.B) {
+	f, err := os.ReadFile("testdata/udp-echo.pcap")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ReadDatagrams", func(b *testing.B) {
+		b.SetBytes(int64(len(f)))
+		b.ReportAllocs()
+		for b.Loop() {
+			n := 0
+			for _, err := range ReadDatagrams(bytes.NewReader(f), nil).All() {
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n != 10 {
+				b.Fatal(n)
+			}
+		}
+	})
+	b.Run("yardstick=gopacket.NewPacket", func(b *testing.B) {
+		b.SetBytes(int64(len(f)))
+		b.ReportAllocs()
+		for b.Loop() {
+			r, err := pcapgo.NewReader(bytes.NewReader(f))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for {
+				data, _, err := r.ReadPacketData()
+				if err != nil {
+					break
+				}
+				p := gopacket.NewPacket(data, r.LinkType(), gopacket.DecodeOptions{NoCopy: true})
+				if u, _ := p.Layer(layers.LayerTypeUDP).(*layers.UDP); u != nil {
+					n++
+				}
+			}
+			if n != 10 {
+				b.Fatal(n)
+			}
+		}
+	})
 }
