@@ -477,12 +477,20 @@ func TestCluster(t *testing.T) {
 		}
 		// (On a loaded machine a heartbeat of c may come late and a drop c for a moment; only
 		// b's departure is certain.)
+		// The directory changes before the events are dispatched: wait for the NodeDown.
 		downB := 0
-		for _, e := range a.eventsOf(natscluster.NodeDown) {
-			if e.Node == "b" {
-				downB++
+		eventually(t, "NodeDown b", func() string {
+			downB = 0
+			for _, e := range a.eventsOf(natscluster.NodeDown) {
+				if e.Node == "b" {
+					downB++
+				}
 			}
-		}
+			if downB == 0 {
+				return "no NodeDown event for b"
+			}
+			return ""
+		})
 		if downB != 1 {
 			t.Errorf("a saw b go down %d times, want 1", downB)
 		}
