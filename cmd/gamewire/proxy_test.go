@@ -27,13 +27,13 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 	old := serveContext
 	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	t.Cleanup(func() { serveContext = old; cancel() })
-	out, logs := new(lockedBuffer), new(lockedBuffer)
+	out, logs := new(lockedBuffer), &notifyingWriter{wrote: make(chan struct{}, 1)}
 	code := make(chan int, 1)
 	go func() {
 		code <- run(append([]string{"gsf", "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream}, args...), strings.NewReader(""), out, logs)
 	}()
 	addrRE := regexp.MustCompile(`listening" addr=(\S+)`)
-	deadline := time.Now().Add(10 * time.Second)
+	timeout := time.After(10 * time.Second)
 	for {
 		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
 			return m[1], func() (int, string, string) {
@@ -50,13 +50,26 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 		select {
 		case c := <-code:
 			t.Fatalf("gamewire gsf proxy exited with %d:\n%s", c, logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
+		case <-logs.wrote: // a log line: look again
+		case <-timeout:
 			t.Fatalf("gamewire gsf proxy does not listen:\n%s", logs.String())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// notifyingWriter is a lockedBuffer that says when it was written to.
+type notifyingWriter struct {
+	lockedBuffer
+	wrote chan struct{}
+}
+
+func (w *notifyingWriter) Write(p []byte) (int, error) {
+	n, err := w.lockedBuffer.Write(p)
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
 }
 
 // demoCalls are "gamewire call" runs against the demo server: the protocol documentation's
