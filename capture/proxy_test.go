@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -362,4 +364,59 @@ func TestProxyMaxConns(t *testing.T) {
 	}
 	c.Close()
 	b.Close()
+}
+
+// TestProxyRefusalLogBounded: 500 connections refused by MaxConnsPerIP make a few log lines,
+// not 500: a refused connection sends nothing, and the log must not grow faster than the input.
+func TestProxyRefusalLogBounded(t *testing.T) {
+	up, _ := echoUpstream(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf lockedLog
+	p := &Proxy{Upstream: up, MaxConnsPerIP: 1, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
+	go p.Serve(l)
+	defer p.Close()
+	first, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if _, err := io.ReadFull(first, make([]byte, 6)); err != nil {
+		t.Fatal(err)
+	}
+	const refused = 500
+	for range refused {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Fatal("a connection beyond MaxConnsPerIP got data")
+		}
+		c.Close()
+	}
+	lines := strings.Count(logBuf.String(), "\n")
+	if lines == 0 || lines > 10 {
+		t.Errorf("%d log lines for %d refused connections:\n%s", lines, refused, logBuf.String())
+	}
+}
+
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
