@@ -2,6 +2,8 @@ package natscluster
 
 import (
 	"encoding/json"
+	"log/slog"
+	"strings"
 	"strconv"
 	"testing"
 	"time"
@@ -46,5 +48,18 @@ func TestDeliveryTimeoutClockSkew(t *testing.T) {
 		if n.tooLate(nats.NewMsg("x")) {
 			t.Errorf("skew %v: a notify without Gw-Sent is late", skew)
 		}
+	}
+}
+
+// TestBadControlLogBounded: 10 000 malformed control messages make a log line or two, not
+// 10 000: the log does not grow faster than what arrives.
+func TestBadControlLogBounded(t *testing.T) {
+	var out strings.Builder
+	n := quietNode(t, time.Second, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&out, nil)) })
+	for range 10000 {
+		n.onControl(&nats.Msg{Subject: n.ctlSubj + "on.evil", Data: []byte("{")})
+	}
+	if lines := strings.Count(out.String(), "\n"); lines == 0 || lines > 2 {
+		t.Errorf("%d log lines for 10 000 bad control messages:\n%s", lines, out.String())
 	}
 }

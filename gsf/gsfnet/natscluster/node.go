@@ -148,6 +148,8 @@ type Node struct {
 	stalled atomic.Bool                   // the NATS server does not answer pings
 	late    atomic.Uint64                 // notifies dropped for DeliveryTimeout
 	lateLog time.Time                     // when late notifies were last logged
+	warnMu  sync.Mutex                    // guards warns
+	warns   map[string]*warnCount         // warnLimited's counts, by message
 	evWake  chan struct{}
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -408,12 +410,12 @@ func (n *Node) dropPeerLocked(v *view) {
 func (n *Node) onControl(msg *nats.Msg) {
 	var m ctlMsg
 	if err := json.Unmarshal(msg.Data, &m); err != nil || m.Node == "" {
-		n.log.Warn("natscluster: bad control message", "subject", msg.Subject, "err", err)
+		n.warnLimited("natscluster: bad control messages", "subject", msg.Subject, "err", err)
 		return
 	}
 	if m.Node == n.opts.Node {
 		if m.Inst != n.inst {
-			n.log.Error("natscluster: another node uses this node's id", "id", m.Node)
+			n.warnLimited("natscluster: another node uses this node's id", "id", m.Node)
 		}
 		return
 	}
@@ -535,7 +537,7 @@ func (n *Node) onStateRequest(msg *nats.Msg) {
 	n.mu.Unlock()
 	b, _ := json.Marshal(st)
 	if err := msg.Respond(b); err != nil {
-		n.log.Warn("natscluster: answering a state request", "err", err)
+		n.warnLimited("natscluster: answering a state request", "err", err)
 	}
 }
 
@@ -1003,6 +1005,36 @@ func (n *Node) watchStall() {
 			}
 		}
 	}
+}
+
+// warnLimited logs a warning that messages from the network can cause at will at most once a
+// second per kind (msg), with how many times it happened since: the log does not grow faster
+// than what arrives.
+func (n *Node) warnLimited(msg string, args ...any) {
+	n.warnMu.Lock()
+	if n.warns == nil {
+		n.warns = make(map[string]*warnCount)
+	}
+	w := n.warns[msg]
+	if w == nil {
+		w = &warnCount{}
+		n.warns[msg] = w
+	}
+	w.count++
+	now := time.Now()
+	if now.Sub(w.last) < time.Second {
+		n.warnMu.Unlock()
+		return
+	}
+	count := w.count
+	w.last, w.count = now, 0
+	n.warnMu.Unlock()
+	n.log.Warn(msg, append(args, "times", count)...)
+}
+
+type warnCount struct {
+	last  time.Time
+	count int
 }
 
 // LateDropped returns how many notifies from other nodes this node dropped because they
