@@ -77,10 +77,6 @@ func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptio
 		return err
 	}
 	if pr.Frames == 0 {
-		if st.LateSegments > 0 {
-			fmt.Fprintf(stdout, "%s: %s (%s) came after the reassembly had stopped waiting for them: they are in the missing bytes above (a larger --reorder-window keeps them)\n",
-				st.Format, count(st.LateSegments, "TCP segment"), count(int(st.LateBytes), "byte"))
-		}
 		if st.Truncated > 0 {
 			return fmt.Errorf("no GSF frames in the capture: %s, %s of payload missing", snaplenCut(st, ""), count(int(st.MissingBytes), "byte"))
 		}
@@ -124,7 +120,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	upstream := fs.String("upstream", "", "the server's `host:port` (required)")
 	asJSON := fs.Bool("json", false, "print JSON Lines: one object per frame or event, with time, connection id and direction")
 	bits := fs.Bool("bits", false, "explain every frame bit by bit (as gsf explain) instead of the summary of gsf decode")
-	maxFrame := fs.Int("max-frame", gsf.DefaultMaxFrameSize, "frames longer than this many `bytes` are reported and forwarded, not decoded")
+	maxFrame := fs.Int("max-frame", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded")
 	strict := fs.Bool("strict", true, "report a catalog body with bits left over (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	maxConns := fs.Int("max-conns", capture.DefaultMaxConns, "proxy at most this many connections at once (-1: no limit)")

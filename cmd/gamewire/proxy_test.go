@@ -27,49 +27,28 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 	old := serveContext
 	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	t.Cleanup(func() { serveContext = old; cancel() })
-	out, logs := new(lockedBuffer), &notifyingWriter{wrote: make(chan struct{}, 1)}
+	out, logs := new(lockedBuffer), new(lockedBuffer)
 	code := make(chan int, 1)
 	go func() {
 		code <- run(append([]string{"gsf", "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream}, args...), strings.NewReader(""), out, logs)
 	}()
-	addrRE := regexp.MustCompile(`listening" addr=(\S+)`)
-	timeout := time.After(10 * time.Second)
-	for {
-		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
-			return m[1], func() (int, string, string) {
-				cancel()
-				select {
-				case c := <-code:
-					return c, out.String(), logs.String()
-				case <-time.After(20 * time.Second):
-					t.Fatal("gamewire gsf proxy does not stop")
-					return 0, "", ""
-				}
-			}
-		}
+	m, c, ok := logs.waitMatch(regexp.MustCompile(`listening" addr=(\S+)`), code, 10*time.Second)
+	switch {
+	case !ok && c >= 0:
+		t.Fatalf("gamewire gsf proxy exited with %d:\n%s", c, logs.String())
+	case !ok:
+		t.Fatalf("gamewire gsf proxy does not listen:\n%s", logs.String())
+	}
+	return m[1], func() (int, string, string) {
+		cancel()
 		select {
 		case c := <-code:
-			t.Fatalf("gamewire gsf proxy exited with %d:\n%s", c, logs.String())
-		case <-logs.wrote: // a log line: look again
-		case <-timeout:
-			t.Fatalf("gamewire gsf proxy does not listen:\n%s", logs.String())
+			return c, out.String(), logs.String()
+		case <-time.After(20 * time.Second):
+			t.Fatal("gamewire gsf proxy does not stop")
+			return 0, "", ""
 		}
 	}
-}
-
-// notifyingWriter is a lockedBuffer that says when it was written to.
-type notifyingWriter struct {
-	lockedBuffer
-	wrote chan struct{}
-}
-
-func (w *notifyingWriter) Write(p []byte) (int, error) {
-	n, err := w.lockedBuffer.Write(p)
-	select {
-	case w.wrote <- struct{}{}:
-	default:
-	}
-	return n, err
 }
 
 // demoCalls are "gamewire call" runs against the demo server: the protocol documentation's

@@ -126,8 +126,8 @@ type Record struct {
 // problem) and reported then, and a connection that never carries one (another protocol) is
 // not reported at all; Skipped counts those.
 type Tap struct {
-	// MaxMessageBytes bounds the frames the Tap buffers (gsf.Splitter's MaxFrameSize); 0
-	// means gsf.DefaultMaxFrameSize.
+	// MaxMessageBytes bounds the frames the Tap buffers (gsf.Splitter.MaxMessageBytes); 0
+	// means gsf.DefaultMaxMessageBytes.
 	MaxMessageBytes int
 	// MaxBufferedBytes bounds the bytes of unfinished frames of all connections together; 0
 	// means DefaultMaxBufferedBytes, NoLimit none.
@@ -285,7 +285,7 @@ func (t *Tap) Handle(ev *capture.Event) {
 	cs := t.conns[ev.Conn]
 	if cs == nil {
 		cs = &connState{shown: t.All}
-		cs.split[0].MaxFrameSize, cs.split[1].MaxFrameSize = t.MaxMessageBytes, t.MaxMessageBytes
+		cs.split[0].MaxMessageBytes, cs.split[1].MaxMessageBytes = t.MaxMessageBytes, t.MaxMessageBytes
 		t.conns[ev.Conn] = cs
 		t.emit(cs, Record{Kind: RecordOpen, Conn: ev.Conn, Time: ev.Time})
 	}

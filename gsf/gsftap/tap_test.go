@@ -199,7 +199,7 @@ func TestProxyDemoServer(t *testing.T) {
 		}
 		rc := &recordingConn{Conn: nc}
 		clientConns = append(clientConns, rc)
-		c := gsfnet.NewClient(rc)
+		c := gsfnet.NewClient(rc, nil)
 		var wg sync.WaitGroup
 		for i := range calls {
 			wg.Add(1)

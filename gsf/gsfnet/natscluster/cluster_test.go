@@ -164,7 +164,7 @@ type player struct {
 func connect(t *testing.T, tn *testNode, user string) *player {
 	t.Helper()
 	p := &player{name: user, got: make(chan Say, 1000)}
-	c, err := gsfnet.Dial(context.Background(), tn.addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+	c, err := gsfnet.Dial(context.Background(), tn.addr, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		if m.Header.MsgType != msgChatEvent {
 			return
 		}
@@ -174,7 +174,7 @@ func connect(t *testing.T, tn *testNode, user string) *player {
 			return
 		}
 		p.got <- s
-	}))
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,11 +51,11 @@ func Example() {
 
 	got := make(chan string, 1)
 	ctx := context.Background()
-	c, _ := gsfnet.Dial(ctx, addrB, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+	c, _ := gsfnet.Dial(ctx, addrB, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		var s Say
 		_ = m.DecodeBody(&s)
 		got <- s.Text
-	}))
+	}})
 	defer c.Close()
 	_ = c.Call(ctx, gsf.SvcUserServer, msgJoin, &Login{User: "bob"}, nil)
 	_ = nodeB.Sync(ctx)

@@ -98,7 +98,7 @@ func TestStalledNATS(t *testing.T) {
 	var mu sync.Mutex
 	var got []stamped
 	arrived := make(chan string, 100000)
-	bob, err := gsfnet.Dial(context.Background(), b.addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+	bob, err := gsfnet.Dial(context.Background(), b.addr, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		var s Say
 		if m.Header.MsgType != msgChatEvent || m.DecodeBody(&s) != nil {
 			return
@@ -107,7 +107,7 @@ func TestStalledNATS(t *testing.T) {
 		got = append(got, stamped{s.Text, time.Now()})
 		mu.Unlock()
 		arrived <- s.Text
-	}))
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
