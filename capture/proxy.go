@@ -230,7 +230,7 @@ func (p *Proxy) release(pc *proxyConn) {
 }
 
 // Close closes the listeners and every connection at once, and returns when the last events
-// of the connections have been reported.
+// of the connections have been reported (so it must not be called from the Handler).
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closing = true
