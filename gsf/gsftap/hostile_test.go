@@ -350,7 +350,7 @@ func TestProxyIdleAndPerIP(t *testing.T) {
 // while 4 well-behaved clients make echo round trips; none loses a byte, and their p99 round
 // trip stays within a bound of the one measured without the heavy client (the Handler is
 // taken in turn, so the heavy client cannot keep them waiting for more than one of its
-// 32 KiB reports each).
+// 32 KiB reports each, and it yields after each full read).
 func TestProxyHeavyConnection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: pushes 256 MiB")
@@ -398,7 +398,10 @@ func TestProxyHeavyConnection(t *testing.T) {
 	if heavyDone {
 		t.Log("the heavy client finished before the others: the measurement did not overlap it all")
 	}
-	bound := max(5*p99(base), p99(base)+40*time.Millisecond)
+	// The heavy client, the echo upstream and the clients share this process and the machine's
+	// 2 cores with the proxy: the bound catches starvation, not the CPU the heavy stream costs
+	// everyone (docs/traffic.md has the figures).
+	bound := max(10*p99(base), p99(base)+100*time.Millisecond)
 	if p99(loaded) > bound {
 		t.Errorf("echo p99 %v beside the heavy client, %v without it (bound %v)", p99(loaded), p99(base), bound)
 	}
