@@ -163,7 +163,8 @@ func TestNoAmplification(t *testing.T) {
 // rest of 10 000 spoofed CONNECTs are dropped.
 func TestHalfOpenPeersMemory(t *testing.T) {
 	c := newMemConn()
-	h, err := NewHost(c, &HostOptions{MaxConnsPerIP: NoLimit})
+	h, err := NewHost(c, &HostOptions{MaxConnsPerIP: NoLimit, HandshakeTimeout: 10 * time.Minute,
+		MinimumTimeout: 10 * time.Minute, MaximumTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
