@@ -1,7 +1,6 @@
 package capture_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log"
@@ -19,7 +18,7 @@ func ExampleReadStreams() {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	st, err := capture.ReadStreams(f, capture.Options{}, func(ev *capture.Event) {
+	st, err := capture.ReadStreams(f, nil, func(ev *capture.Event) {
 		switch ev.Kind {
 		case capture.EventOpen:
 			fmt.Printf("#%d open, server %s\n", ev.Conn.ID, ev.Conn.Server)
@@ -73,9 +72,8 @@ func ExampleProxy() {
 			seen[ev.Dir].Write(ev.Data)
 		}
 	}}
-	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- p.Serve(ctx, l) }()
+	go func() { done <- p.Serve(l) }() // ErrServerClosed after Close
 
 	c, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
@@ -84,7 +82,7 @@ func ExampleProxy() {
 	c.Write([]byte("hello"))
 	answer, _ := io.ReadAll(c)
 	c.Close()
-	stop()
+	p.Close()
 	<-done
 	fmt.Printf("client got %q\n", answer)
 	fmt.Printf("%s: %q\n", capture.ClientToServer, seen[capture.ClientToServer].String())
@@ -93,4 +91,35 @@ func ExampleProxy() {
 	// client got "hello, client"
 	// client→server: "hello"
 	// server→client: "hello, client"
+}
+
+// Read the UDP datagrams of a tcpdump capture one by one, as a decoder of a datagram protocol
+// (ENet, …) takes them.
+func ExampleReadDatagrams() {
+	f, err := os.Open("testdata/udp-echo.pcap")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	dr := capture.ReadDatagrams(f, nil)
+	for d, err := range dr.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s flow #%d %s %s: %d bytes\n", d.Time.UTC().Format("15:04:05.000000"), d.Flow.ID, d.Dir.Arrow(), d.Src, len(d.Data))
+	}
+	st := dr.Stats()
+	fmt.Printf("%s: %d packets, %d datagrams in %d flow\n", st.Format, st.Packets, st.UDP, st.Flows)
+	// Output:
+	// 06:49:56.544057 flow #1 → 127.0.0.1:55131: 0 bytes
+	// 06:49:56.544089 flow #1 ← 127.0.0.1:59986: 0 bytes
+	// 06:49:56.544101 flow #1 → 127.0.0.1:55131: 1 bytes
+	// 06:49:56.544110 flow #1 ← 127.0.0.1:59986: 1 bytes
+	// 06:49:56.544119 flow #1 → 127.0.0.1:55131: 5 bytes
+	// 06:49:56.544128 flow #1 ← 127.0.0.1:59986: 5 bytes
+	// 06:49:56.544138 flow #1 → 127.0.0.1:55131: 100 bytes
+	// 06:49:56.544147 flow #1 ← 127.0.0.1:59986: 100 bytes
+	// 06:49:56.544159 flow #1 → 127.0.0.1:55131: 1400 bytes
+	// 06:49:56.544173 flow #1 ← 127.0.0.1:59986: 1400 bytes
+	// pcap: 10 packets, 10 datagrams in 1 flow
 }
