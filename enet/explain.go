@@ -91,6 +91,13 @@ func (o ExplainOptions) Explain(b []byte) *explain.Frame {
 	return f
 }
 
+func ackNote(ack bool) string {
+	if ack {
+		return "reliable: the receiver acknowledges it"
+	}
+	return ""
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -123,7 +130,7 @@ func explainCommand(i int, c *protocol.Command, off, n int) *explain.Field {
 	ack := c.Flags&protocol.FlagAcknowledge != 0
 	unseq := c.Flags&protocol.FlagUnsequenced != 0
 	cf.Children = append(cf.Children,
-		&explain.Field{Name: "acknowledge", Type: "bit", Bit: base, Bits: 1, Value: ack, Text: fmt.Sprint(ack), Note: "reliable: the receiver acknowledges it"},
+		&explain.Field{Name: "acknowledge", Type: "bit", Bit: base, Bits: 1, Value: ack, Text: fmt.Sprint(ack), Note: ackNote(ack)},
 		&explain.Field{Name: "unsequenced", Type: "bit", Bit: base + 1, Bits: 1, Value: unseq, Text: fmt.Sprint(unseq)},
 		&explain.Field{Name: "reserved", Type: "bits", Bit: base + 2, Bits: 2, Value: uint64(c.Flags>>4) & 3, Text: fmt.Sprint(uint64(c.Flags>>4) & 3)},
 		&explain.Field{Name: "command", Type: "u4", Bit: base + 4, Bits: 4, Value: uint64(c.Number), Text: fmt.Sprintf("%d (%s)", c.Number, c.Number)},
