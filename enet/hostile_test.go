@@ -2,8 +2,6 @@ package enet
 
 import (
 	"context"
-	"encoding/binary"
-	"fmt"
 	"net"
 	"runtime"
 	"sync"
@@ -311,9 +309,6 @@ func FuzzHostDatagram(f *testing.F) {
 		p.recvQ = nil
 	})
 }
-
-var _ = binary.BigEndian
-var _ = fmt.Sprint
 
 // TestFuzzedDatagramsBesideGoodPeer: random and mutated datagrams (3000 a second) hit a running
 // host from other sockets (claiming every peer id and session, with valid and broken commands) while a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"slices"
 
 	"github.com/gamewire/gamewire/enet/protocol"
 )
@@ -54,7 +53,6 @@ type Peer struct {
 	addr              net.Addr
 	state             peerState
 	dirty             bool
-	zombieAfterSend   bool
 	connectID         uint32
 	connectData       uint32
 	eventData         uint32
@@ -309,7 +307,7 @@ func (p *Peer) send(chID uint8, data []byte, flags Flags) error {
 	switch {
 	case flags&(Reliable|Unsequenced) == Unsequenced:
 		c.Number, c.Flags = protocol.CmdSendUnsequenced, protocol.FlagUnsequenced
-	case flags&Reliable != 0 || ch.outUnrelSeq >= 0xFFFF:
+	case flags&Reliable != 0 || ch.outUnrelSeq == 0xFFFF:
 		c.Number, c.Flags = protocol.CmdSendReliable, protocol.FlagAcknowledge
 	default:
 		c.Number = protocol.CmdSendUnreliable
@@ -670,5 +668,3 @@ func timeDiff(a, b uint32) uint32 {
 	}
 	return a - b
 }
-
-var _ = slices.Sort[[]int]
