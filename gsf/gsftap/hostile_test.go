@@ -83,7 +83,9 @@ func startHostileProxy(t *testing.T, upstream string, setup func(*capture.Proxy,
 				k = "stalled"
 			}
 		}
-		hp.kinds[k]++ // under the proxy's Handler lock
+		hp.mu.Lock()
+		hp.kinds[k]++
+		hp.mu.Unlock()
 	})
 	hp.tap.All = true
 	hp.p = &capture.Proxy{Upstream: upstream, Handler: func(ev *capture.Event) {
@@ -247,19 +249,19 @@ func TestProxyPartialFramesBounded(t *testing.T) {
 	prefix, _ := gsf.AppendLength(nil, 1<<20-16)
 	hp.waitData(t, 2*attackers*int64(part+len(prefix))+2*10*clientBytes)
 	hp.mu.Lock()
-	peak := hp.peak
+	peak, kinds := hp.peak, fmt.Sprint(hp.kinds)
 	hp.mu.Unlock()
 	if peak > budget+64<<10 {
 		t.Errorf("the Tap held %d KiB of unfinished frames, the budget is %d KiB", peak>>10, budget>>10)
 	}
 	if hp.count("budget") == 0 {
-		t.Errorf("no frame given up for the budget: %v", hp.kinds)
+		t.Errorf("no frame given up for the budget: %s", kinds)
 	}
 	if got := hp.count("frame"); got < 2*10*50 {
 		t.Errorf("%d frames printed, want at least %d (the well-behaved clients')", got, 2*10*50)
 	}
 	t.Logf("peak %d KiB of unfinished frames (budget %d KiB) with %d attackers of %d KiB; records %v; echo p99 %v",
-		peak>>10, budget>>10, attackers, part>>10, hp.kinds, p99(rtts))
+		peak>>10, budget>>10, attackers, part>>10, kinds, p99(rtts))
 }
 
 // TestTapStalledFrame: a frame that does not complete within ReadTimeout (of event time) is
@@ -304,9 +306,9 @@ func TestProxyIdleAndPerIP(t *testing.T) {
 	hp := startHostileProxy(t, echoUpstream(t), func(p *capture.Proxy, tap *Tap) {
 		p.MaxConnsPerIP, p.IdleTimeout = perIP, idleTimeout
 	})
-	closedAt := make(chan time.Duration, idle)
-	start := time.Now()
+	closedAt := make(chan time.Duration, idle) // how long after its dial each one closed
 	for range idle {
+		start := time.Now()
 		c, err := net.Dial("tcp", hp.addr)
 		if err != nil {
 			t.Fatal(err)
