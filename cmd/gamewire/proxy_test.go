@@ -154,13 +154,27 @@ func TestCaptureServeCall(t *testing.T) {
 	// -Z root: keep the privileges, so that tcpdump may write into the test's directory.
 	// Not --immediate-mode: with it, libpcap's ring holds a few packets of the full snap
 	// length, and a burst of loopback packets overflows it; the default ring with -B 16 MiB
-	// holds them all, and -U writes each packet once tcpdump has it.
-	cmd := exec.Command(tcpdump, "-i", "lo", "-w", file, "-Z", "root", "-B", "16384", "-U",
+	// holds them all, and -U writes each packet once tcpdump has it. --print -l also prints
+	// each packet, a line at a time: the test counts the FINs there.
+	cmd := exec.Command(tcpdump, "-i", "lo", "-w", file, "-Z", "root", "-B", "16384", "-U", "--print", "-l", "-n",
 		"--time-stamp-precision=nano", "tcp port "+servePort+" or tcp port "+proxyPort)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fins := make(chan struct{}, 1000) // a FIN packet went through tcpdump
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Flags [F") {
+				fins <- struct{}{}
+			}
+		}
+	}()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -207,13 +221,17 @@ func TestCaptureServeCall(t *testing.T) {
 	stopProxy()
 	stopServe()
 	// Every call appears twice through the proxy (client → proxy, proxy → server) and once
-	// directly: 3 connections per call, each with its request and its response. tcpdump
-	// writes the packets as it reads them; wait until they are all in the file.
+	// directly: 3 connections per call, each with its request and its response and a FIN
+	// each way. tcpdump writes the packets as it reads them, and prints them: once it has
+	// printed every FIN, the packets that matter are in (SIGTERM makes it flush the file).
 	wantConns := 3 * len(demoCalls)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		out, _, _ := runCLI(t, "", "gsf", "decode", file)
-		if strings.Count(out, " close client ") == wantConns || time.Now().After(deadline) {
-			break
+	timeout := time.After(20 * time.Second)
+	for n := 0; n < 2*wantConns; n++ {
+		select {
+		case <-fins:
+		case <-timeout:
+			t.Errorf("tcpdump printed %d FINs of %d in 20 s", n, 2*wantConns)
+			n = 2 * wantConns
 		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
