@@ -192,15 +192,14 @@ func p99(d []time.Duration) time.Duration {
 
 // TestProxyPartialFramesBounded: 200 connections each send 600 KiB of a 1 MiB frame and
 // stall (120 MiB in all, which the Tap used to hold). The Tap holds at most MaxBufferedBytes
-// (8 MiB here) and one read more, reports the frames it gave up as ErrBudget problems, and
-// after ReadTimeout gives up the rest (ErrStalled); 10 well-behaved clients beside them get
-// every frame back, and their frames are printed.
+// (8 MiB here) and one read more and reports the frames it gave up as ErrBudget problems; 10
+// well-behaved clients beside them get every frame back, and their frames are printed.
 func TestProxyPartialFramesBounded(t *testing.T) {
 	const attackers, part, budget = 200, 600 << 10, 8 << 20
 	hp := startHostileProxy(t, echoUpstream(t), func(p *capture.Proxy, tap *Tap) {
 		p.MaxConnsPerIP = capture.NoLimit
 		tap.MaxBufferedBytes = budget
-		tap.ReadTimeout = time.Second
+		tap.ReadTimeout = time.Minute // the budget bounds them here (TestTapStalledFrame: the timeout)
 	})
 	var wg sync.WaitGroup
 	var conns []net.Conn
