@@ -1,0 +1,63 @@
+package multiplayer3
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gamewire/gamewire/godot"
+)
+
+// Packet errors. Every error from parsing a packet is a *PacketError that wraps one of these,
+// testable with errors.Is.
+var (
+	// ErrTruncated: the packet ends inside a field it must hold (the engine's "Invalid packet
+	// received. Size too small."). It is godot.ErrTruncated, so that an argument cut short is
+	// ErrTruncated as well as ErrBadVariant.
+	ErrTruncated = godot.ErrTruncated
+	// ErrBadPacket: a field holds a value the engine refuses: an unknown command, a path
+	// offset past the end, a name without its NUL, an empty RAW packet, an unknown SYS message.
+	ErrBadPacket = errors.New("malformed packet")
+	// ErrBadVariant: an RPC argument or an rset value does not decode as a Godot 3 Variant (the
+	// engine's "Unable to decode RPC argument."); the *godot.DecodeError is the cause.
+	ErrBadVariant = errors.New("undecodable Variant")
+	// ErrTrailingData: bytes after the last argument that no field accounts for. The engine
+	// never writes them (it ignores them when it reads).
+	ErrTrailingData = errors.New("trailing data")
+	// ErrTooLarge: a packet over the limit (MaxMessageBytes).
+	ErrTooLarge = errors.New("packet too large")
+)
+
+// PacketError says why a packet could not be parsed, and where. Offset is the byte offset of
+// the offending field from the start of the bytes given to the parser.
+type PacketError struct {
+	// Command is the packet's command, when its first byte was read.
+	Command Command
+	// Offset is the byte offset of the field that failed.
+	Offset int64
+	// Detail adds what the field held.
+	Detail string
+	// Err is the sentinel (ErrTruncated, ErrBadPacket, …).
+	Err error
+	// Cause is the underlying error, such as the *godot.DecodeError of an argument.
+	Cause error
+}
+
+func (e *PacketError) Error() string {
+	s := fmt.Sprintf("multiplayer3: %s packet at offset %d: %v", e.Command, e.Offset, e.Err)
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// Unwrap returns the sentinel and the cause, so that errors.Is and errors.As see both.
+func (e *PacketError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.Cause}
+}
+
+func perr(cmd Command, off int, err error, format string, args ...any) *PacketError {
+	return &PacketError{Command: cmd, Offset: int64(off), Err: err, Detail: fmt.Sprintf(format, args...)}
+}
