@@ -27,6 +27,28 @@ var (
 	ErrTooLarge = errors.New("packet too large")
 )
 
+// Errors of calls that parse but are refused, reported to OnError (the engine prints these).
+var (
+	// ErrUnknownNode: the call's node is not declared, or its cached path id was never announced.
+	ErrUnknownNode = errors.New("node not found")
+	// ErrUnknownPath: a CONFIRM_PATH for a path that was not sent to that peer.
+	ErrUnknownPath = errors.New("path not in the send cache")
+	// ErrNotAllowed: the function or property is not declared with an rpc mode that lets the
+	// sender call it here (the engine's "RPC '…' is not allowed on node …").
+	ErrNotAllowed = errors.New("not allowed by the rpc mode")
+	// ErrArgs: the arguments do not fit the handler (count or types).
+	ErrArgs = errors.New("arguments do not fit the handler")
+	// ErrHandlerPanic: a handler panicked; the panic is in the error's text.
+	ErrHandlerPanic = errors.New("handler panicked")
+	// ErrSpoofed: a client's packet names another peer as its source (the engine drops it:
+	// "Someone is cheating and trying to fake the source!").
+	ErrSpoofed = errors.New("spoofed source id")
+	// ErrUnknownPeer: a packet for, or a call to, a peer that is not connected.
+	ErrUnknownPeer = errors.New("unknown peer")
+	// ErrClosed: the server or client has been closed.
+	ErrClosed = errors.New("multiplayer3: closed")
+)
+
 // PacketError says why a packet could not be parsed, and where. Offset is the byte offset of
 // the offending field from the start of the bytes given to the parser.
 type PacketError struct {
