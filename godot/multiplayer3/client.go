@@ -90,12 +90,33 @@ func Dial(ctx context.Context, addr string, opts *ClientOptions) (*Client, error
 
 func (c *Client) readLoop() {
 	defer close(c.done)
+	drain, cancel := context.WithCancel(context.Background())
+	cancel()
+	var batch []enet.Packet
 	for {
 		pk, err := c.ep.Receive(context.Background())
 		if err != nil {
 			break
 		}
-		c.sc.receive(c.server, pk.Channel, pk.Data, deliveryOf(pk.Flags))
+		// As the engine's poll(): the packets that have arrived are taken together, and the
+		// SYS messages among them take effect before the others run, so that a call naming a
+		// client that an ADD_PEER in the same batch announces finds it.
+		batch = append(batch[:0], pk)
+		for len(batch) < maxBatch {
+			pk, err := c.ep.Receive(drain)
+			if err != nil {
+				break
+			}
+			batch = append(batch, pk)
+		}
+		for _, sys := range []bool{true, false} {
+			for _, pk := range batch {
+				if (pk.Channel == ChannelSys) == sys {
+					c.sc.receive(c.server, pk.Channel, pk.Data, deliveryOf(pk.Flags))
+				}
+			}
+		}
+		clear(batch)
 	}
 	sc := c.sc
 	sc.mu.Lock()
@@ -112,6 +133,9 @@ func (c *Client) readLoop() {
 	}
 	sc.removePeer(c.server)
 }
+
+// maxBatch bounds the packets the client takes at once.
+const maxBatch = 256
 
 // ID returns the client's peer id.
 func (c *Client) ID() int32 { return c.sc.self }

@@ -217,3 +217,106 @@ func checkAgainstRecording(t *testing.T, s *session, role string) {
 		compareFlows(t, fmt.Sprintf("%s %s", c, dir), flow(t, s, c, dir), flow(t, rec, c, dir))
 	}
 }
+
+// TestGoClientEngineServer connects the Go Client, running node.gd's client side, to an
+// unmodified Godot 3.2.3 server beside an engine client, once as A (the client that calls
+// everything: every Variant type, the six modes, rset, RAW, unreliable, relayed calls to B and
+// to all) and once as B, and asserts that it sent the packets the engine's client sent in the
+// recorded session, and that every side ran the same calls.
+func TestGoClientEngineServer(t *testing.T) {
+	godot3.Require(t)
+	for _, role := range []string{"A", "B"} {
+		t.Run(role, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			port, err := freeUDPPort(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			relay, err := newUDPRelay(fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := map[string][]byte{"node.gd": nodeGD}
+			var wg sync.WaitGroup
+			var server, other *godot3.Result
+			var serverErr, otherErr error
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				server, serverErr = godot3.Run(ctx, engineScript("server", port, 0), files)
+			}()
+			runOther := func() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					other, otherErr = godot3.Run(ctx, engineScript("client", relay.port(), 0), files)
+				}()
+			}
+			time.Sleep(300 * time.Millisecond)
+			if role == "B" {
+				runOther()
+				// The server admits a client when it has its acknowledgement of VERIFY_CONNECT.
+				acked := func(d datagram) bool {
+					cmds, err := enetWalk(d.bytes())
+					return err == nil && d.Dir == "c2s" && slices.ContainsFunc(cmds, func(c enetCommand) bool { return c.Command == 1 })
+				}
+				if err := relay.waitFor(ctx, acked); err != nil {
+					t.Fatal("the engine client did not connect:", err)
+				}
+			}
+			g := newGoNode("client")
+			cl, err := Dial(ctx, fmt.Sprintf("127.0.0.1:%d", relay.port()), &ClientOptions{Nodes: []*Node{g.node},
+				OnConnect: g.onConnect, OnDisconnect: g.onDisconnect, OnBytes: g.onBytes, OnError: g.onError,
+				Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.setClient(cl)
+			if role == "A" {
+				runOther() // the Go client is connected: the engine client comes second
+			}
+			wg.Wait()
+			select {
+			case <-cl.Done():
+			case <-ctx.Done():
+				t.Fatal("the Go client did not end")
+			}
+			for _, err := range []error{serverErr, otherErr} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			dgs := relay.close()
+			s := &session{Logs: map[string][]string{"server": logLines(server.Output())}, Datagrams: dgs, ClientIDs: connectIDs(dgs)}
+			for n, id := range s.ClientIDs {
+				if id == cl.ID() {
+					s.Logs[fmt.Sprintf("client%d", n)] = g.lines
+				} else {
+					s.Logs[fmt.Sprintf("client%d", n)] = logLines(other.Output())
+				}
+			}
+			if ranStart := slices.ContainsFunc(g.lines, func(l string) bool { return strings.Contains(l, "CALL start") }); ranStart != (role == "A") {
+				t.Fatalf("the Go client was to be %s, the server made it the other", role)
+			}
+			checkAgainstRecording(t, s, role)
+			// As the engine's client A, the Go client refuses the server's calls of master and
+			// mastersync functions and properties: the server is the master.
+			want := 0
+			if role == "A" {
+				want = 4
+			}
+			var refused int
+			for _, e := range g.errs {
+				if strings.Contains(e, ErrNotAllowed.Error()) && strings.Contains(e, "master") && !strings.Contains(e, "puppet") {
+					refused++
+				} else {
+					refused += 100
+				}
+			}
+			if refused != want {
+				t.Errorf("the Go client refused or failed (want %d refusals):\n%s", want, strings.Join(g.errs, "\n"))
+			}
+		})
+	}
+}

@@ -3,8 +3,10 @@ package multiplayer3
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gamewire/gamewire/godot"
 )
@@ -22,13 +24,14 @@ type goNode struct {
 	errs   []string
 	peers  []int32
 	closed chan struct{}
+	joined chan struct{} // signalled on every OnConnect
 	once   sync.Once
 }
 
 var modeNames = []string{"remote", "master", "puppet", "remotesync", "mastersync", "puppetsync"}
 
 func newGoNode(role string) *goNode {
-	g := &goNode{role: role, closed: make(chan struct{})}
+	g := &goNode{role: role, closed: make(chan struct{}), joined: make(chan struct{}, 1)}
 	rpcs := []RPC{
 		{Name: "t_value", Mode: ModeRemote, Handler: g.tValue},
 		{Name: "t_multi", Mode: ModeRemote, Handler: func(p *Peer, a, b, c any) { g.log("CALL t_multi from %d", p.ID()) }},
@@ -64,6 +67,10 @@ func (g *goNode) onBytes(p *Peer, data []byte) {
 
 func (g *goNode) onConnect(p *Peer) {
 	g.log("PEER connected %d", p.ID())
+	select {
+	case g.joined <- struct{}{}:
+	default:
+	}
 	if g.role != "server" {
 		return
 	}
@@ -110,34 +117,34 @@ func (g *goNode) check(err error) {
 
 // rpcID, rsetID and sendBytes call the Server's or the Client's method.
 func (g *goNode) rpcID(id int32, name string, args ...any) {
-	if g.srv != nil {
+	if g.srv != nil { // set before serving
 		g.check(g.srv.RPCID(id, g.node, name, args...))
 	} else {
-		g.check(g.cl.RPCID(id, g.node, name, args...))
+		g.check(g.client().RPCID(id, g.node, name, args...))
 	}
 }
 
 func (g *goNode) rsetID(id int32, name string, v any) {
-	if g.srv != nil {
+	if g.srv != nil { // set before serving
 		g.check(g.srv.RSetID(id, g.node, name, v))
 	} else {
-		g.check(g.cl.RSetID(id, g.node, name, v))
+		g.check(g.client().RSetID(id, g.node, name, v))
 	}
 }
 
 func (g *goNode) sendBytes(id int32, b []byte) {
-	if g.srv != nil {
+	if g.srv != nil { // set before serving
 		g.check(g.srv.SendBytes(id, b))
 	} else {
-		g.check(g.cl.SendBytes(id, b))
+		g.check(g.client().SendBytes(id, b))
 	}
 }
 
 func (g *goNode) unreliable(id int32, name string, args ...any) {
-	if g.srv != nil {
+	if g.srv != nil { // set before serving
 		g.check(g.srv.RPCUnreliableID(id, g.node, name, args...))
 	} else {
-		g.check(g.cl.RPCUnreliableID(id, g.node, name, args...))
+		g.check(g.client().RPCUnreliableID(id, g.node, name, args...))
 	}
 }
 
@@ -150,6 +157,21 @@ func (g *goNode) tValue(p *Peer, v any) {
 
 func (g *goNode) start(p *Peer, other int32) {
 	g.log("CALL start from %d", p.ID())
+	// The server sends start(B) before it announces B; the engine's client takes both in one
+	// frame, the Go client as they arrive: wait for B on another goroutine (this one reads).
+	go func() {
+		for !slices.Contains(g.client().Peers(), other) {
+			select {
+			case <-g.joined:
+			case <-g.closed:
+				return
+			}
+		}
+		g.run(other)
+	}()
+}
+
+func (g *goNode) run(other int32) {
 	for _, v := range sessionValues() {
 		g.rpcID(1, "t_value", v)
 	}
@@ -181,12 +203,13 @@ func (g *goNode) done(p *Peer) {
 	}
 	g.sendBytes(id, []byte{9, 8})
 	g.unreliable(id, "t_value", godot.Vector2{X: 3, Y: 4})
+	time.Sleep(300 * time.Millisecond) // as node.gd: B's CONFIRM_PATH to A must not race A's departure
 	g.rpcID(0, "bye")
 }
 
 func (g *goNode) bye(p *Peer) {
 	g.log("CALL bye from %d", p.ID())
-	go g.cl.Close()
+	go g.client().Close()
 }
 
 // normalLog returns log lines without values and with peer ids as S (1), A and B.
@@ -213,4 +236,17 @@ func normalLog(lines []string, names map[int32]string) []string {
 		out = append(out, strings.Join(f, " "))
 	}
 	return out
+}
+
+// setClient and client guard g.cl: handlers may run before Dial has returned.
+func (g *goNode) setClient(c *Client) {
+	g.mu.Lock()
+	g.cl = c
+	g.mu.Unlock()
+}
+
+func (g *goNode) client() *Client {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.cl
 }

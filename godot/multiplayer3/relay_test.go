@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net"
+	"slices"
 	"sync"
 	"time"
 )
@@ -33,6 +34,8 @@ type udpRelay struct {
 	conns map[string]*relayConn
 	log   []datagram
 	wg    sync.WaitGroup
+	// recorded is signalled whenever a datagram passes.
+	recorded chan struct{}
 }
 
 type relayConn struct {
@@ -50,7 +53,7 @@ func newUDPRelay(upstream string) (*udpRelay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &udpRelay{ln: ln, upstream: ua, start: time.Now(), conns: map[string]*relayConn{}}
+	r := &udpRelay{ln: ln, upstream: ua, start: time.Now(), conns: map[string]*relayConn{}, recorded: make(chan struct{}, 1)}
 	r.wg.Add(1)
 	go r.fromClients()
 	return r, nil
@@ -62,6 +65,29 @@ func (r *udpRelay) record(conn int, dir string, b []byte) {
 	r.mu.Lock()
 	r.log = append(r.log, datagram{Conn: conn, Dir: dir, Hex: hex.EncodeToString(b), Ms: time.Since(r.start).Milliseconds()})
 	r.mu.Unlock()
+	select {
+	case r.recorded <- struct{}{}:
+	default:
+	}
+}
+
+// waitFor waits until a datagram that passed the relay satisfies ok.
+func (r *udpRelay) waitFor(ctx context.Context, ok func(datagram) bool) error {
+	seen := 0
+	for {
+		r.mu.Lock()
+		log := r.log[seen:]
+		seen = len(r.log)
+		r.mu.Unlock()
+		if slices.ContainsFunc(log, ok) {
+			return nil
+		}
+		select {
+		case <-r.recorded:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (r *udpRelay) fromClients() {

@@ -122,6 +122,8 @@ remote func done():
 		rset_id(id, "v_" + m, 6)
 	get_tree().multiplayer.send_bytes(PoolByteArray([9, 8]), id)
 	rpc_unreliable_id(id, "t_value", Vector2(3, 4))
+	# B's CONFIRM_PATH for A's path, relayed to A, must not race A's departure.
+	yield(get_tree().create_timer(0.3), "timeout")
 	rpc("bye")
 
 remote func bye():
