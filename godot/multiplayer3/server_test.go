@@ -40,20 +40,43 @@ func testCtx(t *testing.T) context.Context {
 }
 
 // events collects what handlers report, for waiting on in tests.
-type events chan string
+type events struct {
+	ch   chan string
+	seen map[string]int // taken from ch, not yet waited for
+}
 
-func (e events) add(s string) { e <- s }
+func newEvents() *events { return &events{ch: make(chan string, 64), seen: map[string]int{}} }
 
-func (e events) wait(t *testing.T, ctx context.Context, want string) {
+func (e *events) add(s string) { e.ch <- s }
+
+// wait waits for an event, in any order with the others.
+func (e *events) wait(t *testing.T, ctx context.Context, want string) {
 	t.Helper()
+	for e.seen[want] == 0 {
+		select {
+		case got := <-e.ch:
+			e.seen[got]++
+		case <-ctx.Done():
+			t.Fatalf("no %q (seen %v)", want, e.seen)
+		}
+	}
+	e.seen[want]--
+}
+
+// rest returns the events not waited for.
+func (e *events) rest() []string {
+	var out []string
 	for {
 		select {
-		case got := <-e:
-			if got == want {
-				return
+		case s := <-e.ch:
+			out = append(out, s)
+		default:
+			for s, n := range e.seen {
+				for range n {
+					out = append(out, s)
+				}
 			}
-		case <-ctx.Done():
-			t.Fatalf("no %q", want)
+			return out
 		}
 	}
 }
@@ -62,7 +85,7 @@ func (e events) wait(t *testing.T, ctx context.Context, want string) {
 // disconnected at once and no one hears of it.
 func TestServerRefusesIDs(t *testing.T) {
 	ctx := testCtx(t)
-	ev := make(events, 16)
+	ev := newEvents()
 	s := &Server{OnConnect: func(p *Peer) { ev.add("connect") }}
 	addr := startServer(t, s)
 	c, err := Dial(ctx, addr, &ClientOptions{ID: 77, Logger: slog.New(slog.DiscardHandler)})
@@ -90,7 +113,7 @@ func TestServerRefusesIDs(t *testing.T) {
 func TestServerRefusesSpoofedSource(t *testing.T) {
 	ctx := testCtx(t)
 	errs := make(chan error, 4)
-	ev := make(events, 16)
+	ev := newEvents()
 	s := &Server{OnError: func(p *Peer, err error) { errs <- err }, OnBytes: func(p *Peer, b []byte) { ev.add("raw " + string(b)) }}
 	addr := startServer(t, s)
 	b, err := Dial(ctx, addr, &ClientOptions{ID: 5, OnBytes: func(p *Peer, d []byte) { ev.add("b got " + string(d)) }})
@@ -122,8 +145,7 @@ func TestServerRefusesSpoofedSource(t *testing.T) {
 	default:
 		t.Error("the spoofed packet was not reported")
 	}
-	close(ev)
-	for e := range ev {
+	for _, e := range ev.rest() {
 		if e == "raw spoofed" || e == "b got spoofed" {
 			t.Errorf("the spoofed packet ran: %s", e)
 		}
@@ -137,7 +159,7 @@ func TestServerNoRelay(t *testing.T) {
 	errs := make(chan error, 4)
 	s := &Server{NoRelay: true, OnError: func(p *Peer, err error) { errs <- err }}
 	addr := startServer(t, s)
-	ev := make(events, 16)
+	ev := newEvents()
 	b, err := Dial(ctx, addr, &ClientOptions{ID: 5, OnBytes: func(p *Peer, d []byte) { ev.add("b got " + string(d)) }})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +184,7 @@ func TestServerNoRelay(t *testing.T) {
 		if !errors.Is(err, ErrUnknownPeer) {
 			t.Errorf("OnError got %v", err)
 		}
-	case e := <-ev:
+	case e := <-ev.ch:
 		t.Errorf("relayed without relay: %s", e)
 	case <-ctx.Done():
 		t.Fatal("nothing reported")
@@ -174,7 +196,7 @@ func TestServerNoRelay(t *testing.T) {
 // the others; master alone runs only locally on the master, puppet only remotely.
 func TestLocalCalls(t *testing.T) {
 	ctx := testCtx(t)
-	ev := make(events, 64)
+	ev := newEvents()
 	mk := func(who string) *Node {
 		var rpcs []RPC
 		for i, m := range modeNames {
@@ -203,7 +225,7 @@ func TestLocalCalls(t *testing.T) {
 	var got []string
 	for len(got) < 9 {
 		select {
-		case e := <-ev:
+		case e := <-ev.ch:
 			got = append(got, e)
 		case <-ctx.Done():
 			t.Fatalf("got %v", got)
