@@ -37,7 +37,7 @@ func godotMP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case "explain":
 		return godotMPRead("explain", args[1:], stdin, stdout, stderr)
 	case "serve":
-		return godotMPServe(args[1:], stdout, stderr)
+		return godotMPServeAny(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "Usage: gamewire godot mp decode|explain|serve [flags] [FILE]")
 		return nil

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/internal/engine/godot3"
+)
+
+// lobbyClient3 runs the Godot 3 lobby scene (godot/multiplayer3/lobby/godot) as player name on
+// the engine, connecting to port; it quits when a line holds quitOn.
+const lobbyClient3 = `extends SceneTree
+
+func _init():
+	var lobby = load("res://lobby.tscn").instance()
+	lobby.port = @PORT@
+	lobby.player_name = "@NAME@"
+	lobby.connect("line", self, "_line")
+	get_root().add_child(lobby)
+	var t = Timer.new()
+	t.wait_time = 15
+	t.one_shot = true
+	t.connect("timeout", self, "quit")
+	get_root().add_child(t)
+	t.start()
+
+func _line(text):
+	if text.find("@QUIT_ON@") >= 0:
+		network_peer.close_connection()
+		quit()
+`
+
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// An unmodified Godot 3.2.3 engine runs the lobby scene twice, as ann and bob, against the built
+// "gamewire godot mp serve --godot 3 --transport enet": both join, are welcomed with the players
+// so far, hear of each other and chat.
+func TestGodotMPServeGodot3Lobby(t *testing.T) {
+	godot3.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	port := freeUDPPort(t)
+	srv := startProc(ctx, t, "gamewire godot mp serve", gwBin, "godot", "mp", "serve", "--godot", "3", "--transport", "enet", "--addr", fmt.Sprintf("127.0.0.1:%d", port))
+	srv.waitFor(t, regexp.MustCompile(`Godot 3 lobby server on enet \(udp\) 127\.0\.0\.1:\d+`))
+
+	files := map[string][]byte{}
+	for _, f := range []string{"lobby.gd", "lobby.tscn"} {
+		b, err := os.ReadFile("../../godot/multiplayer3/lobby/godot/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f] = b
+	}
+	client := func(name, quitOn string) (string, error) {
+		s := strings.NewReplacer("@PORT@", fmt.Sprint(port), "@NAME@", name, "@QUIT_ON@", quitOn).Replace(lobbyClient3)
+		res, err := godot3.Run(ctx, s, files)
+		if res == nil {
+			return "", err
+		}
+		return string(res.Output()), err
+	}
+	var wg sync.WaitGroup
+	var annOut, bobOut string
+	var annErr, bobErr error
+	wg.Add(1)
+	go func() { defer wg.Done(); annOut, annErr = client("ann", "says hello from bob") }()
+	srv.waitFor(t, regexp.MustCompile(`lobby: say" peer=\d+ name=ann`))
+	wg.Add(1)
+	go func() { defer wg.Done(); bobOut, bobErr = client("bob", "says hello from bob") }()
+	wg.Wait()
+	if annErr != nil || bobErr != nil {
+		t.Fatalf("ann: %v\n%s\nbob: %v\n%s", annErr, annOut, bobErr, bobOut)
+	}
+	ann := regexp.MustCompile(`lobby: welcome (\d+), players \{(\d+):ann\}`).FindStringSubmatch(annOut)
+	if ann == nil || ann[1] != ann[2] {
+		t.Fatalf("ann was not welcomed:\n%s", annOut)
+	}
+	bob := regexp.MustCompile(`lobby: welcome (\d+), players \{` + ann[1] + `:ann, (\d+):bob\}|lobby: welcome (\d+), players \{(\d+):bob, ` + ann[1] + `:ann\}`).FindStringSubmatch(bobOut)
+	if bob == nil {
+		t.Fatalf("bob was not welcomed with ann:\n%s", bobOut)
+	}
+	bobID := bob[1] + bob[3]
+	for _, want := range []string{"lobby: bob joined as " + bobID, "lobby: ann (" + ann[1] + ") says hello from ann", "lobby: bob (" + bobID + ") says hello from bob"} {
+		if !strings.Contains(annOut, want) {
+			t.Errorf("ann's output lacks %q:\n%s", want, annOut)
+		}
+	}
+	if want := "lobby: bob (" + bobID + ") says hello from bob"; !strings.Contains(bobOut, want) {
+		t.Errorf("bob's output lacks %q:\n%s", want, bobOut)
+	}
+	// Both said goodbye with close_connection: the server sees them leave at once.
+	srv.waitFor(t, regexp.MustCompile(`(?s)lobby: left" peer=\d+.*lobby: left" peer=\d+`))
+}
