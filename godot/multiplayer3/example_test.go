@@ -1,8 +1,12 @@
 package multiplayer3_test
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"time"
 
+	"github.com/gamewire/gamewire/enet"
 	"github.com/gamewire/gamewire/godot/multiplayer3"
 )
 
@@ -42,4 +46,48 @@ func ExampleExplain() {
 	//   9 target   u32      path cache id 2
 	//  13 property cstring  "score"
 	//  19 value    int      7
+}
+
+// A Go server for Godot 3 clients and a Go client, on loopback: the client calls the server's
+// remote function hello(name) (rpc_id(1, "hello", …) in GDScript), and the server answers with
+// the client's puppet function greeting(text).
+func ExampleServer() {
+	quiet := slog.New(slog.DiscardHandler)
+	got := make(chan string)
+
+	var srv *multiplayer3.Server
+	var serverNode *multiplayer3.Node
+	serverNode = multiplayer3.MustNode("Main",
+		multiplayer3.RPC{Name: "hello", Mode: multiplayer3.ModeRemote, Handler: func(p *multiplayer3.Peer, name string) error {
+			return p.RPC(serverNode, "greeting", "hello, "+name)
+		}},
+		multiplayer3.RPC{Name: "greeting", Mode: multiplayer3.ModePuppet},
+	)
+	srv = &multiplayer3.Server{Nodes: []*multiplayer3.Node{serverNode}, Logger: quiet}
+	h, err := enet.Listen("udp4", "127.0.0.1:0", &enet.HostOptions{Channels: multiplayer3.Channels})
+	if err != nil {
+		panic(err)
+	}
+	go srv.Serve(h)
+	defer srv.Close()
+
+	clientNode := multiplayer3.MustNode("Main",
+		multiplayer3.RPC{Name: "hello", Mode: multiplayer3.ModeRemote},
+		multiplayer3.RPC{Name: "greeting", Mode: multiplayer3.ModePuppet, Handler: func(p *multiplayer3.Peer, text string) {
+			got <- fmt.Sprintf("peer %d says %q", p.ID(), text)
+		}},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := multiplayer3.Dial(ctx, h.LocalAddr().String(), &multiplayer3.ClientOptions{ID: 1234, Nodes: []*multiplayer3.Node{clientNode}, Logger: quiet})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	if err := c.RPCID(multiplayer3.ServerID, clientNode, "hello", "gopher"); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-got)
+	// Output:
+	// peer 1 says "hello, gopher"
 }

@@ -318,6 +318,16 @@ type Target struct {
 }
 
 func checkName(what, s string) error {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == 0 || c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return nil
+	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return fmt.Errorf("multiplayer3: %s %q holds a NUL", what, s)
 	}
