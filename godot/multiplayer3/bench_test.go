@@ -42,7 +42,7 @@ func BenchmarkMultiplayer3RemoteCallDecode(b *testing.B) {
 	pkt, _ := AppendRemoteCall(nil, Target{CacheID: 1}, "hello", benchArgs...)
 	p, _ := Parse(pkt)
 	args := p.Args
-	dec := godot.DecOptions{Dialect: godot.Godot3}
+	dec := defaultArgs
 	b.Run("packet", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -179,7 +179,7 @@ func explainCall(f *explain.Frame, pkt []byte, p *Packet) {
 // variantField is one Godot 3 Variant (which decoded) at byte off of the packet, with godot's
 // fields as a tree: a value's header and payload fields are the children of the value.
 func variantField(name string, b []byte, off int) *explain.Field {
-	fs, _ := godot.DecOptions{Dialect: godot.Godot3, AllowObjects: true}.Explain(b)
+	fs, _ := anyArgs.Explain(b)
 	root := &explain.Field{Name: name, Type: "Variant", Bit: int64(off) * 8, Bits: int64(len(b)) * 8}
 	type open struct {
 		f   *explain.Field

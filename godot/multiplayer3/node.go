@@ -212,7 +212,7 @@ func (m *method) bind() error {
 
 // call decodes the arguments into the handler's parameters and calls it. A count that differs
 // from the handler's fails, as the engine's call does ("RPC - … Method expected N arguments").
-func (m *method) call(p *Peer, args [][]byte, dec godot.DecOptions) error {
+func (m *method) call(p *Peer, args [][]byte, dec godot.DecodeMode) error {
 	if !m.fn.IsValid() {
 		return nil
 	}
@@ -233,7 +233,7 @@ func (m *method) call(p *Peer, args [][]byte, dec godot.DecOptions) error {
 
 // callValues calls the handler with Go values (a local call of a sync mode): they are encoded
 // and decoded as they would be on the wire, so the handler sees what a remote call gives.
-func (m *method) callValues(p *Peer, vals []any, dec godot.DecOptions) error {
+func (m *method) callValues(p *Peer, vals []any, dec godot.DecodeMode) error {
 	if !m.fn.IsValid() {
 		return nil
 	}

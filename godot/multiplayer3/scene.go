@@ -76,8 +76,8 @@ type scene struct {
 	self   int32
 	relay  bool
 	nodes  map[string]*Node
-	dec    godot.DecOptions
-	decode DecodeOptions
+	dec    godot.DecodeMode // the arguments' decoder
+	decode DecodeMode
 	local  *Peer // this peer, the sender of local calls
 
 	mu        sync.Mutex
@@ -94,7 +94,11 @@ type sentPath struct {
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, dec DecodeOptions) (*scene, error) {
-	sc := &scene{hooks: h, self: self, relay: relay, nodes: map[string]*Node{}, dec: dec.godot(), decode: dec,
+	mode, err := dec.DecodeMode()
+	if err != nil {
+		return nil, err
+	}
+	sc := &scene{hooks: h, self: self, relay: relay, nodes: map[string]*Node{}, dec: mode.godot(), decode: mode,
 		peers: map[int32]*Peer{}, lastCache: 1, sent: map[string]*sentPath{}}
 	for _, n := range nodes {
 		if _, dup := sc.nodes[n.path]; dup {

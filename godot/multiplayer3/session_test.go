@@ -70,7 +70,7 @@ func masked(pkt []byte, p *Packet) []byte {
 	out := bytes.Clone(pkt)
 	off := p.ArgsOffset
 	for _, a := range p.Args {
-		rs, _ := godot.DecOptions{Dialect: godot.Godot3, AllowObjects: true}.UninitializedBytes(a)
+		rs, _ := anyArgs.UninitializedBytes(a)
 		for _, r := range rs {
 			clear(out[off+r[0] : off+r[1]])
 		}

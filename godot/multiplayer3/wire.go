@@ -151,30 +151,79 @@ type Packet struct {
 	Data []byte
 }
 
-// DecodeOptions configures the decoding of arguments. The zero value decodes as the engine's
-// defaults do.
+// NoLimit, as the value of a limit, means none (godot.NoLimit).
+const NoLimit = godot.NoLimit
+
+// DecodeOptions configure the decoding of packets. The zero value decodes as the engine's
+// defaults do; a limit of 0 means godot's default and NoLimit none.
 type DecodeOptions struct {
 	// AllowObjects accepts full objects in arguments, as allow_object_decoding does.
 	AllowObjects bool
-	// MaxDepth and MaxElements bound one argument as godot's decoder options do; 0 means its
-	// defaults.
-	MaxDepth, MaxElements int
+	// MaxDepth, MaxElements and MaxAllocBytes bound each argument as godot.DecodeOptions'
+	// fields do.
+	MaxDepth, MaxElements, MaxAllocBytes int
 }
 
-func (o DecodeOptions) godot() godot.DecOptions {
-	return godot.DecOptions{Dialect: godot.Godot3, AllowObjects: o.AllowObjects, MaxDepth: o.MaxDepth, MaxElements: o.MaxElements}
+// DecodeMode parses packets with options checked once by DecodeOptions.DecodeMode. It is
+// immutable and safe for concurrent use; the zero value parses with the default options.
+type DecodeMode struct {
+	set  bool
+	args godot.DecodeMode
 }
+
+// DecodeMode checks o and returns the mode that parses with it. A negative limit other than
+// NoLimit fails.
+func (o DecodeOptions) DecodeMode() (DecodeMode, error) {
+	m, err := godot.DecodeOptions{Dialect: godot.Godot3, AllowObjects: o.AllowObjects, MaxDepth: o.MaxDepth,
+		MaxElements: o.MaxElements, MaxAllocBytes: o.MaxAllocBytes}.DecodeMode()
+	if err != nil {
+		return DecodeMode{}, fmt.Errorf("multiplayer3: %w", err)
+	}
+	return DecodeMode{set: true, args: m}, nil
+}
+
+// godot returns the Godot 3 Variant decoder of the mode.
+func (m DecodeMode) godot() godot.DecodeMode {
+	if !m.set {
+		return defaultArgs
+	}
+	return m.args
+}
+
+func mustDecodeMode(o godot.DecodeOptions) godot.DecodeMode {
+	m, err := o.DecodeMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func mustEncodeMode(o godot.EncodeOptions) godot.EncodeMode {
+	m, err := o.EncodeMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+var (
+	// defaultArgs decodes arguments as the engine does by default; anyArgs also full objects
+	// (for Values and Explain, which show what a packet holds).
+	defaultArgs = mustDecodeMode(godot.DecodeOptions{Dialect: godot.Godot3})
+	anyArgs     = mustDecodeMode(godot.DecodeOptions{Dialect: godot.Godot3, AllowObjects: true})
+	enc3        = mustEncodeMode(godot.EncodeOptions{Dialect: godot.Godot3})
+)
 
 // Parse parses a MultiplayerAPI packet (without the transport header) with the default
 // options.
-func Parse(pkt []byte) (*Packet, error) { return DecodeOptions{}.Parse(pkt) }
+func Parse(pkt []byte) (*Packet, error) { return DecodeMode{}.Parse(pkt) }
 
 // Parse parses a MultiplayerAPI packet (without the transport header) as the engine's
 // _process_packet reads it, and checks that every argument decodes as a Godot 3 Variant. It is
 // stricter than the engine in two ways that no engine output trips: bytes no field accounts for
 // fail with ErrTrailingData, and unknown commands fail with ErrBadPacket (the engine ignores
 // both). Errors are *PacketErrors; Parse never panics.
-func (o DecodeOptions) Parse(pkt []byte) (*Packet, error) {
+func (m DecodeMode) Parse(pkt []byte) (*Packet, error) {
 	if len(pkt) == 0 {
 		return nil, perr(CmdNone, 0, ErrTruncated, "empty packet")
 	}
@@ -182,7 +231,7 @@ func (o DecodeOptions) Parse(pkt []byte) (*Packet, error) {
 	p := &Packet{Command: cmd}
 	switch cmd {
 	case CmdRemoteCall, CmdRemoteSet:
-		return p, o.parseCall(p, pkt)
+		return p, m.parseCall(p, pkt)
 	case CmdSimplifyPath:
 		if len(pkt) < 5 {
 			return p, perr(cmd, len(pkt), ErrTruncated, "%d bytes, need 5 and a path", len(pkt))
@@ -237,7 +286,7 @@ func trailing(cmd Command, pkt []byte, end int) error {
 	return nil
 }
 
-func (o DecodeOptions) parseCall(p *Packet, pkt []byte) error {
+func (m DecodeMode) parseCall(p *Packet, pkt []byte) error {
 	cmd := p.Command
 	if len(pkt) < 6 {
 		return perr(cmd, len(pkt), ErrTruncated, "%d bytes, need 6", len(pkt))
@@ -279,7 +328,7 @@ func (o DecodeOptions) parseCall(p *Packet, pkt []byte) error {
 	if argc > 0 {
 		p.Args = make([][]byte, 0, argc)
 	}
-	dec := o.godot()
+	dec := m.godot()
 	for i := range argc {
 		if off >= end {
 			return perr(cmd, off, ErrTruncated, "argument %d of %d missing", i, argc)
@@ -301,7 +350,7 @@ func (o DecodeOptions) parseCall(p *Packet, pkt []byte) error {
 func (p *Packet) Values() ([]any, error) {
 	vs := make([]any, len(p.Args))
 	for i, a := range p.Args {
-		v, _, err := godot.DecOptions{Dialect: godot.Godot3, AllowObjects: true}.Decode(a)
+		v, _, err := anyArgs.Decode(a)
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +387,7 @@ func checkName(what, s string) error {
 }
 
 // AppendRemoteCall appends a REMOTE_CALL of method name on the node t names, with args encoded
-// as Godot 3 Variants (see godot.EncOptions.Append for the Go values it takes), as rpc() writes
+// as Godot 3 Variants (see godot.EncodeMode.Append for the Go values it takes), as rpc() writes
 // it: [0][u32 target][name NUL][u8 argc][args…] and, in path form, [path NUL], with target
 // 0x80000000 | the path's offset.
 func AppendRemoteCall(b []byte, t Target, name string, args ...any) ([]byte, error) {
@@ -353,8 +402,6 @@ func AppendRemoteCall(b []byte, t Target, name string, args ...any) ([]byte, err
 func AppendRemoteSet(b []byte, t Target, name string, value any) ([]byte, error) {
 	return appendCall(b, CmdRemoteSet, t, name, []any{value})
 }
-
-var enc3 = godot.EncOptions{Dialect: godot.Godot3}
 
 func appendCall(b []byte, cmd Command, t Target, name string, args []any) ([]byte, error) {
 	if err := checkName("method name", name); err != nil {

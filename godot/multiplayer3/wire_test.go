@@ -39,10 +39,10 @@ func TestRemoteCallSpecExample(t *testing.T) {
 	}
 	var n int
 	var s string
-	if err := (godot.DecOptions{Dialect: godot.Godot3}).Unmarshal(p.Args[0], &n); err != nil || n != 42 {
+	if err := defaultArgs.Unmarshal(p.Args[0], &n); err != nil || n != 42 {
 		t.Errorf("argument 0 = %d, %v", n, err)
 	}
-	if err := (godot.DecOptions{Dialect: godot.Godot3}).Unmarshal(p.Args[1], &s); err != nil || s != "héllo" {
+	if err := defaultArgs.Unmarshal(p.Args[1], &s); err != nil || s != "héllo" {
 		t.Errorf("argument 1 = %q, %v", s, err)
 	}
 }
@@ -157,7 +157,7 @@ func TestParseSysAndHeader(t *testing.T) {
 }
 
 func TestDecodeOptionsObjects(t *testing.T) {
-	obj, err := godot.EncOptions{Dialect: godot.Godot3}.Append(nil, &godot.Object{Class: "Object"})
+	obj, err := enc3.Append(nil, &godot.Object{Class: "Object"})
 	if err != nil {
 		t.Skip("no full object to encode:", err)
 	}
@@ -165,7 +165,25 @@ func TestDecodeOptionsObjects(t *testing.T) {
 	if _, err := Parse(pkt); !errors.Is(err, ErrBadVariant) || !errors.Is(err, godot.ErrObjectsNotAllowed) {
 		t.Errorf("a full object without AllowObjects: %v", err)
 	}
-	if _, err := (DecodeOptions{AllowObjects: true}).Parse(pkt); err != nil {
+	if _, err := mustMode(t, DecodeOptions{AllowObjects: true}).Parse(pkt); err != nil {
 		t.Errorf("a full object with AllowObjects: %v", err)
+	}
+}
+
+func mustMode(t *testing.T, o DecodeOptions) DecodeMode {
+	t.Helper()
+	m, err := o.DecodeMode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestDecodeModeRefusesBadLimits(t *testing.T) {
+	if _, err := (DecodeOptions{MaxDepth: -2}).DecodeMode(); err == nil {
+		t.Error("MaxDepth -2 was accepted")
+	}
+	if _, err := (DecodeOptions{MaxAllocBytes: NoLimit}).DecodeMode(); err != nil {
+		t.Errorf("NoLimit: %v", err)
 	}
 }
