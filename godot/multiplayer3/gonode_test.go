@@ -173,6 +173,9 @@ func (g *goNode) start(p *Peer, other int32) {
 
 func (g *goNode) run(other int32) {
 	for _, v := range sessionValues() {
+		if _, ok := v.(anyObjectID); ok {
+			v = godot.ObjectID(1234) // an Object by instance id
+		}
 		g.rpcID(1, "t_value", v)
 	}
 	g.rpcID(1, "t_multi", 42, "héllo", godot.Vector2{X: 1, Y: 2})

@@ -29,7 +29,10 @@ func values():
 		Transform(Basis(), Vector3(7, 8, 9)), Color(0.25, 0.5, 0.75, 1), NodePath("a/b:c"),
 		{"k": 1, 2: [3]}, [1, "two", 3.5], PoolByteArray([1, 2, 3]), PoolIntArray([1, -2]),
 		PoolRealArray([1.5]), PoolStringArray(["ab", ""]), PoolVector2Array([Vector2(1, 2)]),
-		PoolVector3Array([Vector3(1, 2, 3)]), PoolColorArray([Color(1, 0, 0)])]
+		PoolVector3Array([Vector3(1, 2, 3)]), PoolColorArray([Color(1, 0, 0)]), RID(), keep]
+
+# An Object argument travels as its instance id (ENCODE_FLAG_OBJECT_AS_ID).
+var keep = Reference.new()
 
 func show(v):
 	return var2str(v).replace("\n", " ")
