@@ -51,8 +51,9 @@ func godot3MPServe(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:9999", "UDP listen `address` (host:port)")
 	trace := fs.String("trace", "", "write every ENet packet to `FILE` as JSON Lines (dir, peer, channel, hex)")
 	noRelay := fs.Bool("no-relay", false, "server_relay off: clients are not told about each other")
+	verbose := fs.Bool("v", false, "log chat lines and refused packets too (debug level)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve --godot 3 [--transport enet] [--addr 127.0.0.1:PORT] [--trace FILE]\n\n"+
+		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve --godot 3 [--transport enet] [--addr 127.0.0.1:PORT] [--trace FILE] [-v]\n\n"+
 			"Runs the lobby/chat example server for Godot 3 clients over ENet (godot/multiplayer3/lobby):\n"+
 			"open lobby.tscn in Godot 3 and point its address and port at ADDR.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -71,7 +72,11 @@ func godot3MPServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "gamewire godot mp serve: --transport %s: Godot 3 multiplayer is served over enet only\n", *transport)
 		return errUsage
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	_, srv := lobby.New(logger)
 	srv.NoRelay = *noRelay
 	if *trace != "" {

@@ -79,7 +79,7 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 	var annErr, bobErr error
 	wg.Add(1)
 	go func() { defer wg.Done(); annOut, annErr = client("ann", "says hello from bob") }()
-	srv.waitFor(t, regexp.MustCompile(`lobby: say" peer=\d+ name=ann`))
+	srv.waitFor(t, regexp.MustCompile(`lobby: join" peer=\d+ name=ann`))
 	wg.Add(1)
 	go func() { defer wg.Done(); bobOut, bobErr = client("bob", "says hello from bob") }()
 	wg.Wait()

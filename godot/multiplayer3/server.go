@@ -150,7 +150,7 @@ func (s *Server) admit(ep *enet.Peer) {
 		s.mu.Unlock()
 		// The engine resets such a peer (enet_peer_reset), which sends nothing and leaves the
 		// client to time out; a DISCONNECT tells it at once.
-		s.sc.log.Info("multiplayer3: client refused", "id", id, "duplicate", dup, "remote", ep.RemoteAddr())
+		s.sc.log.Debug("multiplayer3: client refused", "id", id, "duplicate", dup, "remote", ep.RemoteAddr())
 		ep.DisconnectNow(0)
 		return
 	}

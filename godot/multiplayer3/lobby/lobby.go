@@ -31,7 +31,9 @@ type Lobby struct {
 }
 
 // New returns a Lobby and the multiplayer3.Server that serves it (call its ListenAndServe or
-// Serve). logger may be nil.
+// Serve). logger may be nil. Joins and departures are logged at Info (one line per connection);
+// chat lines and refused packets at Debug, so that what a peer sends cannot make the log grow
+// faster than its packets.
 func New(logger *slog.Logger) (*Lobby, *multiplayer3.Server) {
 	if logger == nil {
 		logger = slog.Default()
@@ -42,7 +44,8 @@ func New(logger *slog.Logger) (*Lobby, *multiplayer3.Server) {
 		Nodes:        []*multiplayer3.Node{l.node},
 		OnDisconnect: l.leave,
 		OnError: func(p *multiplayer3.Peer, err error) {
-			logger.Info("lobby: packet refused", "peer", p.ID(), "err", err)
+			// Debug: a peer's bad packets must not grow the log faster than they come.
+			logger.Debug("lobby: packet refused", "peer", p.ID(), "err", err)
 		},
 		Logger: logger,
 	}
@@ -128,7 +131,7 @@ func (l *Lobby) say(p *multiplayer3.Peer, text string) error {
 		return fmt.Errorf("lobby: peer %d spoke before joining", p.ID())
 	}
 	text = clean(text)
-	l.log.Info("lobby: say", "peer", p.ID(), "name", name, "text", text)
+	l.log.Debug("lobby: say", "peer", p.ID(), "name", name, "text", text)
 	return l.srv.RPC(l.node, "said", p.ID(), name, text)
 }
 
