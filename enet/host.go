@@ -30,6 +30,7 @@ type Host struct {
 	o        options
 	log      *slog.Logger
 	start    time.Time
+	base     uint32
 	peerOnly *Peer // the peer of a host made by Dial, closed with it
 
 	mu             sync.Mutex
@@ -57,6 +58,7 @@ type Host struct {
 	seed           [8]byte
 	rnd            uint32
 	recvAddr       addrKey
+	recvLen        int
 	cmdScratch     protocol.Command
 	stats          Stats
 }
@@ -68,6 +70,11 @@ type Stats struct {
 	// DatagramsDropped counts datagrams received and ignored (malformed, unknown peer, wrong
 	// session, bad checksum, over a limit).
 	DatagramsDropped uint64
+	// DatagramsWithheld counts datagrams not sent to a peer that has not proven its address
+	// (acknowledged something), because the host would have sent it more than it received.
+	DatagramsWithheld uint64
+	// CompressedSent and CompressedReceived count the datagrams sent and received compressed.
+	CompressedSent, CompressedReceived uint64
 }
 
 // options are HostOptions with the defaults applied.
@@ -205,6 +212,7 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 		done:        make(chan struct{}),
 	}
 	h.udp, _ = conn.(*net.UDPConn)
+	h.base = uint32(h.start.UnixMilli())
 	for i := range h.sessions {
 		h.sessions[i] = 0xFFFF
 	}
@@ -228,8 +236,15 @@ func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
 func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
 func (d discardHandler) WithGroup(string) slog.Handler           { return d }
 
-// clock is the host's time in milliseconds (never 0: C ENet uses 0 for "not set").
-func (h *Host) clock() uint32 { return uint32(time.Since(h.start)/time.Millisecond) + 1 }
+// clock is the host's time in milliseconds: the wall clock's, as C ENet's enet_time_get, moved on
+// by the monotonic clock; never 0 (C ENet uses 0 for "not set").
+func (h *Host) clock() uint32 {
+	t := h.base + uint32(time.Since(h.start)/time.Millisecond)
+	if t == 0 {
+		t = 1
+	}
+	return t
+}
 
 // random is enet_host_random's role: connect ids. Any 32 bits will do.
 func (h *Host) random() uint32 {
@@ -504,7 +519,7 @@ func (h *Host) readLoop() {
 		h.recvAddr = key
 		p := h.handleDatagram(buf[:n], addr)
 		if p != nil && p.state != stateDisconnected {
-			h.flushPeer(p, false)
+			h.flushPeer(p, p.state == stateAckConnect)
 		}
 		h.mu.Unlock()
 	}

@@ -45,6 +45,7 @@ func (h *Host) handleDatagram(b []byte, addr net.Addr) *Peer {
 		}
 		h.zbuf = out
 		b = out
+		h.stats.CompressedReceived++
 	}
 	if h.o.checksum {
 		id := uint32(0)
@@ -58,7 +59,11 @@ func (h *Host) handleDatagram(b []byte, addr net.Addr) *Peer {
 	}
 	if p != nil {
 		p.incomingDataTotal += uint32(len(b))
+		if p.inbound && !p.proven {
+			p.hoIn += len(b)
+		}
 	}
+	h.recvLen = len(b)
 	off := hl
 	for off < len(b) {
 		c, n, err := protocol.ConsumeCommand(b[off:], off)
@@ -71,6 +76,13 @@ func (h *Host) handleDatagram(b []byte, addr net.Addr) *Peer {
 		}
 		if c.Number != protocol.CmdConnect && p != nil && p.state == stateDisconnected {
 			break
+		}
+		if p != nil && p.state == stateAckConnect && c.Number != protocol.CmdAcknowledge && c.Number != protocol.CmdConnect {
+			// The peer sends on its new connection, so it has the VERIFY_CONNECT, whose
+			// acknowledgement was lost: it is connected (C ENet would wait for a resent
+			// VERIFY_CONNECT to be acknowledged).
+			h.removeSentReliable(p, 1, 0xFF)
+			h.notifyConnect(p)
 		}
 		var herr error
 		switch c.Number {
@@ -167,7 +179,8 @@ func (h *Host) handleConnect(c *protocol.Command, addr net.Addr) *Peer {
 		}
 		if q.key == h.recvAddr && q.connectID == c.ConnectID && q.state != stateConnecting {
 			if q.state == stateAckConnect {
-				// The VERIFY_CONNECT was lost: send it once more, now.
+				// The VERIFY_CONNECT was lost: send it once more, now (the CONNECT pays for it).
+				q.hoIn += h.recvLen
 				for _, oc := range q.sentReliable {
 					if oc.cmd.Number == protocol.CmdVerifyConnect {
 						q.sentReliable = slices.DeleteFunc(q.sentReliable, func(x *outCmd) bool { return x == oc })
@@ -189,6 +202,8 @@ func (h *Host) handleConnect(c *protocol.Command, addr net.Addr) *Peer {
 	p.channels = make([]channel, channels)
 	p.state = stateAckConnect
 	p.handshakeStart = h.now
+	p.hoIn = h.recvLen
+	p.inbound = true
 	p.connectID = c.ConnectID
 	p.outgoingPeerID = c.OutgoingPeerID
 	p.incomingBandwidth = c.IncomingBandwidth
@@ -351,6 +366,9 @@ func (h *Host) handleAck(p *Peer, c *protocol.Command) error {
 	p.lastReceiveTime = max(now, 1)
 	p.earliestTimeout = 0
 	num := h.removeSentReliable(p, c.ReceivedReliableSeq, c.ChannelID)
+	if num != protocol.CmdNone {
+		p.proven = true
+	}
 	switch p.state {
 	case stateAckConnect:
 		if num != protocol.CmdVerifyConnect {

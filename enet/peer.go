@@ -45,29 +45,34 @@ const (
 
 // Peer is a connection to a remote ENet host. Its methods are safe for concurrent use.
 type Peer struct {
-	h                    *Host
-	id                   uint16
-	outgoingPeerID       uint16
-	incomingSessionID    uint8
-	outgoingSessionID    uint8
-	key                  addrKey
-	addr                 net.Addr
-	state                peerState
-	dirty                bool
-	zombieAfterSend      bool
-	connectID            uint32
-	connectData          uint32
-	eventData            uint32
-	mtu                  uint32
-	windowSize           uint32
-	channels             []channel
-	incomingBandwidth    uint32
-	outgoingBandwidth    uint32
-	inBWEpoch            uint32
-	outBWEpoch           uint32
-	incomingDataTotal    uint32
-	outgoingDataTotal    uint32
-	handshakeStart       uint32
+	h                 *Host
+	id                uint16
+	outgoingPeerID    uint16
+	incomingSessionID uint8
+	outgoingSessionID uint8
+	key               addrKey
+	addr              net.Addr
+	state             peerState
+	dirty             bool
+	zombieAfterSend   bool
+	connectID         uint32
+	connectData       uint32
+	eventData         uint32
+	mtu               uint32
+	windowSize        uint32
+	channels          []channel
+	incomingBandwidth uint32
+	outgoingBandwidth uint32
+	inBWEpoch         uint32
+	outBWEpoch        uint32
+	incomingDataTotal uint32
+	outgoingDataTotal uint32
+	handshakeStart    uint32
+	// An inbound peer (one that connected to this host) is not proven until it acknowledges
+	// something the host sent: until then the host sends it at most as many bytes as it
+	// received from it (hoIn, hoOut), so a spoofed source address gains no amplification.
+	inbound, proven      bool
+	hoIn, hoOut          int
 	lastSendTime         uint32
 	lastReceiveTime      uint32
 	nextTimeout          uint32

@@ -99,12 +99,6 @@ func (h *Host) checkTimeouts(p *Peer) bool {
 			j++
 			continue
 		}
-		if p.state == stateAckConnect {
-			// A half-open peer gets no resent VERIFY_CONNECT (no amplification): it gets one
-			// again when its own CONNECT comes again, and is forgotten after HandshakeTimeout.
-			j++
-			continue
-		}
 		if p.earliestTimeout == 0 || timeLess(oc.sentTime, p.earliestTimeout) {
 			p.earliestTimeout = oc.sentTime
 		}
@@ -286,6 +280,18 @@ func (h *Host) sendDatagram(p *Peer, d *datagram) {
 		b = append(b, body...)
 	}
 	h.out = b
+	if hdr.Compressed {
+		h.stats.CompressedSent++
+	}
 	p.lastSendTime = h.now
+	if p.inbound && !p.proven {
+		if p.hoOut+len(b) > p.hoIn {
+			// Over the budget of an unproven peer: the datagram is not sent, as if lost (its
+			// reliable commands are resent later, when the peer has sent more).
+			h.stats.DatagramsWithheld++
+			return
+		}
+		p.hoOut += len(b)
+	}
 	h.write(p, b)
 }

@@ -61,6 +61,22 @@ static void command(ENetHost *host, char *l) {
 
 int main(int argc, char **argv) {
     if (argc < 3) { fprintf(stderr, "usage\n"); return 2; }
+    if (strcmp(argv[1], "rangecoder") == 0) {
+        /* cpeer rangecoder HEX...: each argument range-coded by C ENet, printed as hex
+           ("-" when it does not get smaller), with the same coder for all, as a host does. */
+        void *rc = enet_range_coder_create();
+        for (int a = 2; a < argc; a++) {
+            size_t n = strlen(argv[a]) / 2;
+            unsigned char *in = malloc(n + 1), *out = malloc(n + 1);
+            for (size_t k = 0; k < n; k++) sscanf(argv[a] + 2 * k, "%2hhx", &in[k]);
+            ENetBuffer buf = { .data = in, .dataLength = n };
+            size_t m = enet_range_coder_compress(rc, &buf, 1, n, out, n);
+            if (m == 0 || m >= n) printf("-\n");
+            else { for (size_t k = 0; k < m; k++) printf("%02x", out[k]); printf("\n"); }
+            free(in); free(out);
+        }
+        return 0;
+    }
     int server = strcmp(argv[1], "server") == 0;
     int i = server ? 3 : 4;
     unsigned channels = 4, data = 0, mtu = 0, peers = 32, service = 1;
