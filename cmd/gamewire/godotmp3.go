@@ -52,8 +52,9 @@ func godot3MPServe(args []string, stdout, stderr io.Writer) error {
 	trace := fs.String("trace", "", "write every ENet packet to `FILE` as JSON Lines (dir, peer, channel, hex)")
 	noRelay := fs.Bool("no-relay", false, "server_relay off: clients are not told about each other")
 	verbose := fs.Bool("v", false, "log chat lines and refused packets too (debug level)")
+	compression := fs.String("compression", "none", "the clients' compression_mode: none, range-coder, fastlz, zlib or zstd")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve --godot 3 [--transport enet] [--addr 127.0.0.1:PORT] [--trace FILE] [-v]\n\n"+
+		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve --godot 3 [--transport enet] [--addr 127.0.0.1:PORT] [--compression MODE] [--trace FILE] [-v]\n\n"+
 			"Runs the lobby/chat example server for Godot 3 clients over ENet (godot/multiplayer3/lobby):\n"+
 			"open lobby.tscn in Godot 3 and point its address and port at ADDR.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -66,6 +67,11 @@ func godot3MPServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "gamewire godot mp serve: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	mode, err := multiplayer3.ParseCompressionMode(*compression)
+	if err != nil {
+		fmt.Fprintf(stderr, "gamewire godot mp serve: --compression: %v\n", err)
 		return errUsage
 	}
 	if *transport != "enet" {
@@ -87,7 +93,7 @@ func godot3MPServe(args []string, stdout, stderr io.Writer) error {
 		defer f.Close()
 		srv.Trace = traceWriter3(f)
 	}
-	h, err := enet.Listen("udp", *addr, &enet.HostOptions{Channels: multiplayer3.Channels, Logger: logger})
+	h, err := enet.Listen("udp", *addr, &enet.HostOptions{Channels: multiplayer3.Channels, Compressor: mode.Compressor(), Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -104,7 +110,7 @@ func godot3MPServe(args []string, stdout, stderr io.Writer) error {
 		defer cancel()
 		srv.Shutdown(sctx)
 	}()
-	fmt.Fprintf(stdout, "godot mp: Godot 3 lobby server on enet (udp) %s\n", h.LocalAddr())
+	fmt.Fprintf(stdout, "godot mp: Godot 3 lobby server on enet (udp) %s, compression %s\n", h.LocalAddr(), mode)
 	mpServeStarted(h.LocalAddr().String())
 	err = srv.Serve(h)
 	close(done)

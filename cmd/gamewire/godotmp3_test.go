@@ -21,6 +21,7 @@ const lobbyClient3 = `extends SceneTree
 func _init():
 	var lobby = load("res://lobby.tscn").instance()
 	lobby.port = @PORT@
+	lobby.compression_mode = @COMPRESSION@
 	lobby.player_name = "@NAME@"
 	lobby.connect("line", self, "_line")
 	get_root().add_child(lobby)
@@ -55,8 +56,10 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	port := freeUDPPort(t)
-	srv := startProc(ctx, t, "gamewire godot mp serve", gwBin, "godot", "mp", "serve", "--godot", "3", "--transport", "enet", "--addr", fmt.Sprintf("127.0.0.1:%d", port))
-	srv.waitFor(t, regexp.MustCompile(`Godot 3 lobby server on enet \(udp\) 127\.0\.0\.1:\d+`))
+	// zstd: the server and the clients must agree on the mode, as two Godot peers must.
+	srv := startProc(ctx, t, "gamewire godot mp serve", gwBin, "godot", "mp", "serve", "--godot", "3", "--transport", "enet",
+		"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--compression", "zstd")
+	srv.waitFor(t, regexp.MustCompile(`Godot 3 lobby server on enet \(udp\) 127\.0\.0\.1:\d+, compression zstd`))
 
 	files := map[string][]byte{}
 	for _, f := range []string{"lobby.gd", "lobby.tscn"} {
@@ -67,7 +70,7 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 		files[f] = b
 	}
 	client := func(name, quitOn string) (string, error) {
-		s := strings.NewReplacer("@PORT@", fmt.Sprint(port), "@NAME@", name, "@QUIT_ON@", quitOn).Replace(lobbyClient3)
+		s := strings.NewReplacer("@PORT@", fmt.Sprint(port), "@NAME@", name, "@QUIT_ON@", quitOn, "@COMPRESSION@", "4").Replace(lobbyClient3)
 		res, err := godot3.Run(ctx, s, files)
 		if res == nil {
 			return "", err

@@ -29,7 +29,8 @@ type ClientOptions struct {
 	OnBytes func(p *Peer, data []byte)
 	OnError func(p *Peer, err error)
 	Trace   func(dir string, peer int32, channel uint8, pkt []byte)
-	// HostOptions configure the client's ENet host; the Compressor must be the server's.
+	// HostOptions configure the client's ENet host; the Compressor must be the server's
+	// (CompressionMode.Compressor).
 	HostOptions enet.HostOptions
 	// Logger receives the client's logs. nil means slog.Default().
 	Logger *slog.Logger

@@ -3,6 +3,8 @@ package multiplayer3
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/gamewire/gamewire/enet"
 )
 
 // This file reads the ENet datagrams of the recordings: just enough of ENet 1.3's protocol
@@ -46,18 +48,25 @@ type enetCommand struct {
 	ConnectData uint32
 }
 
-// enetWalk returns the commands of one datagram.
-func enetWalk(d []byte) ([]enetCommand, error) {
+// enetWalk returns the commands of one datagram, decompressed with comp when it is compressed.
+func enetWalk(d []byte, comp enet.Compressor) ([]enetCommand, error) {
 	if len(d) < 2 {
 		return nil, fmt.Errorf("datagram of %d bytes", len(d))
 	}
 	flags := binary.BigEndian.Uint16(d)
-	if flags&enetHeaderFlagCompressed != 0 {
-		return nil, fmt.Errorf("compressed datagram")
-	}
 	off := 2
 	if flags&enetHeaderFlagSentTime != 0 {
 		off += 2
+	}
+	if flags&enetHeaderFlagCompressed != 0 {
+		if comp == nil || off > len(d) {
+			return nil, fmt.Errorf("compressed datagram")
+		}
+		plain, err := comp.Decompress(append([]byte(nil), d[:off]...), d[off:], 1<<16)
+		if err != nil {
+			return nil, fmt.Errorf("decompressing: %w", err)
+		}
+		d = plain
 	}
 	var out []enetCommand
 	for off < len(d) {
@@ -110,6 +119,7 @@ type enetPacket struct {
 // enetStream turns the datagrams one side sent into the packets it sent, in order:
 // reliable resends are dropped, fragments joined.
 type enetStream struct {
+	comp  enet.Compressor
 	seen  map[[2]uint16]bool // channel, reliable sequence number
 	frags map[[2]uint32]*fragBuf
 }
@@ -124,7 +134,7 @@ func (s *enetStream) add(d []byte) ([]enetPacket, []enetCommand, error) {
 	if s.seen == nil {
 		s.seen, s.frags = map[[2]uint16]bool{}, map[[2]uint32]*fragBuf{}
 	}
-	cmds, err := enetWalk(d)
+	cmds, err := enetWalk(d, s.comp)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -146,15 +146,22 @@ func runEngines(ctx context.Context, t *testing.T, port, compression int, roles 
 }
 
 // TestGoServerEngineClients serves two unmodified Godot 3.2.3 clients from the Go Server running
-// node.gd's server side, through the logging relay, and asserts that the server sent each client
+// node.gd's server side, through the logging relay, in each of the five compression modes (the
+// engine's compression_mode, the host's Compressor), and asserts that the server sent each client
 // the packets the engine's server sent in the recorded session, and that both sides ran the same
 // calls as in the recording (the rpc modes decide which).
 func TestGoServerEngineClients(t *testing.T) {
 	godot3.Require(t)
+	for mode := range compressionModes {
+		t.Run(compressionNames[mode], func(t *testing.T) { goServerEngineClients(t, mode) })
+	}
+}
+
+func goServerEngineClients(t *testing.T, mode int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	g := newGoNode("server")
-	h, err := enet.Listen("udp4", "127.0.0.1:0", &enet.HostOptions{Channels: Channels})
+	h, err := enet.Listen("udp4", "127.0.0.1:0", &enet.HostOptions{Channels: Channels, Compressor: compressionModes[mode]()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +173,7 @@ func TestGoServerEngineClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runEngines(ctx, t, relay.port(), 0, "client", "client")
+	res := runEngines(ctx, t, relay.port(), mode, "client", "client")
 	select {
 	case <-g.closed:
 	case <-ctx.Done():
@@ -177,7 +184,7 @@ func TestGoServerEngineClients(t *testing.T) {
 		t.Errorf("Serve = %v", err)
 	}
 	dgs := relay.close()
-	s := &session{Logs: map[string][]string{"server": g.lines}, Datagrams: dgs, ClientIDs: connectIDs(dgs)}
+	s := &session{Compression: mode, Logs: map[string][]string{"server": g.lines}, Datagrams: dgs, ClientIDs: connectIDs(dgs, compressionModes[mode]())}
 	for n := range s.ClientIDs {
 		for i, r := range res {
 			if strings.Contains(string(r.Output()), fmt.Sprintf("ID client %d\n", s.ClientIDs[n])) {
@@ -186,6 +193,7 @@ func TestGoServerEngineClients(t *testing.T) {
 		}
 	}
 	checkAgainstRecording(t, s, "S")
+	checkCompressed(t, s, "s2c", -1)
 	// The calls the engine's server refused (its log lacks them) the Go server refused with
 	// ErrNotAllowed: puppet and puppetsync, functions and properties, from A.
 	// A CONFIRM_PATH that B sends A after A has left is refused too (ErrUnknownPeer), as the
@@ -228,14 +236,23 @@ func checkAgainstRecording(t *testing.T, s *session, role string) {
 }
 
 // TestGoClientEngineServer connects the Go Client, running node.gd's client side, to an
-// unmodified Godot 3.2.3 server beside an engine client, once as A (the client that calls
+// unmodified Godot 3.2.3 server beside an engine client, as A (the client that calls
 // everything: every Variant type, the six modes, rset, RAW, unreliable, relayed calls to B and
-// to all) and once as B, and asserts that it sent the packets the engine's client sent in the
+// to all) in each of the five compression modes, and as B, and asserts that it sent the packets the engine's client sent in the
 // recorded session, and that every side ran the same calls.
 func TestGoClientEngineServer(t *testing.T) {
 	godot3.Require(t)
-	for _, role := range []string{"A", "B"} {
-		t.Run(role, func(t *testing.T) {
+	type run struct {
+		mode int
+		role string
+	}
+	runs := []run{{0, "B"}}
+	for mode := range compressionModes {
+		runs = append(runs, run{mode, "A"})
+	}
+	for _, r := range runs {
+		mode, role := r.mode, r.role
+		t.Run(compressionNames[mode]+"/"+role, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
 			port, err := freeUDPPort(ctx)
@@ -253,13 +270,13 @@ func TestGoClientEngineServer(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				server, serverErr = godot3.Run(ctx, engineScript("server", port, 0), files)
+				server, serverErr = godot3.Run(ctx, engineScript("server", port, mode), files)
 			}()
 			runOther := func() {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					other, otherErr = godot3.Run(ctx, engineScript("client", relay.port(), 0), files)
+					other, otherErr = godot3.Run(ctx, engineScript("client", relay.port(), mode), files)
 				}()
 			}
 			time.Sleep(300 * time.Millisecond)
@@ -267,7 +284,7 @@ func TestGoClientEngineServer(t *testing.T) {
 				runOther()
 				// The server admits a client when it has its acknowledgement of VERIFY_CONNECT.
 				acked := func(d datagram) bool {
-					cmds, err := enetWalk(d.bytes())
+					cmds, err := enetWalk(d.bytes(), compressionModes[mode]())
 					return err == nil && d.Dir == "c2s" && slices.ContainsFunc(cmds, func(c enetCommand) bool { return c.Command == 1 })
 				}
 				if err := relay.waitFor(ctx, acked); err != nil {
@@ -277,7 +294,7 @@ func TestGoClientEngineServer(t *testing.T) {
 			g := newGoNode("client")
 			cl, err := Dial(ctx, fmt.Sprintf("127.0.0.1:%d", relay.port()), &ClientOptions{Nodes: []*Node{g.node},
 				OnConnect: g.onConnect, OnDisconnect: g.onDisconnect, OnBytes: g.onBytes, OnError: g.onError,
-				Logger: slog.New(slog.DiscardHandler)})
+				HostOptions: enet.HostOptions{Compressor: compressionModes[mode]()}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +314,7 @@ func TestGoClientEngineServer(t *testing.T) {
 				}
 			}
 			dgs := relay.close()
-			s := &session{Logs: map[string][]string{"server": logLines(server.Output())}, Datagrams: dgs, ClientIDs: connectIDs(dgs)}
+			s := &session{Compression: mode, Logs: map[string][]string{"server": logLines(server.Output())}, Datagrams: dgs, ClientIDs: connectIDs(dgs, compressionModes[mode]())}
 			for n, id := range s.ClientIDs {
 				if id == cl.ID() {
 					s.Logs[fmt.Sprintf("client%d", n)] = g.lines
@@ -309,6 +326,7 @@ func TestGoClientEngineServer(t *testing.T) {
 				t.Fatalf("the Go client was to be %s, the server made it the other", role)
 			}
 			checkAgainstRecording(t, s, role)
+			checkCompressed(t, s, "c2s", connOf(s, role))
 			// As the engine's client A, the Go client refuses the server's calls of master and
 			// mastersync functions and properties: the server is the master.
 			want := 0
@@ -327,5 +345,23 @@ func TestGoClientEngineServer(t *testing.T) {
 				t.Errorf("the Go client refused or failed (want %d refusals):\n%s", want, strings.Join(g.errs, "\n"))
 			}
 		})
+	}
+}
+
+// checkCompressed asserts that gamewire's side (dir, on connection conn or all for -1) sent
+// compressed datagrams when the session is compressed.
+func checkCompressed(t *testing.T, s *session, dir string, conn int) {
+	t.Helper()
+	if s.Compression == 0 {
+		return
+	}
+	n := 0
+	for _, d := range s.Datagrams {
+		if b := d.bytes(); d.Dir == dir && (conn < 0 || d.Conn == conn) && len(b) >= 2 && binary.BigEndian.Uint16(b)&enetHeaderFlagCompressed != 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("gamewire sent no compressed datagram (%s)", compressionNames[s.Compression])
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gamewire/gamewire/enet"
 	"github.com/gamewire/gamewire/internal/engine/godot3"
 )
 
@@ -108,7 +109,7 @@ func runEngineSession(t *testing.T, compression int) *session {
 			}
 		}
 	}
-	s.ClientIDs = connectIDs(dgs)
+	s.ClientIDs = connectIDs(dgs, compressionModes[compression]())
 	for n, id := range s.ClientIDs {
 		i, ok := ids[id]
 		if !ok {
@@ -121,13 +122,13 @@ func runEngineSession(t *testing.T, compression int) *session {
 }
 
 // connectIDs returns each relay connection's client id, from the data of its ENet CONNECT.
-func connectIDs(dgs []datagram) []int32 {
+func connectIDs(dgs []datagram, comp enet.Compressor) []int32 {
 	var ids []int32
 	for _, d := range dgs {
 		if d.Dir != "c2s" || d.Conn < len(ids) {
 			continue
 		}
-		cmds, err := enetWalk(d.bytes())
+		cmds, err := enetWalk(d.bytes(), comp)
 		if err != nil {
 			continue
 		}
@@ -157,18 +158,28 @@ func loadSession(t *testing.T, compression int) *session {
 	return &s
 }
 
-// TestRecordEngineSession records testdata/session-compression0.json with -record.
+// TestRecordEngineSession records testdata/session-compression*.json with -record: the session
+// in each of NetworkedMultiplayerENet's five compression modes.
 func TestRecordEngineSession(t *testing.T) {
 	if !*record {
-		t.Skip("run with -record to record the engine session again")
+		t.Skip("run with -record to record the engine sessions again")
 	}
-	s := runEngineSession(t, 0)
-	checkSession(t, s)
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		t.Fatal(err)
+	for mode := range compressionModes {
+		s := runEngineSession(t, mode)
+		checkSession(t, s)
+		b, err := json.MarshalIndent(s, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(sessionFile(mode), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(sessionFile(0), append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// compressionModes are the compressors of NetworkedMultiplayerENet's compression_mode values, by
+// number.
+var compressionModes = []func() enet.Compressor{
+	CompressNone.Compressor, CompressRangeCoder.Compressor, CompressFastLZ.Compressor,
+	CompressZlib.Compressor, CompressZstd.Compressor,
 }

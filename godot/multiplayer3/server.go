@@ -51,7 +51,7 @@ type Server struct {
 
 	// HostOptions configure the ENet host that ListenAndServe makes (Serve takes a host made
 	// by the caller). Channels 0 means 3, NetworkedMultiplayerENet's channel_count; the
-	// Compressor must be the clients' compression_mode (see Compression).
+	// Compressor must be the clients' compression_mode (CompressionMode.Compressor).
 	HostOptions enet.HostOptions
 
 	// Logger receives the server's logs. nil means slog.Default().

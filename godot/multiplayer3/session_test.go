@@ -2,6 +2,7 @@ package multiplayer3
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,7 +55,7 @@ func sessionPackets(t *testing.T, s *session) []sessionPacket {
 		k := fmt.Sprint(d.Conn, d.Dir)
 		st := streams[k]
 		if st == nil {
-			st = &enetStream{}
+			st = &enetStream{comp: compressionModes[s.Compression]()}
 			streams[k] = st
 		}
 		pkts, _, err := st.add(d.bytes())
@@ -213,9 +214,37 @@ func checkSession(t *testing.T, s *session) {
 	t.Logf("%d packets: %v", len(pkts), seen)
 }
 
+// TestRecordedSession checks the recorded sessions, one per compression mode: every packet
+// parses and is written again byte for byte, and a compressed session carries the packets of the
+// uncompressed one.
 func TestRecordedSession(t *testing.T) {
-	s := loadSession(t, 0)
-	checkSession(t, s)
+	for mode := range compressionModes {
+		t.Run(compressionNames[mode], func(t *testing.T) {
+			s := loadSession(t, mode)
+			if s.Compression != mode {
+				t.Fatalf("the file holds compression mode %d", s.Compression)
+			}
+			checkSession(t, s)
+			if mode == 0 {
+				return
+			}
+			compressed := 0
+			for _, d := range s.Datagrams {
+				if b := d.bytes(); len(b) >= 2 && binary.BigEndian.Uint16(b)&enetHeaderFlagCompressed != 0 {
+					compressed++
+				}
+			}
+			if compressed == 0 {
+				t.Errorf("no datagram of the %s session is compressed", compressionNames[mode])
+			}
+			plain := loadSession(t, 0)
+			for _, r := range []string{"A", "B"} {
+				for _, dir := range []string{"c2s", "s2c"} {
+					compareFlows(t, r+" "+dir, flow(t, s, r, dir), flow(t, plain, r, dir))
+				}
+			}
+		})
+	}
 }
 
 // TestEngineSession records a fresh session on the engine and checks it as the recorded one.

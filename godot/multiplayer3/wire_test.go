@@ -187,3 +187,18 @@ func TestDecodeModeRefusesBadLimits(t *testing.T) {
 		t.Errorf("NoLimit: %v", err)
 	}
 }
+
+func TestParseCompressionMode(t *testing.T) {
+	for i, n := range []string{"none", "Range-Coder", "fastlz", "zlib", "zstd"} {
+		m, err := ParseCompressionMode(n)
+		if err != nil || int(m) != i || !strings.EqualFold(m.String(), n) {
+			t.Errorf("ParseCompressionMode(%q) = %v, %v", n, m, err)
+		}
+		if (m.Compressor() == nil) != (i == 0) {
+			t.Errorf("%v.Compressor() = %v", m, m.Compressor())
+		}
+	}
+	if _, err := ParseCompressionMode("lz4"); err == nil {
+		t.Error("lz4 was accepted")
+	}
+}

@@ -8,9 +8,12 @@ signal line(text)
 export var address = "127.0.0.1"
 export var port = 9999
 export var player_name = "player"
+# The server's --compression: 0 none, 1 range coder, 2 FastLZ, 3 zlib, 4 zstd.
+export var compression_mode = 0
 
 func _ready():
 	var peer = NetworkedMultiplayerENet.new()
+	peer.compression_mode = compression_mode
 	var err = peer.create_client(address, port)
 	if err != OK:
 		print("lobby: cannot connect: ", err)
