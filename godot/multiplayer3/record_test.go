@@ -145,7 +145,7 @@ func sessionFile(compression int) string {
 	return filepath.Join("testdata", fmt.Sprintf("session-compression%d.json", compression))
 }
 
-func loadSession(t *testing.T, compression int) *session {
+func loadSession(t testing.TB, compression int) *session {
 	t.Helper()
 	b, err := os.ReadFile(sessionFile(compression))
 	if err != nil {

@@ -47,7 +47,7 @@ type sessionPacket struct {
 	enetPacket
 }
 
-func sessionPackets(t *testing.T, s *session) []sessionPacket {
+func sessionPackets(t testing.TB, s *session) []sessionPacket {
 	t.Helper()
 	streams := map[string]*enetStream{}
 	var out []sessionPacket
