@@ -133,6 +133,7 @@ func (c *Client) readLoop() {
 		sc.removePeer(p)
 	}
 	sc.removePeer(c.server)
+	sc.local.cancel()
 }
 
 // maxBatch bounds the packets the client takes at once.

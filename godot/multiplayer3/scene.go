@@ -1,6 +1,7 @@
 package multiplayer3
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -109,7 +110,7 @@ func newScene(self int32, relay bool, nodes []*Node, h hooks, dec DecodeOptions)
 	if sc.log == nil {
 		sc.log = slog.New(slog.DiscardHandler)
 	}
-	sc.local = &Peer{id: self, sc: sc}
+	sc.local = sc.newPeer(self, nil)
 	return sc, nil
 }
 
@@ -117,15 +118,27 @@ func newScene(self int32, relay bool, nodes []*Node, h hooks, dec DecodeOptions)
 // client the server (id 1) or another client the server announced. Its methods may be called
 // from any goroutine.
 type Peer struct {
-	id   int32
-	sc   *scene
-	link link // nil for this peer and for a client's view of the other clients
+	id     int32
+	sc     *scene
+	link   link // nil for this peer and for a client's view of the other clients
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	paths map[uint32]string // guarded by sc.mu: this peer's path cache (path_get_cache)
 }
 
 // ID returns the peer's unique id (1 for the server).
 func (p *Peer) ID() int32 { return p.id }
+
+// Context returns a context that is done once the peer has disconnected (or, for the peer a
+// handler sees as the caller of a local call, once the server or client has closed): handlers
+// that do slow work for a peer stop when it is gone.
+func (p *Peer) Context() context.Context {
+	if p.ctx == nil {
+		return context.Background()
+	}
+	return p.ctx
+}
 
 func (p *Peer) String() string { return fmt.Sprintf("peer %d", p.id) }
 
@@ -143,7 +156,8 @@ func (p *Peer) RSet(n *Node, property string, value any) error {
 func (p *Peer) SendBytes(data []byte) error { return p.sc.sendBytes(p.id, data, reliable) }
 
 func (sc *scene) newPeer(id int32, l link) *Peer {
-	return &Peer{id: id, sc: sc, link: l, paths: map[uint32]string{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Peer{id: id, sc: sc, link: l, paths: map[uint32]string{}, ctx: ctx, cancel: cancel}
 }
 
 func (sc *scene) report(p *Peer, err error) {
@@ -269,6 +283,7 @@ func (sc *scene) removePeer(p *Peer) {
 		}
 	}
 	sc.mu.Unlock()
+	p.cancel()
 	sc.log.Debug("multiplayer3: peer disconnected", "peer", p.id)
 	if sc.onDisconnect != nil {
 		sc.onDisconnect(p)

@@ -173,10 +173,10 @@ func (s *Server) admit(ep *enet.Peer) {
 			}
 			s.sc.receive(p, pk.Channel, pk.Data, deliveryOf(pk.Flags))
 		}
-		s.sc.removePeer(p)
 		s.mu.Lock()
 		delete(s.links, id)
 		s.mu.Unlock()
+		s.sc.removePeer(p)
 	}()
 }
 
@@ -240,8 +240,8 @@ func (s *Server) SendBytes(id int32, data []byte) error {
 	return s.sc.sendBytes(id, data, reliable)
 }
 
-// Disconnect disconnects client id (disconnect_peer): its ENet peer gets a DISCONNECT, and the
-// others a REMOVE_PEER once it is gone.
+// Disconnect disconnects client id as disconnect_peer(id) does: once what is queued for it is
+// sent, its ENet peer gets a DISCONNECT, and the others a REMOVE_PEER once it is gone.
 func (s *Server) Disconnect(id int32) error {
 	s.mu.Lock()
 	ep := s.links[id]
@@ -249,7 +249,7 @@ func (s *Server) Disconnect(id int32) error {
 	if ep == nil {
 		return fmt.Errorf("multiplayer3: %w: %d", ErrUnknownPeer, id)
 	}
-	return ep.Disconnect(0)
+	return ep.DisconnectLater(0)
 }
 
 // Shutdown disconnects every client, stops accepting, and waits until the clients are gone (or
@@ -282,6 +282,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, h := range hosts {
 		h.Close()
 	}
+	s.sc.local.cancel()
 	return err
 }
 
@@ -303,5 +304,6 @@ func (s *Server) Close() error {
 	for _, h := range hosts {
 		h.Close()
 	}
+	s.sc.local.cancel()
 	return nil
 }

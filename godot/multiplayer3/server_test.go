@@ -244,3 +244,36 @@ func TestLocalCalls(t *testing.T) {
 func itoa(i int32) string { return fmtInt(int64(i)) }
 
 func fmtInt(i int64) string { return strconv.FormatInt(i, 10) }
+
+// A peer's Context ends when it disconnects, and Server.Disconnect ends it.
+func TestPeerContextAndDisconnect(t *testing.T) {
+	ctx := testCtx(t)
+	peers := make(chan *Peer, 1)
+	s := &Server{OnConnect: func(p *Peer) { peers <- p }}
+	addr := startServer(t, s)
+	c, err := Dial(ctx, addr, &ClientOptions{ID: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := <-peers
+	if p.Context().Err() != nil {
+		t.Fatal("the context of a connected peer is done")
+	}
+	if err := s.Disconnect(3); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Context().Done():
+	case <-ctx.Done():
+		t.Fatal("the peer's context did not end")
+	}
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("the client did not see the disconnection")
+	}
+	if err := s.Disconnect(3); !errors.Is(err, ErrUnknownPeer) {
+		t.Errorf("Disconnect of a gone peer: %v", err)
+	}
+}
