@@ -23,6 +23,7 @@ const (
 
 var compressionNames = []string{"none", "range-coder", "fastlz", "zlib", "zstd"}
 
+// String returns the mode's name as ParseCompressionMode reads it.
 func (m CompressionMode) String() string {
 	if m >= 0 && int(m) < len(compressionNames) {
 		return compressionNames[m]

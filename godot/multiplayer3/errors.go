@@ -64,6 +64,7 @@ type PacketError struct {
 	Cause error
 }
 
+// Error says what failed, in which command, at which offset.
 func (e *PacketError) Error() string {
 	s := fmt.Sprintf("multiplayer3: %s packet at offset %d: %v", e.Command, e.Offset, e.Err)
 	if e.Detail != "" {

@@ -25,6 +25,7 @@ const (
 	ModePuppetSync             // puppetsync: puppet, and rpc() also runs it locally
 )
 
+// String returns the mode as GDScript 3 spells it ("remotesync"), or "disabled".
 func (m Mode) String() string {
 	switch m {
 	case ModeDisabled:

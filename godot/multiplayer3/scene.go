@@ -140,6 +140,7 @@ func (p *Peer) Context() context.Context {
 	return p.ctx
 }
 
+// String returns "peer ID".
 func (p *Peer) String() string { return fmt.Sprintf("peer %d", p.id) }
 
 // RPC calls the named function of node n on this peer (rpc_id).

@@ -38,6 +38,7 @@ const (
 	SysRemovePeer SysMessage = 1
 )
 
+// String returns the message's name in the engine ("ADD_PEER", "REMOVE_PEER").
 func (m SysMessage) String() string {
 	switch m {
 	case SysAddPeer:
@@ -104,6 +105,7 @@ const (
 	CmdNone Command = 0xff
 )
 
+// String returns the command's name in the engine ("REMOTE_CALL", …).
 func (c Command) String() string {
 	switch c {
 	case CmdRemoteCall:
