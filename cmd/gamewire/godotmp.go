@@ -34,7 +34,7 @@ func godotMP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case "decode":
 		return godotMPRead("decode", args[1:], stdin, stdout, stderr)
 	case "explain":
-		return godotMPRead("explain", args[1:], stdin, stdout, stderr)
+		return godotMPExplainAny(args[1:], stdin, stdout, stderr)
 	case "serve":
 		return godotMPServeAny(args[1:], stdout, stderr)
 	case "-h", "--help", "help":

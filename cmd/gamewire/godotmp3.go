@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -15,8 +18,10 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/enet"
+	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/godot/multiplayer3"
 	"github.com/gamewire/gamewire/godot/multiplayer3/lobby"
+	"github.com/gamewire/gamewire/internal/cliio"
 )
 
 // godotMPServeAny runs "godot mp serve": the Godot 3 lobby over ENet for --godot 3, the Godot 4
@@ -133,5 +138,142 @@ func traceWriter3(w io.Writer) func(dir string, peer int32, channel uint8, pkt [
 			Channel uint8  `json:"channel"`
 			Hex     string `json:"hex"`
 		}{dir, peer, channel, hex.EncodeToString(pkt)})
+	}
+}
+
+// godotMPExplainAny runs "godot mp explain": Godot 3 packets (NetworkedMultiplayerENet and
+// MultiplayerAPI) for --godot 3, Godot 4's SceneMultiplayer packets otherwise.
+func godotMPExplainAny(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if godotVersionArg(args) == "3" {
+		return godot3MPExplain(args, stdin, stdout, stderr)
+	}
+	return godotMPRead("explain", args, stdin, stdout, stderr)
+}
+
+// trace3Record is one line of "godot mp serve --godot 3 --trace".
+type trace3Record struct {
+	Dir     string `json:"dir"`
+	Peer    int32  `json:"peer"`
+	Channel uint8  `json:"channel"`
+	Hex     string `json:"hex"`
+}
+
+func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gamewire godot mp explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.String("godot", "3", "Godot `version` of the packets (3 here)")
+	format := fs.String("format", "auto", "input `encoding` of a single packet: auto, hex, base64 or raw (a JSON Lines trace is recognised)")
+	channel := fs.Uint("channel", uint(multiplayer3.ChannelReliable), "ENet `channel` of a single packet: 0 for SYS messages, 1 or more for [source][target] and a MultiplayerAPI packet")
+	asJSON := fs.Bool("json", false, "print one explain.Frame per line (JSON Lines)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: gamewire godot mp explain --godot 3 [--channel N] [--json] [FILE]\n\n"+
+			"Prints every field of Godot 3 NetworkedMultiplayerENet packets (the SYS messages, the\n"+
+			"[source][target] header, the MultiplayerAPI command and each Godot 3 Variant argument).\n"+
+			"FILE (default standard input) holds one ENet packet, or a JSON Lines trace written by\n"+
+			"\"gamewire godot mp serve --godot 3 --trace\".\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 1 || *channel > 255 {
+		fs.Usage()
+		return errUsage
+	}
+	raw, err := cliio.ReadAll(fs.Arg(0), stdin)
+	if errors.Is(err, iofs.ErrNotExist) {
+		raw, err = []byte(fs.Arg(0)), nil // hex as the argument (cliio.Decode below)
+	}
+	if err != nil {
+		return err
+	}
+	type pkt struct {
+		rec  *trace3Record
+		data []byte
+	}
+	var pkts []pkt
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' && *format == "auto" {
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		sc.Buffer(nil, 1<<26)
+		for line := 1; sc.Scan(); line++ {
+			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+				continue
+			}
+			var rec trace3Record
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				return fmt.Errorf("trace line %d: %w", line, err)
+			}
+			data, err := hex.DecodeString(rec.Hex)
+			if err != nil {
+				return fmt.Errorf("trace line %d: %w", line, err)
+			}
+			pkts = append(pkts, pkt{&rec, data})
+		}
+		if err := sc.Err(); err != nil {
+			return err
+		}
+	} else {
+		f, err := cliio.ParseFormat(*format)
+		if err != nil {
+			fmt.Fprintf(stderr, "gamewire godot mp explain: --format: %v\n", err)
+			return errUsage
+		}
+		data, err := cliio.Decode(raw, f)
+		if err != nil {
+			return err
+		}
+		if len(data) == 0 {
+			return errors.New("no input bytes")
+		}
+		pkts = append(pkts, pkt{nil, data})
+	}
+	enc := json.NewEncoder(stdout)
+	failed := false
+	for i, p := range pkts {
+		ch := uint8(*channel)
+		if p.rec != nil {
+			ch = p.rec.Channel
+		}
+		fr := multiplayer3.Explain(ch, p.data)
+		fr.Index = i
+		fr.Context = map[string]string{"channel": fmt.Sprint(ch)}
+		if p.rec != nil {
+			fr.Context["dir"], fr.Context["peer"] = p.rec.Dir, fmt.Sprint(p.rec.Peer)
+		}
+		failed = failed || fr.Err != nil
+		if *asJSON {
+			if err := enc.Encode(fr); err != nil {
+				return err
+			}
+			continue
+		}
+		where := "channel " + fr.Context["channel"]
+		if p.rec != nil {
+			where = fmt.Sprintf("%s, peer %d, %s", p.rec.Dir, p.rec.Peer, where)
+		}
+		fmt.Fprintf(stdout, "packet %d (%s): %s\n", i, where, fr.Summary)
+		writeFields3(stdout, fr.Fields, 0)
+		if fr.Err != nil {
+			fmt.Fprintf(stdout, "  error at byte %d: %s\n", fr.Err.Offset(), fr.Err.Msg)
+		}
+	}
+	if failed {
+		return errors.New("some packets did not decode")
+	}
+	return nil
+}
+
+// writeFields3 prints fields as an indented tree: byte offset, length, name, type, text.
+func writeFields3(w io.Writer, fs []*explain.Field, depth int) {
+	for _, f := range fs {
+		text := f.Text
+		if f.Note != "" {
+			text += " (" + f.Note + ")"
+		}
+		fmt.Fprintf(w, "%6d %5d  %s%-10s %-10s %s\n", f.Offset(), f.Len(), strings.Repeat("  ", depth), f.Name, f.Type, strings.TrimSpace(text))
+		writeFields3(w, f.Children, depth+1)
 	}
 }

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/internal/engine/godot3"
 )
 
@@ -57,8 +60,9 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 	defer cancel()
 	port := freeUDPPort(t)
 	// zstd: the server and the clients must agree on the mode, as two Godot peers must.
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	srv := startProc(ctx, t, "gamewire godot mp serve", gwBin, "godot", "mp", "serve", "--godot", "3", "--transport", "enet",
-		"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--compression", "zstd")
+		"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--compression", "zstd", "--trace", trace)
 	srv.waitFor(t, regexp.MustCompile(`Godot 3 lobby server on enet \(udp\) 127\.0\.0\.1:\d+, compression zstd`))
 
 	files := map[string][]byte{}
@@ -108,4 +112,31 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 	}
 	// Both said goodbye with close_connection: the server sees them leave at once.
 	srv.waitFor(t, regexp.MustCompile(`(?s)lobby: left" peer=\d+.*lobby: left" peer=\d+`))
+
+	// "godot mp explain --godot 3" reads the trace back.
+	out, errOut, code := gw(t, "", "godot", "mp", "explain", "--godot", "3", trace)
+	if code != 0 {
+		t.Fatalf("explain exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"(in, peer " + ann[1] + ", channel 1): " + ann[1] + " → peer 1: SIMPLIFY_PATH 1 = Lobby",
+		ann[1] + " → peer 1: REMOTE_CALL Lobby.join(1 args)", `"ann"`, "REMOTE_CALL cache 1.say(1 args)",
+		"(out, peer " + ann[1] + ", channel 0): SYS ADD_PEER " + bobID,
+		"1 → peer " + bobID + ": REMOTE_CALL Lobby.welcome(2 args)",
+		"1 → all peers: REMOTE_CALL cache 1.said(3 args)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+	out, errOut, code = gw(t, "", "godot", "mp", "explain", "--godot", "3", "--json", trace)
+	if code != 0 {
+		t.Fatalf("explain --json exit %d: %s", code, errOut)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var f explain.Frame
+		if err := json.Unmarshal([]byte(line), &f); err != nil || f.Format != "multiplayer3" || f.Index != i || f.Err != nil {
+			t.Fatalf("line %d: %v %+v", i, err, f)
+		}
+	}
 }
