@@ -48,7 +48,9 @@ type Client struct {
 }
 
 // Dial connects to the Godot 3 server at addr (host:port, UDP) and returns once the ENet
-// connection is up (connected_to_server).
+// connection is up (connected_to_server). The protocol has no acceptance message: a server that
+// refuses the id (in use, or below 2) drops the connection right after, which closes Done (a
+// Godot server sends nothing, so the client times out; a gamewire Server sends a DISCONNECT).
 func Dial(ctx context.Context, addr string, opts *ClientOptions) (*Client, error) {
 	if opts == nil {
 		opts = &ClientOptions{}

@@ -37,6 +37,9 @@ type Server struct {
 	AllowObjects bool
 
 	// OnConnect and OnDisconnect report clients (network_peer_connected, _disconnected).
+	// OnConnect runs before the client's packets are read and before the other clients hear of
+	// it (what it sends goes first, as in the engine); the next client is admitted after it
+	// returns, so it must not block.
 	OnConnect    func(p *Peer)
 	OnDisconnect func(p *Peer)
 	// OnBytes receives RAW packets (network_peer_packet), sent with send_bytes.
