@@ -58,6 +58,9 @@ func (l enetLink) send(ch uint8, data []byte, d delivery) error { return l.p.Sen
 const (
 	maxPaths     = 256
 	maxPathBytes = 1024
+	// maxAnnounced bounds the peers a server may announce to a client (ADD_PEER): a Godot
+	// server holds at most 4095 clients.
+	maxAnnounced = 4095
 )
 
 // hooks are the user's callbacks, shared by Server and Client.
@@ -319,6 +322,12 @@ func (sc *scene) receive1(from *Peer, ch uint8, data []byte, d delivery) error {
 		sc.mu.Unlock()
 		if msg == SysAddPeer {
 			if q == nil {
+				sc.mu.Lock()
+				n := len(sc.peers)
+				sc.mu.Unlock()
+				if n > maxAnnounced {
+					return perr(CmdSys, 0, ErrTooLarge, "more than %d peers announced", maxAnnounced)
+				}
 				sc.addPeer(sc.newPeer(id, nil))
 			}
 		} else if q != nil {
