@@ -313,3 +313,85 @@ func FuzzHostDatagram(f *testing.F) {
 
 var _ = binary.BigEndian
 var _ = fmt.Sprint
+
+// TestFuzzedDatagramsBesideGoodPeer: random and mutated datagrams (3000 a second) hit a running
+// host from other sockets (claiming every peer id and session, with valid and broken commands) while a
+// well-behaved client exchanges reliable packets with it; the client notices nothing.
+func TestFuzzedDatagramsBesideGoodPeer(t *testing.T) {
+	ctx := testCtx(t)
+	srv, err := Listen("udp4", "127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	go echo(ctx, srv)
+	p, err := Dial(ctx, "udp", srv.LocalAddr().String(), &DialOptions{Channels: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Host().Close()
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			seeds := [][]byte{connectDatagram(1, 2)}
+			for i := range 4 {
+				hd := protocol.Header{PeerID: uint16(i), SessionID: uint8(i), HasSentTime: true}
+				b := protocol.AppendHeader(nil, &hd, false)
+				b = protocol.AppendCommand(b, &protocol.Command{Number: protocol.CmdSendFragment, Flags: protocol.FlagAcknowledge,
+					ChannelID: 1, ReliableSeq: 1, StartSeq: 1, FragmentCount: 3, TotalLength: 3000, Payload: make([]byte, 100)})
+				b = protocol.AppendCommand(b, &protocol.Command{Number: protocol.CmdDisconnect, Flags: protocol.FlagAcknowledge, ChannelID: 0xFF, ReliableSeq: 9})
+				seeds = append(seeds, b)
+			}
+			rnd := uint64(w + 1)
+			next := func() uint64 { rnd ^= rnd << 13; rnd ^= rnd >> 7; rnd ^= rnd << 17; return rnd }
+			sent := 0
+			// 1000 datagrams a second each: a flood that fills the socket's buffer would make
+			// any host lose the good peer's datagrams; this is about what the host does with
+			// what it reads.
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					t.Logf("fuzzer %d sent %d datagrams", w, sent)
+					return
+				case <-tick.C:
+				}
+				b := append([]byte(nil), seeds[next()%uint64(len(seeds))]...)
+				for range 1 + next()%4 {
+					if len(b) > 0 {
+						b[next()%uint64(len(b))] = byte(next())
+					}
+				}
+				if next()%5 == 0 {
+					b = make([]byte, next()%200)
+					for i := range b {
+						b[i] = byte(next())
+					}
+				}
+				c.WriteTo(b, srv.LocalAddr())
+				sent++
+			}
+		}()
+	}
+	for range 6 {
+		reliableOverLoss(t, ctx, p, 500)
+	}
+	close(stop)
+	wg.Wait()
+	if err := p.Err(); err != nil {
+		t.Fatalf("the good client was disturbed: %v", err)
+	}
+	st := srv.Stats()
+	t.Logf("host: %d datagrams received, %d dropped", st.DatagramsReceived, st.DatagramsDropped)
+}

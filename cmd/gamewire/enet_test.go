@@ -165,3 +165,29 @@ func TestEnetEchoUsage(t *testing.T) {
 		t.Fatalf("exit %d, want 2", c)
 	}
 }
+
+func TestEnetExplain(t *testing.T) {
+	var out, errb bytes.Buffer
+	connect := "8fffb78c82ff00010000ffff000005780001000000000003000000000000000000001388000000020000000200000000000004d2"
+	if c := run([]string{"enet", "explain", connect}, strings.NewReader(""), &out, &errb); c != 0 {
+		t.Fatalf("exit %d: %s", c, errb.String())
+	}
+	for _, want := range []string{"1 commands [CONNECT]", "  48 +4      data u32 = 1234", "   0.4+12    peerID u12 = 4095"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if c := run([]string{"enet", "explain", "--json", connect}, strings.NewReader(""), &out, &errb); c != 0 || !strings.HasPrefix(out.String(), `{"format":"enet"`) {
+		t.Fatalf("--json: exit %d: %s", c, out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if c := run([]string{"enet", "explain", "8000000086010001000a00070e151c"}, strings.NewReader(""), &out, &errb); c != 1 ||
+		!strings.Contains(errb.String(), "at byte 10") {
+		t.Fatalf("truncated: exit %d: %s", c, errb.String())
+	}
+	if c := run([]string{"enet", "explain", "--compress", "lzma", connect}, strings.NewReader(""), &out, &errb); c != 2 {
+		t.Fatalf("bad --compress: exit %d", c)
+	}
+}

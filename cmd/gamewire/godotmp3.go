@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -27,61 +26,60 @@ import (
 // godotMPServeAny runs "godot mp serve": the Godot 3 lobby over ENet for --godot 3, the Godot 4
 // lobby otherwise.
 func godotMPServeAny(args []string, stdout, stderr io.Writer) error {
-	if godotVersionArg(args) == "3" {
+	v, rest := godotVersionArg(args)
+	if v == "3" {
 		return godot3MPServe(args, stdout, stderr)
 	}
-	return godotMPServe(args, stdout, stderr)
+	return godotMPServe(rest, stdout, stderr)
 }
 
-// godotVersionArg returns the value of a --godot flag in args ("" if none).
-func godotVersionArg(args []string) string {
+// godotVersionArg returns the value of a --godot flag in args ("" if none), and args without a
+// --godot 4 (the Godot 4 commands' default).
+func godotVersionArg(args []string) (string, []string) {
 	for i, a := range args {
-		a = strings.TrimPrefix(a, "-")
-		a = strings.TrimPrefix(a, "-")
-		if v, ok := strings.CutPrefix(a, "godot="); ok {
-			return v
+		if a == "--" {
+			break
 		}
-		if a == "godot" && i+1 < len(args) {
-			return args[i+1]
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if v, ok := strings.CutPrefix(name, "godot="); ok {
+			return v, without(args, v, i, 1)
+		}
+		if name == "godot" && i+1 < len(args) {
+			return args[i+1], without(args, args[i+1], i, 2)
 		}
 	}
-	return ""
+	return "", args
+}
+
+// without returns args without the n arguments at i when the version is 4.
+func without(args []string, version string, i, n int) []string {
+	if version != "4" {
+		return args
+	}
+	return append(append([]string(nil), args[:i]...), args[i+n:]...)
 }
 
 func godot3MPServe(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gamewire godot mp serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.String("godot", "3", "Godot `version` of the clients (3 here; 4 serves the Godot 4 lobby)")
+	fs := newCmdFlags("godot", "mp serve", "--godot 3",
+		"Runs the lobby/chat example server for Godot 3 clients over ENet (godot/multiplayer3/lobby):\n"+
+			"open lobby.tscn in Godot 3 and point its address and port at ADDR, its compression_mode\n"+
+			"at --compression. Ctrl-C stops it.", stderr)
+	fs.String("godot", "3", "Godot `version` of the clients (3 here; 4 serves the Godot 4 lobby over WebSocket)")
 	transport := fs.String("transport", "enet", "`transport`: enet (NetworkedMultiplayerENet; Godot 3 has no other here)")
-	addr := fs.String("addr", "127.0.0.1:9999", "UDP listen `address` (host:port)")
-	trace := fs.String("trace", "", "write every ENet packet to `FILE` as JSON Lines (dir, peer, channel, hex)")
+	addr := fs.String("addr", "127.0.0.1:9999", "UDP listen `address` (host:port; port 0 picks a free one)")
+	trace := fs.String("trace", "", "write every ENet packet to `FILE` as JSON Lines (for \"godot mp explain --godot 3\")")
 	noRelay := fs.Bool("no-relay", false, "server_relay off: clients are not told about each other")
 	verbose := fs.Bool("v", false, "log chat lines and refused packets too (debug level)")
 	compression := fs.String("compression", "none", "the clients' compression_mode: none, range-coder, fastlz, zlib or zstd")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve --godot 3 [--transport enet] [--addr 127.0.0.1:PORT] [--compression MODE] [--trace FILE] [-v]\n\n"+
-			"Runs the lobby/chat example server for Godot 3 clients over ENet (godot/multiplayer3/lobby):\n"+
-			"open lobby.tscn in Godot 3 and point its address and port at ADDR.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "gamewire godot mp serve: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
+	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
 	}
 	mode, err := multiplayer3.ParseCompressionMode(*compression)
 	if err != nil {
-		fmt.Fprintf(stderr, "gamewire godot mp serve: --compression: %v\n", err)
-		return errUsage
+		return asUsage("compression", err)
 	}
 	if *transport != "enet" {
-		fmt.Fprintf(stderr, "gamewire godot mp serve: --transport %s: Godot 3 multiplayer is served over enet only\n", *transport)
-		return errUsage
+		return usagef("--transport %s: Godot 3 multiplayer is served over enet only", *transport)
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -144,10 +142,11 @@ func traceWriter3(w io.Writer) func(dir string, peer int32, channel uint8, pkt [
 // godotMPExplainAny runs "godot mp explain": Godot 3 packets (NetworkedMultiplayerENet and
 // MultiplayerAPI) for --godot 3, Godot 4's SceneMultiplayer packets otherwise.
 func godotMPExplainAny(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if godotVersionArg(args) == "3" {
+	v, rest := godotVersionArg(args)
+	if v == "3" {
 		return godot3MPExplain(args, stdin, stdout, stderr)
 	}
-	return godotMPRead("explain", args, stdin, stdout, stderr)
+	return godotMPRead("explain", rest, stdin, stdout, stderr)
 }
 
 // trace3Record is one line of "godot mp serve --godot 3 --trace".
@@ -159,43 +158,42 @@ type trace3Record struct {
 }
 
 func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gamewire godot mp explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCmdFlags("godot", "mp explain", "--godot 3 [FILE|HEX]",
+		"Prints every field of Godot 3 NetworkedMultiplayerENet packets (the SYS messages, the\n"+
+			"[source][target] header, the MultiplayerAPI command and each Godot 3 Variant argument).\n\n"+
+			"FILE (default standard input) holds one ENet packet, or a JSON Lines trace written by\n"+
+			"\"gamewire godot mp serve --godot 3 --trace\"; an argument that names no file and is hex is\n"+
+			"read as the packet.", stderr)
 	fs.String("godot", "3", "Godot `version` of the packets (3 here)")
 	format := fs.String("format", "auto", "input `encoding` of a single packet: auto, hex, base64 or raw (a JSON Lines trace is recognised)")
 	channel := fs.Uint("channel", uint(multiplayer3.ChannelReliable), "ENet `channel` of a single packet: 0 for SYS messages, 1 or more for [source][target] and a MultiplayerAPI packet")
 	asJSON := fs.Bool("json", false, "print one explain.Frame per line (JSON Lines)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp explain --godot 3 [--channel N] [--json] [FILE]\n\n"+
-			"Prints every field of Godot 3 NetworkedMultiplayerENet packets (the SYS messages, the\n"+
-			"[source][target] header, the MultiplayerAPI command and each Godot 3 Variant argument).\n"+
-			"FILE (default standard input) holds one ENet packet, or a JSON Lines trace written by\n"+
-			"\"gamewire godot mp serve --godot 3 --trace\".\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if fs.NArg() > 1 || *channel > 255 {
-		fs.Usage()
-		return errUsage
-	}
-	raw, err := cliio.ReadAll(fs.Arg(0), stdin)
-	if errors.Is(err, iofs.ErrNotExist) {
-		raw, err = []byte(fs.Arg(0)), nil // hex as the argument (cliio.Decode below)
-	}
-	if err != nil {
+	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
+	}
+	if *channel > 255 {
+		return usagef("--channel %d: ENet channels are 0–255", *channel)
+	}
+	f, err := cliio.ParseFormat(*format)
+	if err != nil {
+		return asUsage("format", err)
 	}
 	type pkt struct {
 		rec  *trace3Record
 		data []byte
 	}
 	var pkts []pkt
-	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' && *format == "auto" {
+	raw, err := cliio.ReadAll(fs.Arg(0), stdin)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		data, err := readInput(fs, *format, stdin) // hex as the argument
+		if err != nil {
+			return err
+		}
+		pkts = append(pkts, pkt{nil, data})
+	case err != nil:
+		return err
+	case len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' && f == cliio.Auto:
 		sc := bufio.NewScanner(bytes.NewReader(raw))
 		sc.Buffer(nil, 1<<26)
 		for line := 1; sc.Scan(); line++ {
@@ -215,15 +213,13 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 		if err := sc.Err(); err != nil {
 			return err
 		}
-	} else {
-		f, err := cliio.ParseFormat(*format)
-		if err != nil {
-			fmt.Fprintf(stderr, "gamewire godot mp explain: --format: %v\n", err)
-			return errUsage
-		}
-		data, err := cliio.Decode(raw, f)
+	default:
+		data, src, err := cliio.DecodeSource(raw, f)
 		if err != nil {
 			return err
+		}
+		if note := src.Note(); note != "" {
+			fmt.Fprintf(notes(fs), "%s: %s\n", fs.Name(), note)
 		}
 		if len(data) == 0 {
 			return errors.New("no input bytes")
