@@ -140,3 +140,27 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 		}
 	}
 }
+
+// --godot picks the dialect of "godot mp serve" and "godot mp explain"; the Godot 3 verbs refuse
+// what they cannot do with exit status 2 and the flag's name.
+func TestGodotMPGodot3Flags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string // in stdout or stderr
+	}{
+		{[]string{"godot", "mp", "serve", "--godot", "3", "--transport", "websocket"}, 2, "--transport websocket: Godot 3 multiplayer is served over enet only"},
+		{[]string{"godot", "mp", "serve", "--godot=3", "--compression", "lz4"}, 2, "--compression: "},
+		{[]string{"godot", "mp", "serve", "--godot", "3", "-h"}, 0, "--compression"},
+		{[]string{"godot", "mp", "explain", "--godot", "3", "--channel", "300", "00"}, 2, "--channel 300"},
+		{[]string{"godot", "mp", "explain", "00000000 2a000000", "--godot", "3", "--channel", "0", "-q"}, 0, "SYS ADD_PEER 42"},
+		{[]string{"godot", "mp", "explain", "--godot", "3", "01000000 00000000 04"}, 1, "RAW without a payload"},
+		// Godot 4: --godot 4 is the default and may be given.
+		{[]string{"godot", "mp", "explain", "--godot", "4", "-q", "0000"}, 1, "SceneMultiplayer packet"},
+	} {
+		out, errOut, code := gw(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.out) {
+			t.Errorf("gamewire %s: exit %d (want %d), output lacks %q:\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.out, out, errOut)
+		}
+	}
+}
