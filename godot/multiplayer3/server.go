@@ -49,7 +49,8 @@ type Server struct {
 	// when the packet did not parse, is a *PacketError.
 	OnError func(p *Peer, err error)
 	// Trace, if set, is called with every ENet packet received ("in") and sent ("out"), header
-	// included. It must not keep pkt.
+	// included. It must not keep pkt, and must not call the Server (it may run while the
+	// server's state is locked).
 	Trace func(dir string, peer int32, channel uint8, pkt []byte)
 
 	// HostOptions configure the ENet host that ListenAndServe makes (Serve takes a host made
