@@ -94,25 +94,82 @@ func flow(t *testing.T, s *session, role, dir string) []string {
 	return out
 }
 
+// compareFlows compares the packets gamewire sent (got) with the engine's (want). Packets of
+// different origins (the header's source: the sender itself, or another client whose packets
+// the server relays) are compared as separate sequences, since how they interleave depends on
+// timing, and unreliable packets may be lost (ENet drops them under load): those gamewire sent
+// must be among the engine's, in order.
 func compareFlows(t *testing.T, what string, got, want []string) {
 	t.Helper()
-	if slices.Equal(got, want) {
-		t.Logf("%s: %d packets, the same as the engine's", what, len(got))
-		return
+	split := func(fl []string) (map[string][]string, []string) {
+		rel := map[string][]string{}
+		var unrel []string
+		for _, p := range fl {
+			f := strings.Fields(p)
+			if f[1] != "reliable" {
+				unrel = append(unrel, p)
+				continue
+			}
+			origin := f[0] // the channel: SYS messages have no header
+			if f[0] != "ch0" {
+				origin = f[2][:min(len(f[2]), 8)]
+				if strings.HasPrefix(f[2], "<") {
+					origin = f[2][:strings.IndexByte(f[2], '>')+1]
+				}
+			}
+			rel[origin] = append(rel[origin], p)
+		}
+		return rel, unrel
 	}
-	t.Errorf("%s: %d packets, the engine sent %d", what, len(got), len(want))
-	for i := range max(len(got), len(want)) {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
+	gr, gu := split(got)
+	wr, wu := split(want)
+	same := true
+	for origin := range mergeKeys(gr, wr) {
+		g, w := gr[origin], wr[origin]
+		if slices.Equal(g, w) {
+			continue
 		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("  packet %d:\n    gamewire %s\n    engine   %s", i, g, w)
+		same = false
+		t.Errorf("%s: %d reliable packets from %s, the engine sent %d", what, len(g), origin, len(w))
+		for i := range max(len(g), len(w)) {
+			var a, b string
+			if i < len(g) {
+				a = g[i]
+			}
+			if i < len(w) {
+				b = w[i]
+			}
+			if a != b {
+				t.Errorf("  packet %d:\n    gamewire %s\n    engine   %s", i, a, b)
+			}
 		}
 	}
+	j := 0
+	for _, p := range gu {
+		for j < len(wu) && wu[j] != p {
+			j++
+		}
+		if j == len(wu) {
+			same = false
+			t.Errorf("%s: gamewire sent an unreliable packet the engine did not: %s", what, p)
+			break
+		}
+		j++
+	}
+	if same {
+		t.Logf("%s: %d packets, the same as the engine's (%d of its %d unreliable ones sent)", what, len(got), len(gu), len(wu))
+	}
+}
+
+func mergeKeys(a, b map[string][]string) map[string]bool {
+	m := map[string]bool{}
+	for k := range a {
+		m[k] = true
+	}
+	for k := range b {
+		m[k] = true
+	}
+	return m
 }
 
 // runEngines runs the engine with main.gd in the given roles, all at once, the clients
@@ -218,11 +275,21 @@ func checkAgainstRecording(t *testing.T, s *session, role string) {
 	t.Helper()
 	rec := loadSession(t, 0)
 	checkSession(t, s)
+	// ENet may drop unreliable packets under load (its throttle): the t_value calls they carry
+	// may be missing, nothing else.
+	lost := unreliableCount(t, rec) - unreliableCount(t, s)
 	for _, r := range []string{"S", "A", "B"} {
 		got, want := roleLog(s, r), roleLog(rec, r)
-		if !slices.Equal(got, want) {
-			t.Errorf("the calls that ran on %s:\n%s\nthe engine session's:\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		if slices.Equal(got, want) {
+			continue
 		}
+		isValue := func(l string) bool { return strings.Contains(l, "CALL t_value from") }
+		gv, wv := len(slices.DeleteFunc(slices.Clone(got), func(l string) bool { return !isValue(l) })), len(slices.DeleteFunc(slices.Clone(want), func(l string) bool { return !isValue(l) }))
+		if slices.Equal(slices.DeleteFunc(got, isValue), slices.DeleteFunc(want, isValue)) && gv <= wv && gv >= wv-lost {
+			t.Logf("%s ran %d of the recording's %d t_value calls (%d unreliable packets lost)", r, gv, wv, lost)
+			continue
+		}
+		t.Errorf("the calls that ran on %s:\n%s\nthe engine session's:\n%s", r, strings.Join(roleLog(s, r), "\n"), strings.Join(roleLog(rec, r), "\n"))
 	}
 	for _, c := range []string{"A", "B"} {
 		dir := "s2c"
@@ -364,4 +431,15 @@ func checkCompressed(t *testing.T, s *session, dir string, conn int) {
 	if n == 0 {
 		t.Errorf("gamewire sent no compressed datagram (%s)", compressionNames[s.Compression])
 	}
+}
+
+// unreliableCount counts the unreliable packets of a session.
+func unreliableCount(t *testing.T, s *session) int {
+	n := 0
+	for _, sp := range sessionPackets(t, s) {
+		if sp.Flags != "reliable" {
+			n++
+		}
+	}
+	return n
 }

@@ -19,10 +19,15 @@ func TestServerHostilePeer(t *testing.T) {
 	sn = MustNode("Main",
 		RPC{Name: "ping", Mode: ModeRemote, Handler: func(p *Peer, seq int) { p.RPC(sn, "pong", seq) }},
 		RPC{Name: "pong", Mode: ModePuppet})
+	markers := make(chan string, 4)
 	s := &Server{Nodes: []*Node{sn}, OnError: func(p *Peer, err error) {
 		refused.Add(1)
 		if errors.Is(err, ErrTooLarge) {
 			tooLarge.Add(1)
+		}
+	}, OnBytes: func(p *Peer, b []byte) {
+		if p.ID() == 11 && string(b) == "end of the flood" {
+			markers <- "end"
 		}
 	}}
 	addr := startServer(t, s)
@@ -92,6 +97,18 @@ func TestServerHostilePeer(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatalf("no pong %d while the server is flooded", i)
 			}
+		}
+	}
+	// The flood has been read once a marker sent after it on each data channel has (ENet keeps
+	// the order of reliable packets per channel).
+	for ch := ChannelReliable; ch < Channels; ch++ {
+		bad.Send(ch, AppendRaw(AppendHeader(nil, 11, 1), []byte("end of the flood")), enet.Reliable)
+	}
+	for range Channels - 1 {
+		select {
+		case <-markers:
+		case <-ctx.Done():
+			t.Fatal("the server did not read the flood to its end")
 		}
 	}
 	if got := s.Peers(); len(got) != 2 {

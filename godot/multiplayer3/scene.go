@@ -90,6 +90,19 @@ type scene struct {
 	sent      map[string]*sentPath
 	server    *Peer // on a client: the server
 	closed    bool
+	// Scratch buffers of sendRPC and put (enet.Peer.Send copies what it sends).
+	bufPkt, bufFull, bufSend []byte
+}
+
+// maxScratch bounds the scratch buffers a scene keeps between sends.
+const maxScratch = 64 << 10
+
+// keep returns b for reuse, or nil when it has grown past maxScratch.
+func keep(b []byte) []byte {
+	if cap(b) > maxScratch {
+		return nil
+	}
+	return b[:0]
 }
 
 type sentPath struct {
@@ -204,8 +217,9 @@ func (sc *scene) put(target int32, pkt []byte, d delivery) error {
 			return fmt.Errorf("multiplayer3: %w: %d", ErrUnknownPeer, target)
 		}
 	}
-	data := AppendHeader(make([]byte, 0, HeaderBytes+len(pkt)), sc.self, target)
+	data := AppendHeader(sc.bufSend[:0], sc.self, target)
 	data = append(data, pkt...)
+	defer func() { sc.bufSend = keep(data) }()
 	ch := channelFor(d)
 	if sc.server != nil {
 		sc.sendLink(sc.server.link, target, ch, data, d)
@@ -531,15 +545,23 @@ func (sc *scene) sendRPC(to int32, n *Node, name string, set, unrel bool, args [
 		sc.lastCache++
 		sc.sent[n.path] = sp
 	}
-	pkt, err := appendCall(nil, cmd, Target{CacheID: sp.id}, name, args)
+	pkt, err := appendCall(sc.bufPkt[:0], cmd, Target{CacheID: sp.id}, name, args)
 	if err != nil {
 		return err
 	}
+	defer func() { sc.bufPkt = keep(pkt) }()
 	d := reliable
 	if unrel {
 		d = unsequenced
 	}
-	targets := sc.targets(to)
+	var one [1]int32
+	var targets []int32
+	if to > 0 {
+		one[0] = to
+		targets = one[:]
+	} else {
+		targets = sc.targets(to)
+	}
 	all := true
 	for _, id := range targets {
 		confirmed, ok := sp.confirmed[id]
@@ -555,10 +577,11 @@ func (sc *scene) sendRPC(to int32, n *Node, name string, set, unrel bool, args [
 	if all {
 		return sc.put(to, pkt, d)
 	}
-	full, err := appendCall(nil, cmd, Target{Path: n.path}, name, args)
+	full, err := appendCall(sc.bufFull[:0], cmd, Target{Path: n.path}, name, args)
 	if err != nil {
 		return err
 	}
+	defer func() { sc.bufFull = keep(full) }()
 	for _, id := range targets {
 		p := pkt
 		if !sp.confirmed[id] {
