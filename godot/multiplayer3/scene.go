@@ -77,12 +77,13 @@ type hooks struct {
 // server (self = 1) and the client. One mutex guards all of it; handlers run without it.
 type scene struct {
 	hooks
-	self   int32
-	relay  bool
-	nodes  map[string]*Node
-	dec    godot.DecodeMode // the arguments' decoder
-	decode DecodeMode
-	local  *Peer // this peer, the sender of local calls
+	self       int32
+	relay      bool
+	refusedLog LogLimiter
+	nodes      map[string]*Node
+	dec        godot.DecodeMode // the arguments' decoder
+	decode     DecodeMode
+	local      *Peer // this peer, the sender of local calls
 
 	mu        sync.Mutex
 	peers     map[int32]*Peer // connected_peers / peer_map
@@ -178,7 +179,7 @@ func (sc *scene) newPeer(id int32, l link) *Peer {
 }
 
 func (sc *scene) report(p *Peer, err error) {
-	sc.log.Debug("multiplayer3: packet refused", "peer", p.ID(), "err", err)
+	sc.refusedLog.Log(sc.log, slog.LevelDebug, "multiplayer3: packet refused", "peer", p.ID(), "err", err)
 	if sc.onError != nil {
 		sc.onError(p, err)
 	}

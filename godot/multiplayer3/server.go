@@ -69,6 +69,8 @@ type Server struct {
 	links   map[int32]*enet.Peer
 	closing bool
 	wg      sync.WaitGroup
+	// refusedLog logs refused clients at most once per second.
+	refusedLog LogLimiter
 }
 
 func (s *Server) init() error {
@@ -154,7 +156,7 @@ func (s *Server) admit(ep *enet.Peer) {
 		s.mu.Unlock()
 		// The engine resets such a peer (enet_peer_reset), which sends nothing and leaves the
 		// client to time out; a DISCONNECT tells it at once.
-		s.sc.log.Debug("multiplayer3: client refused", "id", id, "duplicate", dup, "remote", ep.RemoteAddr())
+		s.refusedLog.Log(s.sc.log, slog.LevelInfo, "multiplayer3: client refused", "id", id, "duplicate", dup, "remote", ep.RemoteAddr())
 		ep.DisconnectNow(0)
 		return
 	}

@@ -1,11 +1,15 @@
 package multiplayer3
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -276,4 +280,40 @@ func TestPeerContextAndDisconnect(t *testing.T) {
 	if err := s.Disconnect(3); !errors.Is(err, ErrUnknownPeer) {
 		t.Errorf("Disconnect of a gone peer: %v", err)
 	}
+}
+
+// A flood of refused packets logs one line per second, with a count.
+func TestRefusedPacketsLogBounded(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	sc, err := newScene(ServerID, true, nil, hooks{log: logger}, DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent int
+	p := sc.newPeer(5, memLink{&sent})
+	sc.addPeer(p)
+	in := 0
+	for range 10000 {
+		pkt := []byte{5, 0, 0, 0, 1, 0, 0, 0, 9} // command 9: refused
+		sc.receive(p, ChannelReliable, pkt, reliable)
+		in += len(pkt)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lines := strings.Count(buf.String(), "\n"); lines > 2 || buf.Len() > in/10 {
+		t.Errorf("%d packets (%d bytes) refused: %d log lines, %d bytes:\n%s", 10000, in, lines, buf.Len(), buf.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

@@ -23,17 +23,18 @@ const MaxText = 200
 
 // Lobby is the chat room: who is in it, by peer id.
 type Lobby struct {
-	mu    sync.Mutex
-	names map[int32]string
-	node  *multiplayer3.Node
-	srv   *multiplayer3.Server
-	log   *slog.Logger
+	sayLog multiplayer3.LogLimiter
+	mu     sync.Mutex
+	names  map[int32]string
+	node   *multiplayer3.Node
+	srv    *multiplayer3.Server
+	log    *slog.Logger
 }
 
 // New returns a Lobby and the multiplayer3.Server that serves it (call its ListenAndServe or
 // Serve). logger may be nil. Joins and departures are logged at Info (one line per connection);
-// chat lines and refused packets at Debug, so that what a peer sends cannot make the log grow
-// faster than its packets.
+// chat lines and refused packets at Debug and at most once per second each (with a count), so
+// that what a peer sends cannot make the log grow faster than its packets.
 func New(logger *slog.Logger) (*Lobby, *multiplayer3.Server) {
 	if logger == nil {
 		logger = slog.Default()
@@ -43,11 +44,7 @@ func New(logger *slog.Logger) (*Lobby, *multiplayer3.Server) {
 	l.srv = &multiplayer3.Server{
 		Nodes:        []*multiplayer3.Node{l.node},
 		OnDisconnect: l.leave,
-		OnError: func(p *multiplayer3.Peer, err error) {
-			// Debug: a peer's bad packets must not grow the log faster than they come.
-			logger.Debug("lobby: packet refused", "peer", p.ID(), "err", err)
-		},
-		Logger: logger,
+		Logger:       logger, // which logs refused packets at Debug, at most once per second
 	}
 	return l, l.srv
 }
@@ -131,7 +128,7 @@ func (l *Lobby) say(p *multiplayer3.Peer, text string) error {
 		return fmt.Errorf("lobby: peer %d spoke before joining", p.ID())
 	}
 	text = clean(text)
-	l.log.Debug("lobby: say", "peer", p.ID(), "name", name, "text", text)
+	l.sayLog.Log(l.log, slog.LevelDebug, "lobby: say", "peer", p.ID(), "name", name, "text", text)
 	return l.srv.RPC(l.node, "said", p.ID(), name, text)
 }
 
