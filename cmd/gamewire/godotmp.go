@@ -26,11 +26,11 @@ func init() {
 	register(command{area: "godot", verb: "mp decode", summary: "Godot 4 multiplayer packets (or a serve --trace) → JSON Lines", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return godotMPRead("decode", args, stdin, stdout, stderr)
 	}})
-	register(command{area: "godot", verb: "mp explain", summary: "Godot 4 multiplayer packets field by field: offset, length, meaning", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-		return godotMPRead("explain", args, stdin, stdout, stderr)
+	register(command{area: "godot", verb: "mp explain", summary: "Godot 4 multiplayer packets field by field: offset, length, meaning (--godot 3: Godot 3 over ENet)", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return godotMPExplainAny(args, stdin, stdout, stderr)
 	}})
-	register(command{area: "godot", verb: "mp serve", summary: "the lobby/chat example server for Godot 4 clients (WebSocket)", run: func(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-		return godotMPServe(args, stdout, stderr)
+	register(command{area: "godot", verb: "mp serve", summary: "the lobby/chat example server for Godot 4 clients (WebSocket), or Godot 3 (--godot 3, ENet)", run: func(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return godotMPServeAny(args, stdout, stderr)
 	}})
 }
 
