@@ -28,6 +28,7 @@ type wsTransport struct {
 	queued     int           // bytes in queue[head:]
 	peakQueued int           // the most bytes ever queued (tests)
 	wake       chan struct{} // signalled when a packet is queued or the transport closes
+	drained    chan struct{} // closed when the queue falls under a quarter of its limits; nil if nobody waits
 
 	done      chan struct{} // closed when the writer ends
 	closeOnce sync.Once
@@ -74,6 +75,47 @@ func (t *wsTransport) send(pkt []byte) bool {
 	return true
 }
 
+// sendWait queues pkt when the queue is under half its limits (or empty), else waits until it
+// is, the transport closes, or stop is closed.
+func (t *wsTransport) sendWait(pkt []byte, stop <-chan struct{}) bool {
+	for {
+		t.mu.Lock()
+		select {
+		case <-t.closed:
+			t.mu.Unlock()
+			return false
+		default:
+		}
+		n := len(t.queue) - t.head
+		if n == 0 || (t.queued+len(pkt) <= t.maxBytes/2 && n < t.maxPackets/2) {
+			t.queue = append(t.queue, pkt)
+			t.queued += len(pkt)
+			t.peakQueued = max(t.peakQueued, t.queued)
+			t.mu.Unlock()
+			select {
+			case t.wake <- struct{}{}:
+			default:
+			}
+			return true
+		}
+		if t.drained == nil {
+			t.drained = make(chan struct{})
+		}
+		ch := t.drained
+		t.mu.Unlock()
+		select {
+		case <-ch:
+		case <-t.closed:
+			return false
+		case <-stop:
+			return false
+		}
+	}
+}
+
+// stopped is closed once close has been called.
+func (t *wsTransport) stopped() <-chan struct{} { return t.closed }
+
 // next takes the next packet to write, or nil if there is none.
 func (t *wsTransport) next() []byte {
 	t.mu.Lock()
@@ -97,6 +139,10 @@ func (t *wsTransport) next() []byte {
 func (t *wsTransport) written(n int) {
 	t.mu.Lock()
 	t.queued -= n
+	if t.drained != nil && t.queued <= t.maxBytes/4 && len(t.queue)-t.head < t.maxPackets/4 {
+		close(t.drained)
+		t.drained = nil
+	}
 	t.mu.Unlock()
 }
 
@@ -132,9 +178,9 @@ func (t *wsTransport) write(pkt []byte) error {
 	return err
 }
 
-// readLoop reads messages into one reused buffer and passes each to fn, until an error. fn must
-// not keep the slice.
-func readLoop(c *websocket.Conn, fn func(msg []byte)) {
+// readLoop reads messages into one reused buffer and passes each to fn, until an error or fn
+// returns false. fn must not keep the slice.
+func readLoop(c *websocket.Conn, fn func(msg []byte) bool) {
 	buf := make([]byte, 0, 512)
 	for {
 		_, r, err := c.Reader(context.Background())
@@ -155,7 +201,9 @@ func readLoop(c *websocket.Conn, fn func(msg []byte)) {
 				return
 			}
 		}
-		fn(buf)
+		if !fn(buf) {
+			return
+		}
 		if cap(buf) > 64<<10 && len(buf) < 4<<10 {
 			buf = make([]byte, 0, 512) // do not keep a large buffer for small messages
 		}

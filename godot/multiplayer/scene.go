@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/godot"
@@ -15,6 +16,10 @@ import (
 type transport interface {
 	send(pkt []byte) bool       // queue pkt; false if the queue is full (the peer is then closed)
 	close(code int, why string) // queue a Close frame after the queued packets
+	// sendWait queues pkt once the queue is under half its limits, waiting for that until
+	// the transport closes or stop is closed; false if pkt was not queued.
+	sendWait(pkt []byte, stop <-chan struct{}) bool
+	stopped() <-chan struct{} // closed once close has been called
 }
 
 // hooks are the user's callbacks, shared by Server and Client.
@@ -46,6 +51,8 @@ type scene struct {
 	cacheIDs  map[string]uint32 // node path → our cache id, kept for all peers
 	peers     map[int32]*Peer   // admitted peers ("connected_peers")
 	server    *Peer             // on a client: peer 1's transport
+
+	queued atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
@@ -123,6 +130,7 @@ func (sc *scene) write(tr transport, to int32, pkt []byte) {
 	if sc.trace != nil {
 		sc.trace("out", to, pkt)
 	}
+	sc.queued.Add(int64(max(len(pkt), messageCost)))
 	tr.send(pkt)
 }
 
@@ -399,18 +407,15 @@ func (sc *scene) processSys(p *Peer, pkt []byte) error {
 			return nil // dropped silently, as the engine does since 4.3
 		}
 		out := AppendSys(make([]byte, 0, len(pkt)), SysRelay, p.id, inner)
-		if id > 0 {
-			sc.write(sc.peers[id].tr, id, out)
-			sc.mu.Unlock()
-			return nil
-		}
+		var targets []relayTarget
 		for qid, q := range sc.peers {
-			if qid != p.id && qid != -id {
-				sc.write(q.tr, qid, out)
+			if (id > 0 && qid == id) || (id <= 0 && qid != p.id && qid != -id) {
+				targets = append(targets, relayTarget{qid, q.tr})
 			}
 		}
 		sc.mu.Unlock()
-		if id == -1 {
+		sc.relayTo(p, targets, out)
+		if id > 0 || id == -1 {
 			return nil
 		}
 		if Command(inner[0]&cmdMask) == CmdSys {

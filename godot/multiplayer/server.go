@@ -121,6 +121,14 @@ type Server struct {
 	// MaxQueueBytes bounds the bytes in each peer's outgoing queue, with the same effect. 0 means
 	// DefaultMaxQueueBytes.
 	MaxQueueBytes int
+	// PeerBytesPerSecond and PeerBurstBytes are each peer's budget: the bytes it sends plus the
+	// bytes the server queues for other peers while handling them (relay fan-out, broadcasts
+	// made by its calls), each message counted as at least 64 bytes, may average
+	// PeerBytesPerSecond with bursts of PeerBurstBytes. A peer over its budget is not read until
+	// it is back within it, so TCP slows it down; it is not dropped. 0 means
+	// DefaultPeerBytesPerSecond (1 MiB/s) and DefaultPeerBurstBytes (256 KiB).
+	PeerBytesPerSecond int
+	PeerBurstBytes     int
 	// WriteTimeout bounds the write of one message. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// NewPeerID returns the id for the peer connecting with r; it must be ≥ 2 and unused, or 0
@@ -182,6 +190,17 @@ func limit(v, d int) int {
 		return d
 	case v < 0:
 		return int(^uint(0) >> 1)
+	}
+	return v
+}
+
+// rateLimit returns a rate's value: d for 0, 0 (none) for a negative v.
+func rateLimit(v, d int) int {
+	switch {
+	case v == 0:
+		return d
+	case v < 0:
+		return 0
 	}
 	return v
 }
@@ -323,7 +342,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The engine does not look at the text/binary flag; neither does the server.
-	readLoop(c, func(msg []byte) { sc.receive(p, msg) })
+	ch := &charger{b: newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes)),
+		queued: &sc.queued}
+	receive := func(msg []byte) { sc.receive(p, msg) }
+	readLoop(c, func(msg []byte) bool { return ch.handle(msg, receive, tr.closed) })
 	tr.close(-1, "")
 	<-tr.done
 	sc.removePeer(p)
