@@ -121,7 +121,7 @@ func (c *Client) read(after func()) {
 	if after != nil {
 		after()
 	}
-	readLoop(c.conn, func(msg []byte) bool { c.sc.receive(c.server, msg); return true })
+	readLoop(c.conn, nil, func(msg []byte) bool { c.sc.receive(c.server, msg); return true })
 	c.tr.close(-1, "")
 	<-c.tr.done
 	// The server went away: forget the relayed peers, then the server.

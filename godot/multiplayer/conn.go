@@ -179,13 +179,20 @@ func (t *wsTransport) write(pkt []byte) error {
 }
 
 // readLoop reads messages into one reused buffer and passes each to fn, until an error or fn
-// returns false. fn must not keep the slice.
-func readLoop(c *websocket.Conn, fn func(msg []byte) bool) {
-	buf := make([]byte, 0, 512)
+// returns false. fn must not keep the slice. pc, if not nil, is told where messages start and
+// end.
+func readLoop(c *websocket.Conn, pc *peerConn, fn func(msg []byte) bool) {
+	var buf []byte
 	for {
 		_, r, err := c.Reader(context.Background())
 		if err != nil {
 			return
+		}
+		if pc != nil {
+			pc.startMessage()
+		}
+		if buf == nil {
+			buf = make([]byte, 0, 512) // an idle peer holds no buffer until its first message
 		}
 		buf = buf[:0]
 		for {
@@ -200,6 +207,9 @@ func readLoop(c *websocket.Conn, fn func(msg []byte) bool) {
 			if err != nil {
 				return
 			}
+		}
+		if pc != nil {
+			pc.endMessage()
 		}
 		if !fn(buf) {
 			return

@@ -1,7 +1,6 @@
 package multiplayer
 
 import (
-	"sync/atomic"
 	"time"
 )
 
@@ -55,36 +54,17 @@ func (b *budget) take(now time.Time, cost int) time.Duration {
 	return time.Duration(-b.tokens / b.rate * float64(time.Second))
 }
 
-// charger charges each message a server peer sends, with the fan-out it causes, to the peer's
-// budget and makes the peer's read loop wait when the budget is spent.
-type charger struct {
-	b      *budget
-	queued *atomic.Int64 // the scene's bytes queued so far, for all peers
-	timer  *time.Timer
-}
-
-// handle runs fn for msg and waits as long as the peer's budget requires, or until stop is
-// closed. It reports whether the connection is still to be read.
-func (c *charger) handle(msg []byte, fn func([]byte), stop <-chan struct{}) bool {
-	before := c.queued.Load()
+// handleCharged runs fn for msg and charges the peer's budget with what the server queued
+// for all peers meanwhile (the fan-out the message caused) and the message's own handling,
+// waiting as long as the budget requires. It reports whether the connection is still to be
+// read. pc charges the message's wire bytes as they are read.
+func (sc *scene) handleCharged(pc *peerConn, msg []byte, fn func([]byte)) bool {
+	before := sc.queued.Load()
 	fn(msg)
-	cost := max(len(msg), messageCost) + int(c.queued.Load()-before)
-	d := c.b.take(time.Now(), cost)
-	if d <= 0 {
+	if pc == nil {
 		return true
 	}
-	if c.timer == nil {
-		c.timer = time.NewTimer(d)
-	} else {
-		c.timer.Reset(d)
-	}
-	select {
-	case <-c.timer.C:
-		return true
-	case <-stop:
-		c.timer.Stop()
-		return false
-	}
+	return pc.charge(messageCost + int(sc.queued.Load()-before))
 }
 
 // relayTo queues a relayed packet to each of the targets (sc.mu not held), charging the bytes

@@ -33,6 +33,13 @@ const (
 	DefaultMaxQueueBytes = 4 << 20
 	// DefaultWriteTimeout bounds the time one message may take to write.
 	DefaultWriteTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds the time one message may take to arrive, first frame to last.
+	DefaultReadTimeout = 10 * time.Second
+	// DefaultHandshakeTimeout bounds the upgrade request's headers.
+	DefaultHandshakeTimeout = 5 * time.Second
+	// DefaultPingInterval and DefaultPingTimeout are the liveness check's.
+	DefaultPingInterval = 15 * time.Second
+	DefaultPingTimeout  = 10 * time.Second
 )
 
 // NoLimit, as the value of a limit or timeout, means none.
@@ -129,6 +136,24 @@ type Server struct {
 	// DefaultPeerBytesPerSecond (1 MiB/s) and DefaultPeerBurstBytes (256 KiB).
 	PeerBytesPerSecond int
 	PeerBurstBytes     int
+	// ReadTimeout bounds the time from the first frame of a message to its last, and
+	// MaxMessageBytes × 2 + 1 KiB the bytes on the wire in between (frame headers, empty
+	// continuation frames, control frames); past either the connection is dropped. 0 means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// HandshakeTimeout bounds the time from accepting a TCP connection to the end of the
+	// upgrade request's headers, when the Server serves with Serve or ListenAndServe (mounted on
+	// another http.Server, that server's ReadHeaderTimeout does this). The first message a peer
+	// must send is bounded by AuthTimeout when Auth is set; without Auth a Godot client sends
+	// nothing until the game calls, so there is no first-message deadline. 0 means
+	// DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+	// PingInterval is the time between WebSocket pings to each peer, and PingTimeout the time
+	// a pong may take: a peer that does not answer (a dead or stalled connection) is dropped.
+	// Godot's WebSocketPeer and browsers answer pings by themselves. 0 means
+	// DefaultPingInterval / DefaultPingTimeout; PingInterval NoLimit sends no pings.
+	PingInterval time.Duration
+	PingTimeout  time.Duration
 	// WriteTimeout bounds the write of one message. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// NewPeerID returns the id for the peer connecting with r; it must be ≥ 2 and unused, or 0
@@ -237,7 +262,7 @@ func (s *Server) Serve(l net.Listener) error {
 		l.Close()
 		return err
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(s.sc.log.Handler(), slog.LevelDebug)}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: timeout(s.HandshakeTimeout, DefaultHandshakeTimeout), ErrorLog: slog.NewLogLogger(s.sc.log.Handler(), slog.LevelDebug)}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -303,15 +328,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
+	var pc *peerConn
+	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
+	hw := &hijackWriter{ResponseWriter: w, wrap: func(nc net.Conn) net.Conn {
+		pc = &peerConn{Conn: nc, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout),
+			msgBudget: int64(min(maxMsg, 1<<40))*2 + 1024,
+			b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
+		return pc
+	}}
+	c, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
 	if err != nil {
 		release()
 		s.sc.log.Info("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	c.SetReadLimit(int64(limit(s.MaxMessageBytes, DefaultMaxMessageBytes)))
+	c.SetReadLimit(int64(maxMsg))
 	tr := newWSTransport(c, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
 		timeout(s.WriteTimeout, DefaultWriteTimeout))
+	if pc != nil {
+		pc.mu.Lock()
+		pc.stop = tr.closed
+		pc.mu.Unlock()
+	}
+	pingTimeout := timeout(s.PingTimeout, DefaultPingTimeout)
+	pg := startPinger(c, tr, timeout(s.PingInterval, DefaultPingInterval), pingTimeout)
 	sc := s.sc
 	p := sc.newPeer(id, tr)
 
@@ -342,10 +382,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The engine does not look at the text/binary flag; neither does the server.
-	ch := &charger{b: newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes)),
-		queued: &sc.queued}
 	receive := func(msg []byte) { sc.receive(p, msg) }
-	readLoop(c, func(msg []byte) bool { return ch.handle(msg, receive, tr.closed) })
+	readLoop(c, pc, func(msg []byte) bool { return sc.handleCharged(pc, msg, receive) })
+	pg.stop()
 	tr.close(-1, "")
 	<-tr.done
 	sc.removePeer(p)
