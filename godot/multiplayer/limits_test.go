@@ -3,6 +3,8 @@ package multiplayer
 import (
 	"context"
 	"encoding/binary"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,5 +145,55 @@ func TestBudgetTake(t *testing.T) {
 	}
 	if d := newBudget(0, 0).take(t0, 1<<30); d != 0 {
 		t.Fatal("no limit waits", d)
+	}
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.n += len(p)
+	w.mu.Unlock()
+	return len(p), nil
+}
+
+func (w *countingWriter) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// TestRefusalLogBudget (issue 21 item 6): refused packets are logged within a budget that the
+// input pays for: a peer that sends nothing but packets the server refuses, some of them naming
+// long node paths, makes the log grow by no more than the bytes it sent (plus a few KiB).
+func TestRefusalLogBudget(t *testing.T) {
+	var log countingWriter
+	const packets = 3000
+	refused := make(chan struct{}, packets)
+	s := &Server{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		OnError: func(*Peer, error) { refused <- struct{}{} }}
+	url := testServer(t, s)
+	c := dialRaw(t, url)
+	long := mustRC(AppendRemoteCall(nil, 0, true, 0, strings.Repeat("p", 1000), nil))
+	in := 0
+	for i := range packets {
+		pkt := []byte{0xff, 0xfe, 0xfd}
+		if i%2 == 0 {
+			pkt = long
+		}
+		c.send(t, pkt)
+		in += len(pkt) + 6 // a masked client frame's header
+	}
+	for range packets {
+		wait(t, refused)
+	}
+	if got := log.count(); got > in+8<<10 {
+		t.Fatalf("%d bytes in, %d bytes of log", in, got)
+	} else {
+		t.Logf("%d bytes in, %d bytes of log", in, got)
 	}
 }

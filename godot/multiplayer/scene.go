@@ -52,12 +52,13 @@ type scene struct {
 	peers     map[int32]*Peer   // admitted peers ("connected_peers")
 	server    *Peer             // on a client: peer 1's transport
 
-	queued atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
+	queued   atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
+	refusals *refusalLog  // logs refused packets within a budget the input pays for
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
 	sc := &scene{hooks: h, self: self, relay: relay, nodes: map[string]*Node{}, authTimeout: authTimeout,
-		cacheIDs: map[string]uint32{}, peers: map[int32]*Peer{}, encoding: enc, dec: enc.decOptions()}
+		cacheIDs: map[string]uint32{}, peers: map[int32]*Peer{}, encoding: enc, dec: enc.decOptions(), refusals: newRefusalLog()}
 	for _, n := range nodes {
 		if _, dup := sc.nodes[n.path]; dup {
 			return nil, fmt.Errorf("multiplayer: node %q declared twice", n.path)
@@ -106,7 +107,7 @@ func (sc *scene) report(p *Peer, err error) {
 	if errors.As(err, &pe) && p != nil && pe.Peer == 0 {
 		pe.Peer = p.id
 	}
-	sc.log.Debug("multiplayer: packet refused", "peer", p.ID(), "err", err)
+	sc.refusals.refused(sc.log, slog.LevelInfo, p.ID(), err)
 	if sc.onError != nil {
 		sc.onError(p, err)
 	}
@@ -291,6 +292,7 @@ func (sc *scene) receive(p *Peer, pkt []byte) {
 	if sc.trace != nil {
 		sc.trace("in", p.id, pkt)
 	}
+	sc.refusals.income(len(pkt) + 6) // and the frame header
 	if err := sc.receive1(p, pkt); err != nil {
 		sc.report(p, err)
 	}

@@ -339,7 +339,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
 	if err != nil {
 		release()
-		s.sc.log.Info("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
+		s.sc.log.Debug("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
 	c.SetReadLimit(int64(maxMsg))
