@@ -80,6 +80,15 @@ func clean(s string) string {
 	return s
 }
 
+// welcomeBytes bounds the encoded size of the welcome's Dictionary: the call, with its
+// header, the node path and the peer id, must stay under a Godot client's 65 535-byte inbound
+// buffer, which ~300 players with long names would pass.
+const welcomeBytes = 60000
+
+// entryBytes is the encoded size of one player in the Dictionary: an int key (8 bytes) and a
+// String (4 + 4 + the name padded to 4).
+func entryBytes(name string) int { return 8 + 8 + (len(name)+3)&^3 }
+
 func (l *Lobby) join(p *multiplayer.Peer, name string) error {
 	name = clean(name)
 	if name == "" {
@@ -88,22 +97,45 @@ func (l *Lobby) join(p *multiplayer.Peer, name string) error {
 	l.mu.Lock()
 	_, again := l.names[p.ID()]
 	l.names[p.ID()] = name
-	players := godot.NewDictionary()
 	ids := make([]int, 0, len(l.names))
 	for id := range l.names {
 		ids = append(ids, int(id))
 	}
 	sort.Ints(ids)
+	// The welcome carries the players that fit, the newcomer first; the others follow as
+	// joined calls to the newcomer alone, which the client handles the same way.
+	players := godot.NewDictionary(int(p.ID()), name)
+	size := 8 + entryBytes(name)
+	var rest []int
 	for _, id := range ids {
-		players.Set(id, l.names[int32(id)])
+		if int32(id) == p.ID() {
+			continue
+		}
+		if n := entryBytes(l.names[int32(id)]); size+n <= welcomeBytes && rest == nil {
+			players.Set(id, l.names[int32(id)])
+			size += n
+		} else {
+			rest = append(rest, id)
+		}
+	}
+	restNames := make([]string, len(rest))
+	for i, id := range rest {
+		restNames[i] = l.names[int32(id)]
 	}
 	l.mu.Unlock()
 	if again {
 		return fmt.Errorf("lobby: peer %d joined twice", p.ID())
 	}
-	l.log.Info("lobby: join", "peer", p.ID(), "name", name)
+	l.log.Info("lobby: join", "peer", p.ID(), "name", name, "players", len(ids))
 	if err := p.RPC(l.node, "welcome", p.ID(), players); err != nil {
+		l.log.Error("lobby: cannot welcome a player", "peer", p.ID(), "err", err)
 		return err
+	}
+	for i, id := range rest {
+		if err := p.RPC(l.node, "joined", int32(id), restNames[i]); err != nil {
+			l.log.Error("lobby: cannot tell a player who is there", "peer", p.ID(), "err", err)
+			return err
+		}
 	}
 	return l.srv.RPCID(-p.ID(), l.node, "joined", p.ID(), name)
 }
