@@ -105,7 +105,7 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 		return nil, err
 	}
 	c.sc.maxPacket = limit(opts.MaxMessageBytes, DefaultMaxMessageBytes)
-	c.tr = newWSTransport(conn, limit(opts.MaxQueuePackets, DefaultMaxQueuePackets), limit(opts.MaxQueueBytes, DefaultMaxQueueBytes),
+	c.tr = newWSTransport(conn, nil, limit(opts.MaxQueuePackets, DefaultMaxQueuePackets), limit(opts.MaxQueueBytes, DefaultMaxQueueBytes),
 		timeout(opts.WriteTimeout, DefaultWriteTimeout))
 	c.server = c.sc.newPeer(1, c.tr)
 	c.sc.server = c.server

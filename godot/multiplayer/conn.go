@@ -37,10 +37,17 @@ type wsTransport struct {
 	closeWhy  string
 	ctx       context.Context // canceled by timer when a write takes too long
 	timer     *time.Timer
+
+	pc        *peerConn   // the server peer's connection, to batch writes; nil on a client
+	lazyTimer *time.Timer // wakes the writer for packets sent with sendLazy
+	lazyArmed bool        // guarded by mu
 }
 
-func newWSTransport(c *websocket.Conn, maxPackets, maxBytes int, writeTimeout time.Duration) *wsTransport {
-	t := &wsTransport{c: c, maxPackets: maxPackets, maxBytes: maxBytes, writeTimeout: writeTimeout,
+// lazyDelay is how long a packet sent with sendLazy may wait for others to share its write.
+const lazyDelay = 20 * time.Millisecond
+
+func newWSTransport(c *websocket.Conn, pc *peerConn, maxPackets, maxBytes int, writeTimeout time.Duration) *wsTransport {
+	t := &wsTransport{c: c, pc: pc, maxPackets: maxPackets, maxBytes: maxBytes, writeTimeout: writeTimeout,
 		wake: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}), ctx: context.Background()}
 	if writeTimeout > 0 {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -52,7 +59,14 @@ func newWSTransport(c *websocket.Conn, maxPackets, maxBytes int, writeTimeout ti
 	return t
 }
 
-func (t *wsTransport) send(pkt []byte) bool {
+func (t *wsTransport) send(pkt []byte) bool { return t.enqueue(pkt, false) }
+
+// sendLazy queues pkt as send does, but lets it wait up to lazyDelay for more packets, so that
+// a burst of notices (ADD_PEER and DEL_PEER while many peers come and go) costs each peer one
+// write instead of one per notice. A packet sent with send meanwhile takes it along.
+func (t *wsTransport) sendLazy(pkt []byte) bool { return t.enqueue(pkt, true) }
+
+func (t *wsTransport) enqueue(pkt []byte, lazy bool) bool {
 	select {
 	case <-t.closed:
 		return false
@@ -220,28 +234,53 @@ func readLoop(c *websocket.Conn, pc *peerConn, fn func(msg []byte) bool) {
 	}
 }
 
+// writeQueued writes the queued packets. On a server peer it builds their frames itself and
+// writes up to 64 KiB of them with one system call; on a client the library writes each.
+func (t *wsTransport) writeQueued() error {
+	if t.pc == nil {
+		for pkt := t.next(); pkt != nil; pkt = t.next() {
+			if err := t.write(pkt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	batch := 0
+	for pkt := t.next(); pkt != nil; pkt = t.next() {
+		t.pc.appendFrame(pkt)
+		batch += len(pkt)
+		if len(t.pc.wbuf) >= maxBatch {
+			err := t.pc.flush()
+			t.written(batch)
+			if err != nil {
+				return err
+			}
+			batch = 0
+		}
+	}
+	err := t.pc.flush()
+	t.written(batch)
+	return err
+}
+
 // writer sends queued packets; after close() it sends what was queued before and then the
 // Close frame, as wslay sends its queue before a queued Close.
 func (t *wsTransport) writer() {
 	defer close(t.done)
 	for {
-		for pkt := t.next(); pkt != nil; pkt = t.next() {
-			if err := t.write(pkt); err != nil {
-				t.close(-1, "")
-				t.c.CloseNow()
-				return
-			}
+		if err := t.writeQueued(); err != nil {
+			t.close(-1, "")
+			t.c.CloseNow()
+			return
 		}
 		select {
 		case <-t.wake:
 			continue
 		case <-t.closed:
 		}
-		for pkt := t.next(); pkt != nil; pkt = t.next() {
-			if t.write(pkt) != nil {
-				t.c.CloseNow()
-				return
-			}
+		if t.writeQueued() != nil {
+			t.c.CloseNow()
+			return
 		}
 		if t.closeCode < 0 || t.closeCode == websocket.StatusPolicyViolation {
 			// A peer that does not read would not answer the Close handshake either: the

@@ -232,3 +232,21 @@ func TestFragmentBudget(t *testing.T) {
 }
 
 var _ = websocket.MessageBinary
+
+// TestAcceptRate (issue 21 item 3): upgrades beyond AcceptRate wait for their turn; none is
+// lost.
+func TestAcceptRate(t *testing.T) {
+	const rate, burst, peers = 20, 5, 15
+	s := &Server{AcceptRate: rate, AcceptBurst: burst}
+	url := testServer(t, s)
+	start := time.Now()
+	for range peers {
+		dial(t, url, nil)
+	}
+	if min := time.Duration(peers-burst) * time.Second / rate; time.Since(start) < min*9/10 {
+		t.Fatalf("%d upgrades in %v; the rate allows them in %v at the earliest", peers, time.Since(start), min)
+	}
+	if n := len(s.Peers()); n != peers {
+		t.Fatalf("%d peers", n)
+	}
+}

@@ -97,3 +97,39 @@ type relayTarget struct {
 	id int32
 	tr transport
 }
+
+// announce tells the admitted peers about p and p about them (ADD_PEER both ways); sc.mu is
+// held. The notice to the others is encoded once, p's list in one allocation, and all are sent
+// lazily, so that a burst of admissions costs each peer a few writes rather than one per
+// notice: admission is O(peers) in bytes and cheap in CPU.
+func (sc *scene) announce(p *Peer) {
+	if len(sc.peers) == 0 {
+		return
+	}
+	sc.notify(AppendSys(nil, SysAddPeer, p.id, nil))
+	list := make([]byte, 0, sysCmdSize*len(sc.peers))
+	for id := range sc.peers {
+		start := len(list)
+		list = AppendSys(list, SysAddPeer, id, nil)
+		sc.writeLazy(p.tr, p.id, list[start:len(list):len(list)])
+	}
+}
+
+// notify sends pkt lazily to every admitted peer; sc.mu is held.
+func (sc *scene) notify(pkt []byte) {
+	for id, q := range sc.peers {
+		sc.writeLazy(q.tr, id, pkt)
+	}
+}
+
+// writeLazy is write for notices that may wait a few milliseconds to share a write.
+func (sc *scene) writeLazy(tr transport, to int32, pkt []byte) {
+	if tr == nil {
+		return
+	}
+	if sc.trace != nil {
+		sc.trace("out", to, pkt)
+	}
+	sc.queued.Add(int64(max(len(pkt), messageCost)))
+	tr.sendLazy(pkt)
+}

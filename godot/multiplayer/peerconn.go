@@ -31,6 +31,59 @@ type peerConn struct {
 	deadline time.Time
 	timer    *time.Timer
 	stop     <-chan struct{} // closed when the peer is closed; ends a wait
+
+	// The server writes its messages' frames itself, several to a system call (wbuf), on
+	// the peer's writer goroutine; the library writes only control frames (pong, ping, close),
+	// each with one Write. wmu keeps the two from interleaving.
+	wmu          sync.Mutex
+	wbuf         []byte
+	writeTimeout time.Duration
+}
+
+// maxBatch is the most bytes of frames gathered for one system call.
+const maxBatch = 64 << 10
+
+// Write writes a frame of the library's.
+func (c *peerConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// appendFrame adds a binary message to the batch: a server frame, FIN set, not masked.
+func (c *peerConn) appendFrame(pkt []byte) {
+	n := len(pkt)
+	switch {
+	case n < 126:
+		c.wbuf = append(c.wbuf, 0x82, byte(n))
+	case n < 1<<16:
+		c.wbuf = append(c.wbuf, 0x82, 126, byte(n>>8), byte(n))
+	default:
+		c.wbuf = append(c.wbuf, 0x82, 127, 0, 0, 0, 0, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	c.wbuf = append(c.wbuf, pkt...)
+}
+
+// flush writes the batch within the write timeout.
+func (c *peerConn) flush() error {
+	if len(c.wbuf) == 0 {
+		return nil
+	}
+	c.wmu.Lock()
+	if c.writeTimeout > 0 {
+		c.Conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	}
+	_, err := c.Conn.Write(c.wbuf)
+	if c.writeTimeout > 0 && err == nil {
+		c.Conn.SetWriteDeadline(time.Time{})
+	}
+	c.wmu.Unlock()
+	if cap(c.wbuf) > 4<<10 {
+		c.wbuf = nil // an idle peer holds no batch buffer
+	} else {
+		c.wbuf = c.wbuf[:0]
+	}
+	return err
 }
 
 // Read reads from the connection, counting the bytes against the message in progress and the
@@ -125,7 +178,15 @@ func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return w.wrap(c), brw, nil
+	// The library writes through brw.Writer: make it write through the wrapper too, once
+	// what net/http left in it (the 101 response) is out.
+	if err := brw.Writer.Flush(); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	wc := w.wrap(c)
+	brw.Writer.Reset(wc)
+	return wc, brw, nil
 }
 
 // pinger pings a peer every interval and drops it when a pong does not come within timeout. It

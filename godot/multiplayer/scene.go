@@ -15,6 +15,7 @@ import (
 // transport sends whole packets to the other end of one WebSocket connection, in order.
 type transport interface {
 	send(pkt []byte) bool       // queue pkt; false if the queue is full (the peer is then closed)
+	sendLazy(pkt []byte) bool   // as send, but pkt may wait a few ms to share a write with others
 	close(code int, why string) // queue a Close frame after the queued packets
 	// sendWait queues pkt once the queue is under half its limits, waiting for that until
 	// the transport closes or stop is closed; false if pkt was not queued.
@@ -185,10 +186,7 @@ func (sc *scene) admit(p *Peer) (after func()) {
 	p.pending = false
 	p.admitted = true
 	if sc.relay && sc.self == 1 {
-		for id, q := range sc.peers {
-			sc.write(q.tr, id, AppendSys(nil, SysAddPeer, p.id, nil))
-			sc.write(p.tr, p.id, AppendSys(nil, SysAddPeer, id, nil))
-		}
+		sc.announce(p)
 	}
 	sc.peers[p.id] = p
 	if sc.onConnect == nil {
@@ -215,9 +213,7 @@ func (sc *scene) removePeer(p *Peer) {
 	if wasAdmitted {
 		delete(sc.peers, p.id)
 		if sc.relay && sc.self == 1 {
-			for id, q := range sc.peers {
-				sc.write(q.tr, id, AppendSys(nil, SysDelPeer, p.id, nil))
-			}
+			sc.notify(AppendSys(nil, SysDelPeer, p.id, nil))
 		}
 	}
 	sc.mu.Unlock()

@@ -24,6 +24,9 @@ const (
 	DefaultMaxConns = 4096
 	// DefaultMaxConnsPerIP bounds the connections from one source address.
 	DefaultMaxConnsPerIP = 64
+	// DefaultAcceptRate and DefaultAcceptBurst bound the upgrades per second.
+	DefaultAcceptRate  = 200
+	DefaultAcceptBurst = 200
 	// DefaultAuthTimeout is SceneMultiplayer's default auth_timeout.
 	DefaultAuthTimeout = 3 * time.Second
 	// DefaultMaxQueuePackets is the per-peer outgoing queue, in packets (the engine's
@@ -122,6 +125,13 @@ type Server struct {
 	// MaxConnsPerIP bounds the connections from one source IP address; more are refused with
 	// 503, so that one host cannot take every slot of MaxConns. 0 means DefaultMaxConnsPerIP.
 	MaxConnsPerIP int
+	// AcceptRate bounds the upgrades per second, with bursts of AcceptBurst: every admission
+	// costs each connected peer an ADD_PEER (and every departure a DEL_PEER), so the rate
+	// bounds that work per second. An upgrade over the rate waits for its turn, up to a
+	// second; longer, it is refused with 503. 0 means DefaultAcceptRate (200) and
+	// DefaultAcceptBurst (200); AcceptRate NoLimit sets none.
+	AcceptRate  int
+	AcceptBurst int
 	// MaxQueuePackets bounds each peer's outgoing queue in packets; a peer whose queue is full is
 	// dropped (it does not read, so no Close handshake is attempted). 0 means DefaultMaxQueuePackets.
 	MaxQueuePackets int
@@ -169,6 +179,7 @@ type Server struct {
 	mu      sync.Mutex
 	conns   map[int32]*serverConn // every connection, admitted or not
 	perIP   map[string]int        // connections by source IP
+	accepts *budget               // AcceptRate, guarded by mu
 	closing bool
 	wg      sync.WaitGroup
 	hs      []*http.Server // the servers Serve runs
@@ -193,6 +204,7 @@ func (s *Server) init() error {
 		}
 		s.conns = map[int32]*serverConn{}
 		s.perIP = map[string]int{}
+		s.accepts = newBudget(rateLimit(s.AcceptRate, DefaultAcceptRate), rateLimit(s.AcceptBurst, DefaultAcceptBurst))
 	})
 	return s.initErr
 }
@@ -313,6 +325,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "too many connections from your address", http.StatusServiceUnavailable)
 		return
 	}
+	if wait := s.accepts.take(time.Now(), 1); wait > time.Second {
+		s.accepts.take(time.Now(), -1) // give the turn back
+		s.mu.Unlock()
+		http.Error(w, "too many connections, try again", http.StatusServiceUnavailable)
+		return
+	} else if wait > 0 {
+		s.mu.Unlock()
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+			s.mu.Lock()
+			s.accepts.take(time.Now(), -1)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		if s.perIP[ip] >= limit(s.MaxConnsPerIP, DefaultMaxConnsPerIP) || len(s.conns) >= limit(s.MaxConns, DefaultMaxConns) {
+			s.mu.Unlock()
+			http.Error(w, "too many peers", http.StatusServiceUnavailable)
+			return
+		}
+	}
 	s.perIP[ip]++
 	id := s.newID(r)
 	s.conns[id] = nil // reserve the id
@@ -331,7 +370,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var pc *peerConn
 	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
 	hw := &hijackWriter{ResponseWriter: w, wrap: func(nc net.Conn) net.Conn {
-		pc = &peerConn{Conn: nc, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout),
+		pc = &peerConn{Conn: nc, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout), writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
 			msgBudget: int64(min(maxMsg, 1<<40))*2 + 1024,
 			b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
 		return pc
@@ -343,7 +382,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(int64(maxMsg))
-	tr := newWSTransport(c, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
+	tr := newWSTransport(c, pc, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
 		timeout(s.WriteTimeout, DefaultWriteTimeout))
 	if pc != nil {
 		pc.mu.Lock()
