@@ -9,8 +9,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// wsTransport writes packets to one WebSocket connection from its own goroutine, in order, each
-// as one binary message. A full queue (in packets or in bytes) drops the connection: the engine
+// wsTransport writes packets to one WebSocket connection from a goroutine of its own, in order,
+// each as one binary message. The goroutine runs while there is something to write, so an idle
+// peer has none. A full queue (in packets or in bytes) drops the connection: the engine
 // would drop the packet, which would leave the path cache of both ends out of step, and a peer
 // that does not read would not complete a Close handshake either.
 //
@@ -27,15 +28,16 @@ type wsTransport struct {
 	head       int
 	queued     int           // bytes in queue[head:]
 	peakQueued int           // the most bytes ever queued (tests)
-	wake       chan struct{} // signalled when a packet is queued or the transport closes
+	running    bool          // a writer goroutine is running
+	finished   bool          // the writer has sent the Close frame; done is closed
 	drained    chan struct{} // closed when the queue falls under a quarter of its limits; nil if nobody waits
 
-	done      chan struct{} // closed when the writer ends
+	done      chan struct{} // closed when the writer has ended after close
 	closeOnce sync.Once
 	closed    chan struct{} // closed by close(); the writer then sends the Close frame
 	closeCode websocket.StatusCode
 	closeWhy  string
-	ctx       context.Context // canceled by timer when a write takes too long
+	ctx       context.Context // canceled by timer when a write takes too long (client)
 	timer     *time.Timer
 
 	pc        *peerConn   // the server peer's connection, to batch writes; nil on a client
@@ -48,15 +50,22 @@ const lazyDelay = 20 * time.Millisecond
 
 func newWSTransport(c *websocket.Conn, pc *peerConn, maxPackets, maxBytes int, writeTimeout time.Duration) *wsTransport {
 	t := &wsTransport{c: c, pc: pc, maxPackets: maxPackets, maxBytes: maxBytes, writeTimeout: writeTimeout,
-		wake: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}), ctx: context.Background()}
-	if writeTimeout > 0 {
+		done: make(chan struct{}), closed: make(chan struct{}), ctx: context.Background()}
+	if writeTimeout > 0 && pc == nil { // a server peer's writes have the connection's deadline
 		ctx, cancel := context.WithCancel(context.Background())
 		t.ctx = ctx
 		t.timer = time.AfterFunc(time.Hour, cancel)
 		t.timer.Stop()
 	}
-	go t.writer()
 	return t
+}
+
+// startLocked starts the writer unless it runs; t.mu is held.
+func (t *wsTransport) startLocked() {
+	if !t.running && !t.finished {
+		t.running = true
+		go t.writer()
+	}
 }
 
 func (t *wsTransport) send(pkt []byte) bool { return t.enqueue(pkt, false) }
@@ -81,12 +90,30 @@ func (t *wsTransport) enqueue(pkt []byte, lazy bool) bool {
 	t.queue = append(t.queue, pkt)
 	t.queued += len(pkt)
 	t.peakQueued = max(t.peakQueued, t.queued)
-	t.mu.Unlock()
-	select {
-	case t.wake <- struct{}{}:
-	default:
+	if lazy && !t.running {
+		if !t.lazyArmed {
+			t.lazyArmed = true
+			if t.lazyTimer == nil {
+				t.lazyTimer = time.AfterFunc(lazyDelay, t.wakeLazy)
+			} else {
+				t.lazyTimer.Reset(lazyDelay)
+			}
+		}
+	} else {
+		t.startLocked()
 	}
+	t.mu.Unlock()
 	return true
+}
+
+// wakeLazy starts the writer for packets sent with sendLazy.
+func (t *wsTransport) wakeLazy() {
+	t.mu.Lock()
+	t.lazyArmed = false
+	if t.head < len(t.queue) {
+		t.startLocked()
+	}
+	t.mu.Unlock()
 }
 
 // sendWait queues pkt when the queue is under half its limits (or empty), else waits until it
@@ -105,11 +132,8 @@ func (t *wsTransport) sendWait(pkt []byte, stop <-chan struct{}) bool {
 			t.queue = append(t.queue, pkt)
 			t.queued += len(pkt)
 			t.peakQueued = max(t.peakQueued, t.queued)
+			t.startLocked()
 			t.mu.Unlock()
-			select {
-			case t.wake <- struct{}{}:
-			default:
-			}
 			return true
 		}
 		if t.drained == nil {
@@ -176,6 +200,9 @@ func (t *wsTransport) close(code int, why string) {
 			// read.
 			t.c.CloseNow()
 		}
+		t.mu.Lock()
+		t.startLocked() // to send the Close frame
+		t.mu.Unlock()
 	})
 }
 
@@ -263,25 +290,29 @@ func (t *wsTransport) writeQueued() error {
 	return err
 }
 
-// writer sends queued packets; after close() it sends what was queued before and then the
-// Close frame, as wslay sends its queue before a queued Close.
+// writer sends queued packets and ends when there are none; after close() it sends what was
+// queued before and then the Close frame, as wslay sends its queue before a queued Close.
 func (t *wsTransport) writer() {
-	defer close(t.done)
 	for {
 		if err := t.writeQueued(); err != nil {
 			t.close(-1, "")
 			t.c.CloseNow()
+			t.finish()
 			return
+		}
+		t.mu.Lock()
+		if t.head < len(t.queue) {
+			t.mu.Unlock()
+			continue
 		}
 		select {
-		case <-t.wake:
-			continue
 		case <-t.closed:
-		}
-		if t.writeQueued() != nil {
-			t.c.CloseNow()
+		default:
+			t.running = false
+			t.mu.Unlock()
 			return
 		}
+		t.mu.Unlock()
 		if t.closeCode < 0 || t.closeCode == websocket.StatusPolicyViolation {
 			// A peer that does not read would not answer the Close handshake either: the
 			// library would wait 5 s for it. Drop the connection at once.
@@ -289,6 +320,18 @@ func (t *wsTransport) writer() {
 		} else {
 			t.c.Close(t.closeCode, t.closeWhy)
 		}
+		t.finish()
 		return
 	}
+}
+
+// finish marks the writer as ended for good.
+func (t *wsTransport) finish() {
+	t.mu.Lock()
+	t.finished, t.running = true, false
+	t.mu.Unlock()
+	if t.lazyTimer != nil {
+		t.lazyTimer.Stop()
+	}
+	close(t.done)
 }

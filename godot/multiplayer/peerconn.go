@@ -2,8 +2,10 @@ package multiplayer
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -162,6 +164,12 @@ func (c *peerConn) endMessage() {
 	}
 }
 
+// The buffers of a peer's connection under the WebSocket library.
+const (
+	readBufSize    = 512
+	controlBufSize = 256
+)
+
 // hijackWriter hands the WebSocket library a peerConn instead of the raw connection.
 type hijackWriter struct {
 	http.ResponseWriter
@@ -178,15 +186,23 @@ func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// The library writes through brw.Writer: make it write through the wrapper too, once
-	// what net/http left in it (the 101 response) is out.
+	// What net/http left in its writer (the 101 response) goes out now; what it read ahead
+	// of the request's end (frames a client sent at once) stays first to read.
 	if err := brw.Writer.Flush(); err != nil {
 		c.Close()
 		return nil, nil, err
 	}
+	ahead, _ := brw.Reader.Peek(brw.Reader.Buffered())
+	ahead = append([]byte(nil), ahead...)
 	wc := w.wrap(c)
-	brw.Writer.Reset(wc)
-	return wc, brw, nil
+	// Smaller buffers than net/http's 4 KiB each: the library reads frame headers through the
+	// reader (larger reads bypass it) and writes only control frames (at most 127 bytes) through
+	// the writer, each of which must reach the connection in one Write.
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(ahead), wc), max(readBufSize, len(ahead)))
+	if len(ahead) > 0 {
+		br.Peek(len(ahead)) // into the buffer, where the library looks for them
+	}
+	return wc, bufio.NewReadWriter(br, bufio.NewWriterSize(wc, controlBufSize)), nil
 }
 
 // pinger pings a peer every interval and drops it when a pong does not come within timeout. It

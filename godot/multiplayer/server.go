@@ -32,8 +32,9 @@ const (
 	// DefaultMaxQueuePackets is the per-peer outgoing queue, in packets (the engine's
 	// max_queued_packets).
 	DefaultMaxQueuePackets = 4096
-	// DefaultMaxQueueBytes bounds the bytes in a peer's outgoing queue.
-	DefaultMaxQueueBytes = 4 << 20
+	// DefaultMaxQueueBytes bounds the bytes in a peer's outgoing queue (a Godot server's
+	// outbound_buffer_size is 64 KiB).
+	DefaultMaxQueueBytes = 1 << 20
 	// DefaultWriteTimeout bounds the time one message may take to write.
 	DefaultWriteTimeout = 10 * time.Second
 	// DefaultReadTimeout bounds the time one message may take to arrive, first frame to last.
@@ -59,6 +60,13 @@ var ErrServerClosed = errors.New("multiplayer: server closed")
 // before the first request and do not change them afterwards; the zero value (with Nodes) is
 // ready to use. For every limit 0 means its default and NoLimit none; any other negative value
 // is taken as NoLimit.
+//
+// Memory: an idle peer costs the server about 10–12 KiB (one goroutine; its writer runs only
+// while there is something to write, and its buffers are released when idle). The worst case
+// per peer is MaxQueueBytes + 24 × MaxQueuePackets + 3 × MaxMessageBytes + 12 KiB (its queue
+// full, a message being read, a batch being written), 1.29 MiB with the defaults: 5.2 GiB
+// for MaxConns (4096) peers that all stop reading while the server sends to them. Lower
+// MaxQueueBytes or MaxConns to lower it.
 //
 // Callbacks and RPC handlers run on the goroutine that reads the calling peer's connection:
 // calls from one peer run in order, calls from different peers concurrently.
@@ -302,7 +310,8 @@ func (s *Server) Close() error {
 	return err
 }
 
-// ServeHTTP upgrades the request to a WebSocket and serves the peer until it disconnects.
+// ServeHTTP upgrades the request to a WebSocket and serves the peer, on a goroutine of its
+// own, until it disconnects.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.init(); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -357,7 +366,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.conns[id] = nil // reserve the id
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer s.wg.Done()
 	release := func() {
 		s.mu.Lock()
 		delete(s.conns, id)
@@ -378,9 +386,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
 	if err != nil {
 		release()
+		s.wg.Done()
 		s.sc.log.Debug("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
+	// The peer is served on a goroutine of its own: returning lets net/http's connection
+	// goroutine end and free the request, its buffers and its stack.
+	go s.serve(c, pc, id, r.RemoteAddr, release)
+}
+
+// serve serves an upgraded peer until it disconnects.
+func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string, release func()) {
+	defer s.wg.Done()
+	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
 	c.SetReadLimit(int64(maxMsg))
 	tr := newWSTransport(c, pc, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
 		timeout(s.WriteTimeout, DefaultWriteTimeout))
@@ -412,7 +430,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if closing {
 		tr.close(int(websocket.StatusGoingAway), "server shutting down")
 	}
-	sc.log.Debug("multiplayer: peer connected", "peer", id, "remote", r.RemoteAddr)
+	sc.log.Debug("multiplayer: peer connected", "peer", id, "remote", remote)
 	if pending && s.OnAuthenticating != nil {
 		s.OnAuthenticating(p)
 	}
