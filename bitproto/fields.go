@@ -280,7 +280,7 @@ func DecodeFields(r *bitstream.Reader, fields []Field) ([]Value, error) {
 	for i, f := range fields {
 		v, err := DecodeField(r, f)
 		if err != nil {
-			return vals, &Error{Path: fieldPath(i, f), BitOffset: v.Bit, Err: err}
+			return vals, &DecodeError{Path: fieldPath(i, f), Offset: int64(v.Bit / 8), BitOffset: int64(v.Bit), Err: err}
 		}
 		vals = append(vals, v)
 	}
@@ -438,7 +438,7 @@ func (v *Value) decodeBlock(r *bitstream.Reader, label string) error {
 		return err
 	}
 	if n < -1 {
-		return &bitstream.Error{BitOffset: start, Op: "Read" + strings.ToUpper(v.Field.Type.String()[:1]) + v.Field.Type.String()[1:], Err: fmt.Errorf("%w: %d", bitstream.ErrNegativeLength, n)}
+		return &bitstream.DecodeError{Offset: int64(start / 8), BitOffset: int64(start), Op: "Read" + strings.ToUpper(v.Field.Type.String()[:1]) + v.Field.Type.String()[1:], Err: fmt.Errorf("%w: %d", bitstream.ErrNegativeLength, n)}
 	}
 	v.Form = &form
 	lenText := fmt.Sprintf("length = %d", n)
@@ -530,7 +530,7 @@ func EncodeFields(w *bitstream.Writer, fields []Field, values []any) error {
 			continue
 		}
 		if err := encodeField(w, f, values[vi]); err != nil {
-			return &Error{Path: fieldPath(i, f), BitOffset: w.Len(), Err: err}
+			return &EncodeError{Path: fieldPath(i, f), Offset: int64(w.Len() / 8), BitOffset: int64(w.Len()), Err: err}
 		}
 		vi++
 	}

@@ -280,7 +280,7 @@ func TestCLIErrorTexts(t *testing.T) {
 	if code != 1 || strings.Contains(out, "error") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
-	if want := "gamewire gsf decode: bitproto: body field 2 b:int32 at bit 168: reading a compressed integer: unexpected end of input"; !strings.HasPrefix(stderr, want) {
+	if want := "gamewire gsf decode: bitproto: body field 2 b:int32 at bit 168: reading a compressed integer: truncated input"; !strings.HasPrefix(stderr, want) {
 		t.Errorf("got  %s\nwant %s", stderr, want)
 	}
 	// Fields count from 1, and no internal names.
@@ -430,7 +430,8 @@ func TestCLIReal(t *testing.T) {
 	}
 }
 
-// TestCLIDecodeLimits: --max-elements and --max-bytes reach the decoder.
+// TestCLIDecodeLimits: --max-elements and --max-alloc-bytes reach the decoder; -1 means no limit,
+// other negative values are refused.
 func TestCLIDecodeLimits(t *testing.T) {
 	// A Godot 4 Array of three ints.
 	arr := "1c000000 03000000 02000000 01000000 02000000 02000000 02000000 03000000"
@@ -442,13 +443,18 @@ func TestCLIDecodeLimits(t *testing.T) {
 	}
 	// A PackedByteArray of 4 096 bytes needs more than 1 000 bytes of memory.
 	packed := "1d000000 00100000 " + strings.Repeat("00", 4096)
-	if _, stderr, code := gw(t, packed, "godot", "decode", "--max-bytes", "1000"); code != 1 || !strings.Contains(stderr, "memory") && !strings.Contains(stderr, "alloc") {
-		t.Errorf("--max-bytes 1000: exit %d %s", code, stderr)
+	if _, stderr, code := gw(t, packed, "godot", "decode", "--max-alloc-bytes", "1000"); code != 1 || !strings.Contains(stderr, "memory") && !strings.Contains(stderr, "alloc") {
+		t.Errorf("--max-alloc-bytes 1000: exit %d %s", code, stderr)
 	}
 	if _, stderr, code := gw(t, packed, "godot", "decode", "--compact"); code != 0 {
 		t.Errorf("the default budget: exit %d %s", code, stderr)
 	}
-	if _, _, code := gw(t, arr, "godot", "decode", "--max-bytes", "-1"); code == 0 {
-		t.Error("a negative --max-bytes is accepted")
+	for _, flag := range []string{"--max-alloc-bytes", "--max-elements", "--max-depth"} {
+		if _, stderr, code := gw(t, arr, "godot", "decode", flag, "-1", "--compact"); code != 0 {
+			t.Errorf("%s -1 (no limit): exit %d %s", flag, code, stderr)
+		}
+		if _, _, code := gw(t, arr, "godot", "decode", flag, "-2"); code == 0 {
+			t.Errorf("%s -2 is accepted", flag)
+		}
 	}
 }

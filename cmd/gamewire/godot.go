@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
@@ -41,9 +42,9 @@ func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
 	f.fs.BoolVar(&f.allowObjects, "allow-objects", true, "decode full objects (false: reject them as the engine does by default)")
 	f.fs.BoolVar(&f.all, "all", false, "decode every value in the input, one after the other (e.g. several var_to_bytes results)")
 	f.fs.BoolVar(&f.legacyPath, "legacy-nodepath", false, "accept the obsolete string NodePath format that engines reject")
-	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit")
-	f.fs.IntVar(&f.maxElements, "max-elements", godot.DefaultMaxElements, "limit on the elements of a value, all containers together")
-	f.fs.IntVar(&f.maxBytes, "max-bytes", 0, "limit on the memory decoding one value allocates, in bytes (0: 24 bytes per input byte\nplus 64 KiB)")
+	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit (-1: none)")
+	f.fs.IntVar(&f.maxElements, "max-elements", godot.DefaultMaxElements, "limit on the elements of a value, all containers together (-1: none)")
+	f.fs.IntVar(&f.maxBytes, "max-alloc-bytes", 0, "limit on the memory decoding one value allocates, in bytes (0: 24 bytes per input byte\nplus 64 KiB; -1: none)")
 	f.fs.StringVar(&f.real, "real", "lossless", "the `precision` of real_t to read Godot 4 math values with, as an engine build does:\nsingle (the official builds; 64-bit components are rounded to float32), double, or lossless\n(keep what the bytes hold)")
 	f.fs.StringVar(&f.framing, "framing", "none", "the values' `framing`: none (bare Variants); streampeer or file (put_var, store_var: a\n4-byte little-endian length before each); streampeer-be (big_endian = true); packetpeerstream.\nWith a framing, every message of the input is decoded")
 	return f
@@ -72,20 +73,26 @@ func (f *godotFlags) framingValue() (godot.Framing, error) {
 	return 0, fmt.Errorf("--framing %q: want none, streampeer, file, streampeer-be or packetpeerstream", f.framing)
 }
 
-func (f *godotFlags) options() (godot.DecOptions, error) {
+// options returns the decoding mode the flags ask for.
+func (f *godotFlags) options() (godot.DecodeMode, error) {
 	d, err := godot.ParseDialect(f.dialect)
 	if err != nil {
-		return godot.DecOptions{}, err
+		return godot.DecodeMode{}, err
 	}
 	r, err := godot.ParseReal(f.real)
 	if err != nil {
-		return godot.DecOptions{}, fmt.Errorf("--real: %w", err)
+		return godot.DecodeMode{}, fmt.Errorf("--real: %w", err)
 	}
-	if f.maxElements < 0 || f.maxBytes < 0 {
-		return godot.DecOptions{}, errors.New("--max-elements and --max-bytes must not be negative")
+	for _, l := range []struct {
+		name string
+		v    int
+	}{{"max-depth", f.maxDepth}, {"max-elements", f.maxElements}, {"max-alloc-bytes", f.maxBytes}} {
+		if l.v < godot.NoLimit {
+			return godot.DecodeMode{}, fmt.Errorf("--%s %d: want a positive limit, 0 (the default) or -1 (none)", l.name, l.v)
+		}
 	}
-	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth,
-		MaxElements: f.maxElements, MaxBytes: f.maxBytes, Real: r}, nil
+	return godot.DecodeOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth,
+		MaxElements: f.maxElements, MaxAllocBytes: f.maxBytes, Real: r}.DecodeMode()
 }
 
 func (f *godotFlags) input(stdin io.Reader) ([]byte, error) {
@@ -107,7 +114,7 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 		return []variantSpan{{off: 0, data: data}}, nil
 	}
 	d, _ := godot.ParseDialect(f.dialect)
-	dec := godot.StreamOptions{Framing: fr, Dialect: d, MaxMessageSize: len(data)}.NewDecoder(bytes.NewReader(data))
+	dec := godot.StreamOptions{Framing: fr, Dialect: d, MaxMessageBytes: len(data)}.NewDecoder(bytes.NewReader(data))
 	var spans []variantSpan
 	off := 0
 	for {
@@ -119,7 +126,7 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 			switch {
 			case errors.Is(err, io.ErrUnexpectedEOF):
 				err = fmt.Errorf("%s message at byte %d: truncated: the input ends inside its length prefix or before the length it announces", fr, off)
-			case errors.Is(err, godot.ErrMessageTooLarge):
+			case errors.Is(err, godot.ErrTooLarge):
 				// The limit is the input's size: the prefix announces more than there is.
 				err = fmt.Errorf("%s message at byte %d: truncated: its length prefix announces more than the %d bytes after it (%w)", fr, off, max(len(data)-off-4, 0), err)
 			}
@@ -148,6 +155,15 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *compact {
 		indent = ""
 	}
+	// A decoded value is no deeper than the decoder allows, and never cyclic.
+	jsonDepth := opts.Options().MaxDepth
+	if jsonDepth == godot.NoLimit {
+		jsonDepth = math.MaxInt
+	}
+	jenc, err := gdjson.EncodeOptions{Dialect: opts.Options().Dialect, Indent: indent, MaxDepth: jsonDepth}.EncodeMode()
+	if err != nil {
+		return err
+	}
 	spans, serr := f.spans(data)
 	for _, sp := range spans {
 		for off := 0; off < len(sp.data); {
@@ -156,7 +172,7 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 			if err != nil {
 				return offsetError(err, start)
 			}
-			if err := gdjson.EncodeOptions(stdout, v, gdjson.Options{Dialect: opts.Dialect, Indent: indent, MaxDepth: opts.MaxDepth}); err != nil {
+			if err := jenc.Encode(stdout, v); err != nil {
 				return err
 			}
 			off += n
@@ -177,7 +193,7 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 func offsetError(err error, base int) error {
 	var de *godot.DecodeError
 	if base > 0 && errors.As(err, &de) {
-		de.Offset += base
+		de.Offset += int64(base)
 	}
 	return err
 }
@@ -202,7 +218,10 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	enc := godot.EncOptions{Dialect: d, DoublePrecision: *double, MaxDepth: *maxDepth}
+	enc, err := godot.EncodeOptions{Dialect: d, DoublePrecision: *double, MaxDepth: *maxDepth}.EncodeMode()
+	if err != nil {
+		return err
+	}
 	var b []byte
 	vals, err := gdjsonValues(text, *maxDepth)
 	if err != nil {
@@ -218,6 +237,10 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // gdjsonValues parses one or more concatenated JSON values.
 func gdjsonValues(text []byte, maxDepth int) ([]any, error) {
+	jdec, err := gdjson.DecodeOptions{MaxDepth: maxDepth}.DecodeMode()
+	if err != nil {
+		return nil, err
+	}
 	var vals []any
 	dec := newJSONSplitter(text)
 	for {
@@ -228,7 +251,7 @@ func gdjsonValues(text []byte, maxDepth int) ([]any, error) {
 		if !ok {
 			break
 		}
-		v, err := gdjson.UnmarshalOptions(chunk, gdjson.Options{MaxDepth: maxDepth})
+		v, err := jdec.Unmarshal(chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +336,7 @@ explain:
 			Bytes   int              `json:"bytes"`
 			Values  []explainedValue `json:"values"`
 			Error   string           `json:"error,omitempty"`
-		}{Dialect: opts.Dialect.String(), Bytes: len(data), Values: vals}
+		}{Dialect: opts.Options().Dialect.String(), Bytes: len(data), Values: vals}
 		if out.Values == nil {
 			out.Values = []explainedValue{}
 		}
@@ -325,7 +348,7 @@ explain:
 		}
 		return xerr
 	}
-	fmt.Fprintf(stdout, "%s Variant, %d bytes\n", opts.Dialect, len(data))
+	fmt.Fprintf(stdout, "%s Variant, %d bytes\n", opts.Options().Dialect, len(data))
 	for i, ev := range vals {
 		if len(vals) > 1 {
 			fmt.Fprintf(stdout, "\nvalue %d at byte %d, %d bytes\n", i+1, ev.Offset, ev.Len)
