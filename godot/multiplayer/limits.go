@@ -82,6 +82,11 @@ func (sc *scene) relayTo(from *Peer, targets []relayTarget, pkt []byte) {
 			sc.trace("out", q.id, pkt)
 		}
 		sc.queued.Add(int64(max(len(pkt), messageCost)))
+		if ms, ok := q.tr.(modeSender); ok {
+			// Relayed as it came, as SceneMultiplayer relays with the packet's mode and channel.
+			ms.sendMode(pkt, from.inMode)
+			continue
+		}
 		if !q.tr.sendWait(pkt, stop) {
 			select {
 			case <-stop:

@@ -55,6 +55,7 @@ type scene struct {
 
 	queued   atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
 	refusals *refusalLog  // logs refused packets within a budget the input pays for
+	mode     packetMode   // the transfer mode and channel of what is being sent (guarded by mu)
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
@@ -92,6 +93,7 @@ type Peer struct {
 	authFailed  bool // peer_authentication_failed was reported
 	authTimer   *time.Timer
 	connectedAt time.Time
+	inMode      packetMode // how the packet being handled came (ENet); its reader's only
 }
 
 // ID returns the peer's unique id (1 for the server).
@@ -133,6 +135,10 @@ func (sc *scene) write(tr transport, to int32, pkt []byte) {
 		sc.trace("out", to, pkt)
 	}
 	sc.queued.Add(int64(max(len(pkt), messageCost)))
+	if ms, ok := tr.(modeSender); ok {
+		ms.sendMode(pkt, sc.mode)
+		return
+	}
 	tr.send(pkt)
 }
 
@@ -621,6 +627,8 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 			sc.sendCommand(q.id, AppendSimplifyPath(nil, n.checksum, id, n.path))
 		}
 	}
+	sc.mode = packetMode{m.Transfer, m.Channel} // for a transport that carries them (ENet)
+	defer func() { sc.mode = packetMode{} }()
 	for _, q := range targets {
 		switch {
 		case allConfirmed:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/gamewire/gamewire/enet"
 )
 
 // Defaults of the Server's and Client's limits.
@@ -190,12 +191,14 @@ type Server struct {
 	accepts *budget               // AcceptRate, guarded by mu
 	closing bool
 	wg      sync.WaitGroup
-	hs      []*http.Server // the servers Serve runs
+	hs        []*http.Server // the servers Serve runs
+	enetHosts []*enet.Host   // the hosts ServeENet serves
 }
 
 type serverConn struct {
-	peer *Peer
-	tr   *wsTransport
+	peer     *Peer
+	tr       transport
+	closeNow func() // drops the connection at once
 }
 
 func (s *Server) init() error {
@@ -424,7 +427,7 @@ func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string,
 	pending := p.pending
 	sc.mu.Unlock()
 	s.mu.Lock()
-	s.conns[id] = &serverConn{peer: p, tr: tr}
+	s.conns[id] = &serverConn{peer: p, tr: tr, closeNow: func() { c.CloseNow() }}
 	closing := s.closing
 	s.mu.Unlock()
 	if closing {
@@ -568,6 +571,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, hs := range s.hs {
 		hs.Close() // the listeners; upgraded connections are hijacked and closed below
 	}
+	hosts := s.enetHosts
 	conns := make([]*serverConn, 0, len(s.conns))
 	for _, c := range s.conns {
 		if c != nil {
@@ -582,12 +586,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		for _, h := range hosts {
+			h.Close()
+		}
 		return nil
 	case <-ctx.Done():
 		for _, c := range conns {
-			c.tr.c.CloseNow()
+			c.closeNow()
 		}
 		<-done
+		for _, h := range hosts {
+			h.Close()
+		}
 		return ctx.Err()
 	}
 }
