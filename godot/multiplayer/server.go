@@ -182,15 +182,15 @@ type Server struct {
 	// Logger receives the server's logs. nil means slog.Default().
 	Logger *slog.Logger
 
-	once    sync.Once
-	initErr error
-	sc      *scene
-	mu      sync.Mutex
-	conns   map[int32]*serverConn // every connection, admitted or not
-	perIP   map[string]int        // connections by source IP
-	accepts *budget               // AcceptRate, guarded by mu
-	closing bool
-	wg      sync.WaitGroup
+	once      sync.Once
+	initErr   error
+	sc        *scene
+	mu        sync.Mutex
+	conns     map[int32]*serverConn // every connection, admitted or not
+	perIP     map[string]int        // connections by source IP
+	accepts   *budget               // AcceptRate, guarded by mu
+	closing   bool
+	wg        sync.WaitGroup
 	hs        []*http.Server // the servers Serve runs
 	enetHosts []*enet.Host   // the hosts ServeENet serves
 }
