@@ -178,8 +178,10 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port)")
 	trace := fs.String("trace", "", "write every packet to `FILE` as JSON Lines (for \"godot mp decode|explain\")")
+	transport := fs.String("transport", "websocket", "`websocket` (web exports, WebSocketMultiplayerPeer) or enet (desktop games, ENetMultiplayerPeer; UDP)")
+	generation := fs.Int("godot", 4, "Godot `version` of the clients (4)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve [--addr 127.0.0.1:PORT] [--trace FILE]\n\n"+
+		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve [--addr 127.0.0.1:PORT] [--transport websocket|enet] [--godot 4] [--trace FILE]\n\n"+
 			"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
 			"open lobby.tscn in Godot 4 and point its url at ws://ADDR.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -199,6 +201,13 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		srv.Trace = multiplayer.TraceWriter(f)
+	}
+	switch {
+	case *transport == "enet" && *generation == 4:
+		return godotMPServeENet(*addr, srv, stdout)
+	case *transport != "websocket" && *transport != "enet", *generation != 4:
+		fmt.Fprintf(stderr, "gamewire godot mp serve: --transport %s --godot %d is not supported\n", *transport, *generation)
+		return errUsage
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
