@@ -86,7 +86,7 @@ func TestBitsDecodeErrors(t *testing.T) {
 	if _, errOut, code := runCLI(t, "00", "bits", "decode"); code != 2 || !strings.Contains(errOut, "--fields is required") {
 		t.Errorf("no fields: %d %s", code, errOut)
 	}
-	if _, errOut, code := runCLI(t, "00", "bits", "decode", "--fields", "int33"); code != 1 || !strings.Contains(errOut, "unknown field type") {
+	if _, errOut, code := runCLI(t, "00", "bits", "decode", "--fields", "int33"); code != 2 || !strings.Contains(errOut, "unknown field type") {
 		t.Errorf("bad field: %d %s", code, errOut)
 	}
 	if _, _, code := runCLI(t, "00", "bits", "decode", "--nope"); code != 2 {

@@ -264,7 +264,7 @@ func TestCLIFraming(t *testing.T) {
 		!strings.Contains(stderr, "String at byte 20") {
 		t.Errorf("bad message: exit %d\n%s", code, stderr)
 	}
-	if _, stderr, code := gw(t, le, "godot", "decode", "--framing", "tcp"); code != 1 || !strings.Contains(stderr, "want none, streampeer") {
+	if _, stderr, code := gw(t, le, "godot", "decode", "--framing", "tcp"); code != 2 || !strings.Contains(stderr, "want none, streampeer") {
 		t.Errorf("bad framing: exit %d %s", code, stderr)
 	}
 	// explain reads framed input too.
@@ -334,7 +334,7 @@ func TestCLIOutputFormats(t *testing.T) {
 				t.Errorf("%s --output %s: exit %d, %q, want %q; %s", e.name, tc.output, code, out, tc.want, stderr)
 			}
 		}
-		if _, stderr, code := gw(t, stdin, append(e.args, "--output", "octal")...); code != 1 || !strings.Contains(stderr, "unknown output encoding") {
+		if _, stderr, code := gw(t, stdin, append(e.args, "--output", "octal")...); code != 2 || !strings.Contains(stderr, "unknown output encoding") {
 			t.Errorf("%s --output octal: exit %d %s", e.name, code, stderr)
 		}
 		file := filepath.Join(t.TempDir(), "out.bin")
@@ -425,7 +425,7 @@ func TestCLIReal(t *testing.T) {
 	if out, _, _ := gw(t, "05000000 0000803f 00000040", "godot", "decode", "--real", "double", "--compact"); out != `{"type":"Vector2","double":true,"value":{"x":1,"y":2}}`+"\n" {
 		t.Errorf("--real double: %s", out)
 	}
-	if _, stderr, code := gw(t, in, "godot", "decode", "--real", "half"); code != 1 || !strings.Contains(stderr, "want single, double or lossless") {
+	if _, stderr, code := gw(t, in, "godot", "decode", "--real", "half"); code != 2 || !strings.Contains(stderr, "want single, double or lossless") {
 		t.Errorf("--real half: exit %d %s", code, stderr)
 	}
 }

@@ -50,12 +50,49 @@ func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
 	return f
 }
 
+// parse parses the flags and checks their values: a bad value is a usage error.
 func (f *godotFlags) parse(args []string) error {
 	if err := parseCmdFlags(f.fs, args, 1); err != nil {
 		return err
 	}
-	_, err := f.framingValue()
+	if _, err := f.framingValue(); err != nil {
+		return err
+	}
+	if _, err := godot.ParseDialect(f.dialect); err != nil {
+		return asUsage("godot", err)
+	}
+	_, err := f.options()
 	return err
+}
+
+// dialectGiven reports whether --godot was on the command line.
+func (f *godotFlags) dialectGiven() bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "godot" })
+	return given
+}
+
+// godot3Hint returns a hint when decoding data failed under the default dialect and the bytes
+// decode as Godot 3: what a Godot 3 engine wrote, read as Godot 4 (the dialects number their
+// types differently).
+func (f *godotFlags) godot3Hint(data []byte) string {
+	if f.dialectGiven() {
+		return ""
+	}
+	o, err := f.options()
+	if err != nil {
+		return ""
+	}
+	g3 := o.Options()
+	g3.Dialect = godot.Godot3
+	m, err := g3.DecodeMode()
+	if err != nil {
+		return ""
+	}
+	if _, _, err := m.Decode(data); err != nil {
+		return ""
+	}
+	return " (these bytes decode as Godot 3: try --godot 3)"
 }
 
 // framingValue reads --framing; none is godot.FramingPacket, whose messages are bare Variants.
@@ -70,25 +107,25 @@ func (f *godotFlags) framingValue() (godot.Framing, error) {
 	case "packetpeerstream":
 		return godot.FramingPacketPeerStream, nil
 	}
-	return 0, fmt.Errorf("--framing %q: want none, streampeer, file, streampeer-be or packetpeerstream", f.framing)
+	return 0, usagef("--framing %q: want none, streampeer, file, streampeer-be or packetpeerstream", f.framing)
 }
 
 // options returns the decoding mode the flags ask for.
 func (f *godotFlags) options() (godot.DecodeMode, error) {
 	d, err := godot.ParseDialect(f.dialect)
 	if err != nil {
-		return godot.DecodeMode{}, err
+		return godot.DecodeMode{}, asUsage("godot", err)
 	}
 	r, err := godot.ParseReal(f.real)
 	if err != nil {
-		return godot.DecodeMode{}, fmt.Errorf("--real: %w", err)
+		return godot.DecodeMode{}, asUsage("real", err)
 	}
 	for _, l := range []struct {
 		name string
 		v    int
 	}{{"max-depth", f.maxDepth}, {"max-elements", f.maxElements}, {"max-alloc-bytes", f.maxBytes}} {
 		if l.v < godot.NoLimit {
-			return godot.DecodeMode{}, fmt.Errorf("--%s %d: want a positive limit, 0 (the default) or -1 (none)", l.name, l.v)
+			return godot.DecodeMode{}, usagef("--%s %d: want a positive limit, 0 (the default) or -1 (none)", l.name, l.v)
 		}
 	}
 	return godot.DecodeOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth,
@@ -140,9 +177,11 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	f := newGodotFlags("decode", "Decodes Godot Variant bytes (var2bytes, var_to_bytes, the payload of put_var)\ninto the lossless JSON form that \"gamewire godot encode\" turns back into the same bytes.", stderr)
 	compact := f.fs.Bool("compact", false, "print the JSON on one line")
+	jsonLines := f.fs.Bool("json", false, "print JSON Lines: each value's JSON on one line (as --compact)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	*compact = *compact || *jsonLines
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -170,6 +209,9 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 			start := sp.off + off
 			v, n, err := opts.Decode(sp.data[off:])
 			if err != nil {
+				if hint := f.godot3Hint(sp.data[off:]); hint != "" {
+					return fmt.Errorf("%w%s", offsetError(err, start), hint)
+				}
 				return offsetError(err, start)
 			}
 			if err := jenc.Encode(stdout, v); err != nil {
@@ -181,7 +223,7 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 				if sp.msg {
 					what = "in its message (the engine ignores them too)"
 				}
-				fmt.Fprintf(stderr, "gamewire godot decode: %d trailing bytes after the value at byte %d ignored %s\n", len(sp.data)-off, start, what)
+				fmt.Fprintf(notes(f.fs), "gamewire godot decode: %s after the value at byte %d ignored %s\n", plural(len(sp.data)-off, "trailing byte"), start, what)
 				break
 			}
 		}
@@ -212,7 +254,7 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	d, err := godot.ParseDialect(*dialect)
 	if err != nil {
-		return err
+		return asUsage("godot", err)
 	}
 	text, err := cliio.ReadAll(fs.Arg(0), stdin)
 	if err != nil {
@@ -220,7 +262,7 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	enc, err := godot.EncodeOptions{Dialect: d, DoublePrecision: *double, MaxDepth: *maxDepth}.EncodeMode()
 	if err != nil {
-		return err
+		return usagef("%v", err)
 	}
 	var b []byte
 	vals, err := gdjsonValues(text, *maxDepth)
@@ -329,6 +371,8 @@ explain:
 	}
 	if xerr == nil {
 		xerr = serr
+	} else if hint := f.godot3Hint(data); hint != "" {
+		xerr = fmt.Errorf("%w%s", xerr, hint)
 	}
 	if *asJSON {
 		out := struct {
@@ -348,10 +392,10 @@ explain:
 		}
 		return xerr
 	}
-	fmt.Fprintf(stdout, "%s Variant, %d bytes\n", opts.Options().Dialect, len(data))
+	fmt.Fprintf(stdout, "%s Variant, %s\n", opts.Options().Dialect, plural(len(data), "byte"))
 	for i, ev := range vals {
 		if len(vals) > 1 {
-			fmt.Fprintf(stdout, "\nvalue %d at byte %d, %d bytes\n", i+1, ev.Offset, ev.Len)
+			fmt.Fprintf(stdout, "\nvalue %d at byte %d, %s\n", i+1, ev.Offset, plural(ev.Len, "byte"))
 		}
 		fields := make([]godot.Field, len(ev.Fields))
 		for j, fl := range ev.Fields {
