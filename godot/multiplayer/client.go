@@ -64,6 +64,7 @@ type Client struct {
 	server   *Peer
 	tr       transport
 	closeNow func() // drops the connection at once
+	admitted func() // the callbacks of admitting the server, run by run
 
 	connectedOnce sync.Once
 	connected     chan struct{}
@@ -132,18 +133,18 @@ func newClient(id int32, tr transport, opts *ClientOptions) (*Client, error) {
 	c.sc.maxPacket = limit(opts.MaxMessageBytes, DefaultMaxMessageBytes)
 	c.server = c.sc.newPeer(1, tr)
 	c.sc.server = c.server
+	c.sc.mu.Lock()
+	c.admitted = c.sc.addPeer(c.server) // before Dial returns: SendAuth may follow at once
+	c.sc.mu.Unlock()
 	return c, nil
 }
 
-// run admits the server, reads with read until the connection ends, and then forgets every
+// run runs the callbacks of admitting the server, reads with read until the connection ends, and then forgets every
 // peer; end runs between the two.
 func (c *Client) run(read, end func()) {
 	defer close(c.done)
-	c.sc.mu.Lock()
-	after := c.sc.addPeer(c.server)
-	c.sc.mu.Unlock()
-	if after != nil {
-		after()
+	if c.admitted != nil {
+		c.admitted()
 	}
 	read()
 	end()

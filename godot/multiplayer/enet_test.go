@@ -166,3 +166,40 @@ func TestENetChannelMap(t *testing.T) {
 		}
 	}
 }
+
+// TestENetAuth (issue 23 §3): authentication over ENet: the client sends its secret with
+// send_auth, the server checks it and both complete; a call made after that is handled.
+func TestENetAuth(t *testing.T) {
+	called := make(chan int32, 1)
+	n := MustNode("Main", RPC{Name: "hello", Mode: ModeAnyPeer, Handler: func(p *Peer) { called <- p.ID() }})
+	s := &Server{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {
+		if string(data) == "secret" {
+			p.CompleteAuth()
+		}
+	}}
+	addr := enetServer(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := DialENet(ctx, addr, &ClientOptions{Nodes: []*Node{n}, Auth: func(p *Peer, data []byte) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if err := c.Server().SendAuth([]byte("secret")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Server().CompleteAuth(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Connected():
+	case <-ctx.Done():
+		t.Fatal("authentication did not complete")
+	}
+	if err := c.RPCID(1, n, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if id := wait(t, called); id != c.ID() {
+		t.Fatalf("called by %d", id)
+	}
+}
