@@ -9,9 +9,9 @@ const (
 	// DefaultPeerBytesPerSecond is the rate at which one peer may cost the server bytes: what it
 	// sends plus what the server queues for others while handling it (relay fan-out, the
 	// broadcasts its calls make), each message counted at least messageCost bytes.
-	DefaultPeerBytesPerSecond = 1 << 20
+	DefaultPeerBytesPerSecond = 4 << 20
 	// DefaultPeerBurstBytes is how much of that a peer may spend at once.
-	DefaultPeerBurstBytes = 256 << 10
+	DefaultPeerBurstBytes = 1 << 20
 )
 
 // messageCost is the least a received or relayed message is charged: the frame and the
