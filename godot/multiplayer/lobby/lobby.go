@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gamewire/gamewire/godot"
@@ -24,9 +25,37 @@ const MaxText = 200
 type Lobby struct {
 	mu    sync.Mutex
 	names map[int32]string
+	chat  map[int32]*chatBudget
 	node  *multiplayer.Node
 	srv   *multiplayer.Server
 	log   *slog.Logger
+}
+
+// Chat limits: every line is sent to every player, so one player's flood would fill the queues
+// of players on slow links. A player may say SayPerSecond lines a second on average, SayBurst
+// at once; more are refused (and logged within the server's log budget).
+const (
+	SayPerSecond = 5
+	SayBurst     = 20
+)
+
+// chatBudget is a player's token bucket of lines.
+type chatBudget struct {
+	tokens float64
+	last   time.Time
+}
+
+// take spends a line at now, if there is one.
+func (b *chatBudget) take(now time.Time) bool {
+	if !b.last.IsZero() {
+		b.tokens = min(SayBurst, b.tokens+now.Sub(b.last).Seconds()*SayPerSecond)
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
 }
 
 // New returns a Lobby and the multiplayer.Server that serves it; mount the server (an
@@ -35,7 +64,7 @@ func New(logger *slog.Logger) (*Lobby, *multiplayer.Server) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	l := &Lobby{names: map[int32]string{}, log: logger}
+	l := &Lobby{names: map[int32]string{}, chat: map[int32]*chatBudget{}, log: logger}
 	l.node = multiplayer.MustNode("Lobby",
 		multiplayer.RPC{Name: "join", Mode: multiplayer.ModeAnyPeer, Handler: l.join},
 		multiplayer.RPC{Name: "say", Mode: multiplayer.ModeAnyPeer, Handler: l.say},
@@ -143,9 +172,18 @@ func (l *Lobby) join(p *multiplayer.Peer, name string) error {
 func (l *Lobby) say(p *multiplayer.Peer, text string) error {
 	l.mu.Lock()
 	name, ok := l.names[p.ID()]
+	b := l.chat[p.ID()]
+	if ok && b == nil {
+		b = &chatBudget{tokens: SayBurst}
+		l.chat[p.ID()] = b
+	}
+	allowed := ok && b.take(time.Now())
 	l.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("lobby: peer %d spoke before joining", p.ID())
+	}
+	if !allowed {
+		return fmt.Errorf("lobby: peer %d says more than %d lines a second", p.ID(), SayPerSecond)
 	}
 	return l.srv.RPC(l.node, "said", p.ID(), name, clean(text))
 }
@@ -154,6 +192,7 @@ func (l *Lobby) leave(p *multiplayer.Peer) {
 	l.mu.Lock()
 	_, ok := l.names[p.ID()]
 	delete(l.names, p.ID())
+	delete(l.chat, p.ID())
 	l.mu.Unlock()
 	if ok {
 		l.srv.RPC(l.node, "left", p.ID())

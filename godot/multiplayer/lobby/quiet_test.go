@@ -83,3 +83,59 @@ func TestLobbyQuietUnderRefusal(t *testing.T) {
 	}
 	t.Logf("%d bytes in, %d bytes of log", in, log.Len())
 }
+
+// TestLobbyChatLimit: a player's chat flood is cut to SayBurst lines at once and SayPerSecond
+// after, so that it cannot fill the other players' queues; the others see no more than that.
+func TestLobbyChatLimit(t *testing.T) {
+	_, srv := lobby.New(slog.New(slog.DiscardHandler))
+	handled := make(chan struct{}) // the flood's last message, a second join, was refused
+	srv.OnError = func(p *multiplayer.Peer, err error) {
+		if strings.Contains(err.Error(), "joined twice") {
+			close(handled)
+		}
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(hs.URL, "http")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	said := make(chan string, 1000)
+	node := clientNode(said)
+	listener, err := multiplayer.Dial(ctx, url, &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{node}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close(ctx)
+	<-listener.Connected()
+	listener.RPCID(1, node, "join", "listener")
+	<-said // welcome
+	floodSaid := make(chan string, 1000)
+	floodNode := clientNode(floodSaid)
+	flood, err := multiplayer.Dial(ctx, url, &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{floodNode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer flood.Close(ctx)
+	<-flood.Connected()
+	flood.RPCID(1, floodNode, "join", "flood")
+	<-said // joined flood
+	start := time.Now()
+	for range 500 {
+		flood.RPCID(1, floodNode, "say", "spam")
+	}
+	flood.RPCID(1, floodNode, "join", "again") // refused: a marker that every say was handled
+	select {
+	case <-handled:
+	case <-ctx.Done():
+		t.Fatal("the flood was not handled")
+	}
+	listener.RPCID(1, node, "say", "done") // after every line of the flood the server sent
+	n := 0
+	for s := <-said; s != "listener: done"; s = <-said {
+		n++
+	}
+	if max := lobby.SayBurst + int(time.Since(start).Seconds()*lobby.SayPerSecond) + 1; n > max || n < lobby.SayBurst {
+		t.Fatalf("the listener got %d lines of the flood; %d to %d allowed", n, lobby.SayBurst, max)
+	}
+}
