@@ -201,3 +201,48 @@ func TestRefusalLogBudget(t *testing.T) {
 		t.Logf("%d bytes in, %d bytes of log", in, got)
 	}
 }
+
+// TestRefusalLogSummary: refusals that were not logged are summarised once they stop.
+func TestRefusalLogSummary(t *testing.T) {
+	var buf lockedLog
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	r := newRefusalLog()
+	r.income(1 << 20)
+	for range 100 {
+		r.refused(log, slog.LevelInfo, 7, ErrTruncated)
+	}
+	deadline := time.After(5 * time.Second)
+	for !strings.Contains(buf.String(), "notLogged=90") {
+		select {
+		case <-buf.wrote:
+		case <-deadline:
+			t.Fatalf("no summary:\n%s", buf.String())
+		}
+	}
+}
+
+// lockedLog is a log destination that signals each write.
+type lockedLog struct {
+	mu    sync.Mutex
+	b     strings.Builder
+	wrote chan struct{}
+	once  sync.Once
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.once.Do(func() { l.wrote = make(chan struct{}, 64) })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	select {
+	case l.wrote <- struct{}{}:
+	default:
+	}
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.once.Do(func() { l.wrote = make(chan struct{}, 64) })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -28,14 +28,23 @@ const (
 
 // refusalLog logs refused packets within a byte budget that the bytes received pay for: each
 // received byte allows one byte of log, so the log grows at most as fast as the input, plus
-// logAllowance; and at most about one line a second after a burst of ten. A refusal that finds the budget spent is counted, and the next line that is
-// written says how many were not.
+// logAllowance; and at most about one line a second after a burst of ten. A refusal that finds
+// the budget spent is counted: the next line says how many were not logged, or, if none comes,
+// a summary line a second later (when the input has paid for it).
 type refusalLog struct {
 	mu        sync.Mutex
 	tokens    int     // log bytes allowed
 	lines     *budget // log lines allowed
 	notLogged int     // refusals not logged since the last line
+	timer     *time.Timer
+	armed     bool
+	log       *slog.Logger
+	level     slog.Level
 }
+
+// summaryDelay is how long after a refusal that was not logged a summary line says how many
+// were not, if nothing was logged meanwhile and the budget allows it.
+const summaryDelay = time.Second
 
 func newRefusalLog() *refusalLog {
 	return &refusalLog{tokens: logAllowance, lines: newBudget(logLinesPerSecond, logLineBurst)}
@@ -58,6 +67,8 @@ func (r *refusalLog) refused(log *slog.Logger, level slog.Level, peer int32, err
 	r.mu.Lock()
 	if r.tokens < cost || r.lines.take(time.Now(), 1) > 0 {
 		r.notLogged++
+		r.log, r.level = log, level
+		r.armLocked()
 		r.mu.Unlock()
 		return
 	}
@@ -70,6 +81,42 @@ func (r *refusalLog) refused(log *slog.Logger, level slog.Level, peer int32, err
 		return
 	}
 	log.Log(context.Background(), level, "multiplayer: packet refused", "peer", peer, "err", text)
+}
+
+// armLocked schedules a summary; r.mu is held.
+func (r *refusalLog) armLocked() {
+	if r.armed {
+		return
+	}
+	r.armed = true
+	if r.timer == nil {
+		r.timer = time.AfterFunc(summaryDelay, r.summary)
+	} else {
+		r.timer.Reset(summaryDelay)
+	}
+}
+
+// summary logs how many refusals were not logged, when the budget allows; else it waits
+// another summaryDelay (more input pays for it).
+func (r *refusalLog) summary() {
+	const cost = logLineCost
+	r.mu.Lock()
+	r.armed = false
+	n := r.notLogged
+	if n == 0 {
+		r.mu.Unlock()
+		return
+	}
+	if r.tokens < cost {
+		r.armLocked()
+		r.mu.Unlock()
+		return
+	}
+	r.tokens -= cost
+	r.notLogged = 0
+	log, level := r.log, r.level
+	r.mu.Unlock()
+	log.Log(context.Background(), level, "multiplayer: packets refused and not logged", "notLogged", n)
 }
 
 // truncateText cuts s to at most n bytes on a rune boundary, marking the cut.
