@@ -3,6 +3,7 @@ package multiplayer
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"testing"
 	"time"
 
@@ -202,4 +203,57 @@ func TestENetAuth(t *testing.T) {
 	if id := wait(t, called); id != c.ID() {
 		t.Fatalf("called by %d", id)
 	}
+}
+
+// TestENetRelayBurst (issue 21 item 1 over ENet): a plain ENet peer relays 20 000 reliable
+// packets to everyone as fast as it can; the 5 Go clients that read over ENet are not dropped
+// and get every packet, in order.
+func TestENetRelayBurst(t *testing.T) {
+	const readers = 5
+	burst := 20000
+	if raceEnabled {
+		burst = 2000
+	}
+	s := &Server{OnError: func(*Peer, error) {}}
+	addr := enetServer(t, s)
+	rs := make([]*burstReader, readers)
+	for i := range rs {
+		r := &burstReader{want: uint32(burst), done: make(chan struct{})}
+		r.c = dialENet(t, addr, &ClientOptions{OnBytes: r.onBytes, OnDisconnect: r.onDisconnect})
+		rs[i] = r
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := enet.Dial(ctx, "udp", addr, &enet.DialOptions{Channels: 255, Data: 777})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			if _, err := p.Receive(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	var seq [4]byte
+	start := time.Now()
+	for i := range burst {
+		binary.LittleEndian.PutUint32(seq[:], uint32(i))
+		if err := p.Send(0, AppendSys(nil, SysRelay, 0, AppendRaw(nil, seq[:])), enet.Reliable); err != nil {
+			t.Fatalf("burst packet %d: %v", i, err)
+		}
+	}
+	for i, r := range rs {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+		}
+		r.mu.Lock()
+		got, bad, gone := r.next, r.bad, r.gone
+		r.mu.Unlock()
+		if bad != "" || gone || got != uint32(burst) {
+			t.Fatalf("reader %d: %d of %d packets, %q, dropped %v", i, got, burst, bad, gone)
+		}
+	}
+	t.Logf("%d packets to %d readers in %v", burst, readers, time.Since(start))
 }
