@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -249,4 +250,32 @@ func TestAcceptRate(t *testing.T) {
 	if n := len(s.Peers()); n != peers {
 		t.Fatalf("%d peers", n)
 	}
+}
+
+// TestVarServerConnsPerIP: a VarServer bounds the connections from one address too.
+func TestVarServerConnsPerIP(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	s := &VarServer{MaxConnsPerIP: 2, Handler: func(ctx context.Context, c *VarConn) { <-hold }}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	url := "ws" + strings.TrimPrefix(hs.URL, "http")
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}
+	for i := range 3 {
+		c, _, err := upgradeRaw(t, url, local)
+		if i < 2 {
+			if err != nil {
+				t.Fatalf("connection %d: %v", i, err)
+			}
+			defer c.Close()
+		} else if err == nil {
+			c.Close()
+			t.Fatal("a third connection from one address was accepted")
+		}
+	}
+	c, _, err := upgradeRaw(t, url, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)})
+	if err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+	c.Close()
 }
