@@ -178,11 +178,8 @@ type hijackWriter struct {
 
 // Hijack implements http.Hijacker.
 func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	hj, ok := w.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("multiplayer: the http.ResponseWriter cannot be hijacked")
-	}
-	c, brw, err := hj.Hijack()
+	// ResponseController follows Unwrap through middleware, as the WebSocket library does.
+	c, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
