@@ -159,7 +159,7 @@ func (t *wsTransport) next() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.head == len(t.queue) {
-		if cap(t.queue) > 64 {
+		if cap(t.queue) > 16 {
 			t.queue = nil // an idle peer holds no queue
 		} else {
 			t.queue = t.queue[:0]
