@@ -80,7 +80,7 @@ func (c *peerConn) flush() error {
 		c.Conn.SetWriteDeadline(time.Time{})
 	}
 	c.wmu.Unlock()
-	if cap(c.wbuf) > 4<<10 {
+	if cap(c.wbuf) > 2<<10 {
 		c.wbuf = nil // an idle peer holds no batch buffer
 	} else {
 		c.wbuf = c.wbuf[:0]

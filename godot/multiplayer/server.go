@@ -62,7 +62,7 @@ var ErrServerClosed = errors.New("multiplayer: server closed")
 // ready to use. For every limit 0 means its default and NoLimit none; any other negative value
 // is taken as NoLimit.
 //
-// Memory: an idle peer costs the server about 5–13 KB (one goroutine; its writer runs only
+// Memory: an idle peer costs the server about 5–12 KB (one goroutine; its writer runs only
 // while there is something to write, and its buffers are released when idle). The worst case
 // per peer is MaxQueueBytes + 24 × MaxQueuePackets + 3 × MaxMessageBytes + 12 KiB (its queue
 // full, a message being read, a batch being written), 1.29 MiB with the defaults: 5.2 GiB
