@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -202,47 +203,24 @@ func TestRefusalLogBudget(t *testing.T) {
 	}
 }
 
-// TestRefusalLogSummary: refusals that were not logged are summarised once they stop.
+// TestRefusalLogSummary: refusals that were not logged are summarised a second after they
+// stop (in a synctest bubble: the second passes at once).
 func TestRefusalLogSummary(t *testing.T) {
-	var buf lockedLog
-	log := slog.New(slog.NewTextHandler(&buf, nil))
-	r := newRefusalLog()
-	r.income(1 << 20)
-	for range 100 {
-		r.refused(log, slog.LevelInfo, 7, ErrTruncated)
-	}
-	deadline := time.After(5 * time.Second)
-	for !strings.Contains(buf.String(), "notLogged=90") {
-		select {
-		case <-buf.wrote:
-		case <-deadline:
-			t.Fatalf("no summary:\n%s", buf.String())
+	synctest.Test(t, func(t *testing.T) {
+		var buf strings.Builder
+		log := slog.New(slog.NewTextHandler(&buf, nil))
+		r := newRefusalLog()
+		r.income(1 << 20)
+		for range 100 {
+			r.refused(log, slog.LevelInfo, 7, ErrTruncated)
 		}
-	}
-}
-
-// lockedLog is a log destination that signals each write.
-type lockedLog struct {
-	mu    sync.Mutex
-	b     strings.Builder
-	wrote chan struct{}
-	once  sync.Once
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.once.Do(func() { l.wrote = make(chan struct{}, 64) })
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	select {
-	case l.wrote <- struct{}{}:
-	default:
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.once.Do(func() { l.wrote = make(chan struct{}, 64) })
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+		if strings.Contains(buf.String(), "notLogged") {
+			t.Fatalf("a summary before the second:\n%s", buf.String())
+		}
+		time.Sleep(summaryDelay)
+		synctest.Wait()
+		if !strings.Contains(buf.String(), "notLogged=90") {
+			t.Fatalf("no summary of the 90 refusals not logged:\n%s", buf.String())
+		}
+	})
 }
