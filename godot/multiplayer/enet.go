@@ -250,7 +250,10 @@ func DialENet(ctx context.Context, addr string, opts *ClientOptions) (*Client, e
 	if opts == nil {
 		opts = &ClientOptions{}
 	}
-	id := int32(rand.Uint32()&0x7fffffff) | 2
+	id := int32(0)
+	for id < 2 { // generate_unique_id: 31 random bits, not 0 or 1
+		id = int32(rand.Uint32() & 0x7fffffff)
+	}
 	dopts := &enet.DialOptions{Channels: 255, Data: uint32(id)}
 	if opts.ENet != nil {
 		dopts.HostOptions = *opts.ENet
