@@ -166,9 +166,12 @@ var mpServeStarted = func(addr string) {}
 func godotMPServe(args []string, stdout, stderr io.Writer) error {
 	fs := newCmdFlags("godot", "mp serve", "",
 		"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
-			"open lobby.tscn in Godot 4 and point its url at ws://ADDR. Ctrl-C stops it.", stderr)
+			"open lobby.tscn in Godot 4 and point its url at ws://ADDR; with --transport enet,\n"+
+			"desktop clients connect with ENetMultiplayerPeer.create_client(HOST, PORT). Ctrl-C stops it.", stderr)
 	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port; port 0 picks a free one)")
 	trace := fs.String("trace", "", "write every packet to `FILE` as JSON Lines (for \"godot mp decode|explain\")")
+	transport := fs.String("transport", "websocket", "`websocket` (web exports, WebSocketMultiplayerPeer) or enet (desktop games, ENetMultiplayerPeer; UDP)")
+	generation := fs.Int("godot", 4, "Godot `version` of the clients (4)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -181,6 +184,12 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		srv.Trace = multiplayer.TraceWriter(f)
+	}
+	switch {
+	case *transport == "enet" && *generation == 4:
+		return godotMPServeENet(*addr, srv, stdout)
+	case *transport != "websocket" && *transport != "enet", *generation != 4:
+		return usagef("--transport %s --godot %d is not supported (websocket or enet, Godot 4)", *transport, *generation)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
