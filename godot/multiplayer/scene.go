@@ -46,6 +46,8 @@ type scene struct {
 	cacheIDs  map[string]uint32 // node path → our cache id, kept for all peers
 	peers     map[int32]*Peer   // admitted peers ("connected_peers")
 	server    *Peer             // on a client: peer 1's transport
+	repl      *replicator       // on a server that replicates: spawns and synchronizers
+	templates []*template       // node templates (AddTemplate)
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
@@ -182,6 +184,9 @@ func (sc *scene) admit(p *Peer) (after func()) {
 		}
 	}
 	sc.peers[p.id] = p
+	if sc.repl != nil {
+		sc.repl.onPeerAdd(p.id)
+	}
 	if sc.onConnect == nil {
 		return nil
 	}
@@ -209,6 +214,9 @@ func (sc *scene) removePeer(p *Peer) {
 			for id, q := range sc.peers {
 				sc.write(q.tr, id, AppendSys(nil, SysDelPeer, p.id, nil))
 			}
+		}
+		if sc.repl != nil {
+			sc.repl.onPeerRemove(p.id)
 		}
 	}
 	sc.mu.Unlock()
@@ -445,6 +453,12 @@ func (sc *scene) processPacket(p *Peer, pkt []byte) error {
 	case CmdSys:
 		return nil // ignored inside RELAY, as _process_packet does
 	default:
+		sc.mu.Lock()
+		r := sc.repl
+		sc.mu.Unlock()
+		if r != nil {
+			return r.receive(p, pkt)
+		}
 		return perr(cmd, 0, ErrReplication, "")
 	}
 }
@@ -462,7 +476,7 @@ func (sc *scene) processSimplify(p *Peer, pkt []byte) error {
 	if _, dup := p.remote[sp.CacheID]; dup {
 		return perr(CmdSimplifyPath, 34, ErrDuplicateCacheID, "id %d", sp.CacheID)
 	}
-	n := sc.nodes[sp.Path]
+	n := sc.nodeLocked(sp.Path)
 	if n == nil {
 		return perr(CmdSimplifyPath, simplifyHead, ErrUnknownNode, "%q", sp.Path)
 	}
@@ -514,7 +528,9 @@ func (sc *scene) processRPC(p *Peer, pkt []byte) error {
 	}
 	var n *Node
 	if rc.HasPath {
-		n = sc.nodes[rc.Path]
+		sc.mu.Lock()
+		n = sc.nodeLocked(rc.Path)
+		sc.mu.Unlock()
 		if n == nil {
 			return perr(CmdRemoteCall, int(rc.NodeID&^pathFlag), ErrUnknownNode, "%q", rc.Path)
 		}

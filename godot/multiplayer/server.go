@@ -65,6 +65,10 @@ type Server struct {
 	// Encoding: allow_object_decoding, and the double-precision form of real_t types.
 	Encoding Encoding
 
+	// Replication: the replication tick and packet sizes (see AddSpawner, Spawn and
+	// AddSynchronizer).
+	Replication Replication
+
 	// Auth, when set, is the auth_callback: every new peer must authenticate before it is
 	// connected. It receives the data a peer sends with send_auth; call Peer.SendAuth to answer
 	// and Peer.CompleteAuth to accept.
