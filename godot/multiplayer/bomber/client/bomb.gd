@@ -1,0 +1,3 @@
+extends Node2D
+
+var from_player := 0
