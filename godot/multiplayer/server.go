@@ -65,8 +65,10 @@ type Server struct {
 	// Encoding: allow_object_decoding, and the double-precision form of real_t types.
 	Encoding Encoding
 
-	// Replication: the replication tick and packet sizes (see AddSpawner, Spawn and
+	// Spawners are the spawners whose authority is the server (more can be added with
+	// AddSpawner); Replication holds the replication tick and packet sizes (see Spawn and
 	// AddSynchronizer).
+	Spawners    []*Spawner
 	Replication Replication
 
 	// Auth, when set, is the auth_callback: every new peer must authenticate before it is
@@ -149,6 +151,9 @@ func (s *Server) init() error {
 			s.sc.maxPacket = orDefault(s.MaxPacketSize, DefaultMaxPacketSize)
 		}
 		s.conns = map[int32]*serverConn{}
+		if s.initErr == nil {
+			s.initErr = s.initReplication()
+		}
 	})
 	return s.initErr
 }

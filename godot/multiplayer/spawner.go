@@ -56,9 +56,14 @@ func (s *Server) replicator() (*replicator, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
+	s.sc.mu.Lock()
+	defer s.sc.mu.Unlock()
+	return s.replicatorLocked(), nil
+}
+
+// replicatorLocked is replicator with sc.mu held and the server initialised.
+func (s *Server) replicatorLocked() *replicator {
 	sc := s.sc
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
 	if sc.repl == nil {
 		sc.repl = newReplicator(sc, s.Replication)
 		if s.Replication.TickInterval != NoTick {
@@ -66,7 +71,23 @@ func (s *Server) replicator() (*replicator, error) {
 			go s.ticker(sc.repl, orDefault(s.Replication.TickInterval, DefaultTickInterval))
 		}
 	}
-	return sc.repl, nil
+	return sc.repl
+}
+
+// initReplication adds the Spawners; it runs once, when the server starts.
+func (s *Server) initReplication() error {
+	if len(s.Spawners) == 0 {
+		return nil
+	}
+	s.sc.mu.Lock()
+	defer s.sc.mu.Unlock()
+	r := s.replicatorLocked()
+	for _, sp := range s.Spawners {
+		if err := s.addSpawnerLocked(r, sp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Server) ticker(r *replicator, every time.Duration) {
@@ -104,9 +125,19 @@ func (s *Server) Tick() error {
 // ---------------------------------------------------------------------------------------------
 // declarations
 
-// AddSpawner declares a spawner whose authority is the server. Entities are then spawned with
-// Spawn.
+// AddSpawner declares a spawner whose authority is the server while the server runs (the
+// Spawners field declares them up front). Entities are then spawned with Spawn.
 func (s *Server) AddSpawner(sp *Spawner) error {
+	r, err := s.replicator()
+	if err != nil {
+		return err
+	}
+	s.sc.mu.Lock()
+	defer s.sc.mu.Unlock()
+	return s.addSpawnerLocked(r, sp)
+}
+
+func (s *Server) addSpawnerLocked(r *replicator, sp *Spawner) error {
 	if sp.Path == "" || sp.SpawnPath == "" {
 		return errors.New("multiplayer: a spawner needs its Path and SpawnPath")
 	}
@@ -123,17 +154,11 @@ func (s *Server) AddSpawner(sp *Spawner) error {
 			}
 		}
 	}
-	r, err := s.replicator()
-	if err != nil {
-		return err
-	}
 	n, err := NewNode(sp.Path)
 	if err != nil {
 		return err
 	}
 	sc := s.sc
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
 	if _, dup := r.spawners[sp.Path]; dup {
 		return fmt.Errorf("multiplayer: spawner %q added twice", sp.Path)
 	}

@@ -50,7 +50,8 @@ type Game struct {
 	ents    map[int32]*multiplayer.Entity
 }
 
-// New returns a game whose Server accepts web clients from any origin.
+// New returns a game whose Server accepts web clients from any origin. Its other fields may be
+// set before it serves.
 func New() (*Game, error) {
 	g := &Game{bombed: map[int32]bool{}, state: map[int32]*PlayerState{}, ents: map[int32]*multiplayer.Entity{}}
 	world, err := multiplayer.NewNode("World",
@@ -86,13 +87,8 @@ func New() (*Game, error) {
 		Scenes: []*multiplayer.Scene{{Path: "res://bomb.tscn", Synchronizers: []*multiplayer.SyncConfig{
 			{Path: "BombSync", Properties: []multiplayer.Property{{Path: ".:position", Spawn: true}, {Path: ".:from_player", Spawn: true}}},
 		}}}}
-	g.Server = &multiplayer.Server{Nodes: []*multiplayer.Node{world}, OriginPatterns: []string{"*"},
-		OnConnect: g.connect, OnDisconnect: g.disconnect}
-	for _, sp := range []*multiplayer.Spawner{g.players, g.hints, g.bombs} {
-		if err := g.Server.AddSpawner(sp); err != nil {
-			return nil, err
-		}
-	}
+	g.Server = &multiplayer.Server{Nodes: []*multiplayer.Node{world}, Spawners: []*multiplayer.Spawner{g.players, g.hints, g.bombs},
+		OriginPatterns: []string{"*"}, OnConnect: g.connect, OnDisconnect: g.disconnect}
 	return g, nil
 }
 

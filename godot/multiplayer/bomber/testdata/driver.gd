@@ -98,4 +98,62 @@ func main() -> void:
 		return
 	out("C1 players after C2 left %s" % names(w1.get_node("Players")))
 	out("ids %d %d" % [id1, id2])
+	await record()
 	out("END")
+
+# record runs the same spawns and changes on a real Godot server (a SceneMultiplayer of id 1 on
+# /root/S, connected in process to a client of id 1001 on /root/K) and prints every packet the
+# server sent: "REC <hex>".
+func record() -> void:
+	var s_root := Node.new()
+	s_root.name = "S"
+	get_tree().root.add_child(s_root)
+	var sw = load("res://world.tscn").instantiate()
+	s_root.add_child(sw)
+	var k_root := Node.new()
+	k_root.name = "K"
+	get_tree().root.add_child(k_root)
+	var kw = load("res://world.tscn").instantiate()
+	k_root.add_child(kw)
+	var smp := SceneMultiplayer.new()
+	var kmp := SceneMultiplayer.new()
+	get_tree().set_multiplayer(smp, s_root.get_path())
+	get_tree().set_multiplayer(kmp, k_root.get_path())
+	var sp = load("res://loop_peer.gd").new()
+	var kp = load("res://loop_peer.gd").new()
+	sp.id = 1
+	kp.id = 1001
+	sp.other = kp
+	kp.other = sp
+	var player = [null]
+	smp.peer_connected.connect(func(id):
+		var pl = load("res://player.tscn").instantiate()
+		pl.name = str(id)
+		pl.position = Vector2(100, 100)
+		pl.hp = 100
+		pl.label = "player %d" % id
+		sw.get_node("Players").add_child(pl, true)
+		player[0] = pl
+		var h = load("res://hint.tscn").instantiate()
+		h.name = "Hint%d" % id
+		h.editor_description = "only for %d" % id
+		h.get_node("HintSync").add_visibility_filter(func(p): return p == id)
+		sw.get_node("Hints").add_child(h, true)
+	)
+	smp.multiplayer_peer = sp
+	kmp.multiplayer_peer = kp
+	if not await until(func(): return player[0] != null, "record spawn"):
+		return
+	await get_tree().process_frame
+	await get_tree().process_frame
+	player[0].hp = 90
+	player[0].position = Vector2(110, 100)
+	await get_tree().process_frame
+	await get_tree().process_frame
+	await get_tree().process_frame
+	player[0].queue_free()
+	await get_tree().process_frame
+	await get_tree().process_frame
+	out("client sees %s" % names(kw.get_node("Players")))
+	for e in sp.sent:
+		out("REC %d %s" % [e[0], e[1].hex_encode()])
