@@ -1,0 +1,13 @@
+extends Node
+# A base script: its @rpc methods are inherited.
+
+@rpc("any_peer")
+func zeta() -> void:
+	pass
+
+@rpc
+func alpha(x) -> void:
+	pass
+
+func not_an_rpc() -> void:
+	pass
