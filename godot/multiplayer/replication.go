@@ -72,6 +72,9 @@ type Property struct {
 	Path  string
 	Spawn bool
 	Mode  ReplicationMode
+	// Default is the value the property has until it is set (the node's value in its scene
+	// or script); nil is null, which a typed property on the client refuses.
+	Default any
 }
 
 // Name returns the name the property's value goes by in Go: the part of Path after the node
@@ -169,6 +172,11 @@ func (c *SyncConfig) validate() error {
 	}
 	if c.Interval < 0 || c.DeltaInterval < 0 {
 		return fmt.Errorf("negative interval")
+	}
+	for _, p := range c.Properties {
+		if _, err := AppendCompressed(nil, p.Default); err != nil {
+			return fmt.Errorf("property %q: default: %w", p.Path, err)
+		}
 	}
 	if c.Authority < AuthorityOwner || c.Authority == 1 {
 		return fmt.Errorf("bad authority %d (AuthorityServer, AuthorityOwner or a peer id > 1)", c.Authority)

@@ -45,8 +45,13 @@ var nilVariant = []byte{0, 0, 0, 0} // the compressed form of null: a plain Nil
 func newSyncState(r *replicator, cfg *SyncConfig, e *Entity, node *Node, auth int32) *SyncState {
 	s := &SyncState{r: r, cfg: cfg, lists: listsOf(cfg), entity: e, node: node, auth: auth}
 	s.vals = make([][]byte, len(cfg.Properties))
-	for i := range s.vals {
+	for i, p := range cfg.Properties {
 		s.vals[i] = nilVariant
+		if p.Default != nil {
+			if b, err := r.sc.encoding.AppendCompressed(nil, p.Default); err == nil { // validated
+				s.vals[i] = b
+			}
+		}
 	}
 	s.watchers = make([]watcher, len(s.lists.watch))
 	return s

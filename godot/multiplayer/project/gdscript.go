@@ -26,6 +26,8 @@ type Script struct {
 	// itself) whose multiplayer authority the script sets to the peer id the node is named by:
 	// set_multiplayer_authority(str(name).to_int()).
 	OwnerAuthority []string
+
+	vars map[string]any // the defaults of its top-level variables
 }
 
 var (
@@ -38,7 +40,7 @@ var (
 
 // ParseScript parses GDScript source. path names the file in errors ("res://player.gd").
 func ParseScript(path string, src []byte) (*Script, error) {
-	s := &Script{Path: path}
+	s := &Script{Path: path, vars: scriptVars(src)}
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
 	var pending *multiplayer.RPC // an @rpc waiting for its func
 	pendingLine := 0

@@ -401,7 +401,7 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 			}
 			d.Spawners = append(d.Spawners, sp)
 		case "MultiplayerSynchronizer":
-			cfg, err := syncConfig(n, full)
+			cfg, err := p.syncConfig(n, full, nodes)
 			if err != nil {
 				return nil, err
 			}
@@ -580,7 +580,7 @@ func (p *Project) spawnable(res string) (*multiplayer.Scene, error) {
 			}
 		}
 		if n.Type == "MultiplayerSynchronizer" {
-			cfg, err := syncConfig(n, n.Path)
+			cfg, err := p.syncConfig(n, n.Path, nodes)
 			if err != nil {
 				return nil, err
 			}
@@ -596,8 +596,33 @@ func (p *Project) spawnable(res string) (*multiplayer.Scene, error) {
 	return sc, nil
 }
 
-func syncConfig(n *SceneNode, path string) (*multiplayer.SyncConfig, error) {
+// syncConfig reads the synchronizer n (one of nodes, whose paths share a base) as declared at
+// path, with each property's default: the value its node has in the scene, else its script's
+// initial value, else the engine's default for common properties.
+func (p *Project) syncConfig(n *SceneNode, path string, nodes []*SceneNode) (*multiplayer.SyncConfig, error) {
 	cfg := &multiplayer.SyncConfig{Path: path, Properties: slices.Clone(n.config)}
+	rootRel, err := nodePathProp(n, "root_path", "..")
+	if err != nil {
+		return nil, err
+	}
+	root := relPath(n.Path, rootRel)
+	for i := range cfg.Properties {
+		pr := &cfg.Properties[i]
+		nodePart, prop, _ := strings.Cut(pr.Path, ":")
+		if strings.Contains(prop, ":") {
+			continue // a sub-property: no default known
+		}
+		target := relPath(root, nodePart)
+		if target == "" {
+			target = "."
+		}
+		for _, t := range nodes {
+			if t.Path == target {
+				pr.Default = p.defaultOf(t, prop)
+				break
+			}
+		}
+	}
 	for _, k := range []struct {
 		key string
 		dst *time.Duration
@@ -614,6 +639,32 @@ func syncConfig(n *SceneNode, path string) (*multiplayer.SyncConfig, error) {
 		cfg.Visible = func(int32, *multiplayer.Entity) bool { return false }
 	}
 	return cfg, nil
+}
+
+// defaultOf returns the value property prop of node n starts with, or nil if unknown.
+func (p *Project) defaultOf(n *SceneNode, prop string) any {
+	if v, ok := n.Props[prop]; ok {
+		if x, ok := parseValue(v); ok {
+			return x
+		}
+		return nil
+	}
+	for res, depth := n.Script, 0; res != "" && depth < 64; depth++ {
+		s := p.Scripts[res]
+		if s == nil {
+			break
+		}
+		if v, ok := s.vars[prop]; ok {
+			return v
+		}
+		res = p.base(s)
+	}
+	if strings.Contains(n.Type, "3D") {
+		if v, ok := builtins3D[prop]; ok {
+			return v
+		}
+	}
+	return builtinDefaults[prop]
 }
 
 // Handle attaches a Go handler (see multiplayer.RPC) to the method of the node at path.

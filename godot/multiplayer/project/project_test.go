@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
 	"github.com/gamewire/gamewire/godot/multiplayer/bomber"
 	"github.com/gamewire/gamewire/internal/engine/godot4"
@@ -64,7 +65,7 @@ func TestBomberMatchesHandDeclarations(t *testing.T) {
 			}
 			for k, c := range sc.Synchronizers {
 				hc := hs.Synchronizers[k]
-				if c.Path != hc.Path || c.Authority != hc.Authority || !reflect.DeepEqual(c.Properties, hc.Properties) {
+				if c.Path != hc.Path || c.Authority != hc.Authority || !sameProps(c.Properties, hc.Properties) {
 					t.Errorf("synchronizer %s: %+v authority %d, the example's %s: %+v authority %d", c.Path, c.Properties, c.Authority, hc.Path, hc.Properties, hc.Authority)
 				}
 			}
@@ -129,7 +130,7 @@ func TestGame2(t *testing.T) {
 		t.Errorf("nodes with RPCs %v, want %v", paths, want)
 	}
 	if len(d.Synchronizers) != 1 || d.Synchronizers[0].Path != "Level/LevelSync" || d.Synchronizers[0].Interval != 250*time.Millisecond ||
-		!reflect.DeepEqual(d.Synchronizers[0].Properties, []multiplayer.Property{{Path: ".:editor_description", Spawn: true, Mode: multiplayer.ReplicateOnChange}}) {
+		!reflect.DeepEqual(d.Synchronizers[0].Properties, []multiplayer.Property{{Path: ".:editor_description", Spawn: true, Mode: multiplayer.ReplicateOnChange, Default: ""}}) {
 		t.Errorf("synchronizers %+v", d.Synchronizers)
 	}
 	if w := d.Where["Level/Sub/Deep/Note"]; !strings.HasSuffix(w, "level.tscn:16") {
@@ -290,5 +291,56 @@ func writeFile(t *testing.T, name, src string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sameProps compares replication configs without the defaults (the example declares none).
+func sameProps(a, b []multiplayer.Property) bool {
+	return slices.EqualFunc(a, b, func(x, y multiplayer.Property) bool {
+		return x.Path == y.Path && x.Spawn == y.Spawn && x.Mode == y.Mode
+	})
+}
+
+// TestDefaults: each replicated property starts with the value of its node in the scene, else
+// its script's initial value, else the engine's default.
+func TestDefaults(t *testing.T) {
+	p := load(t, "../bomber/client")
+	d, err := p.Instance(p.MainScene, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, sp := range d.Spawners {
+		for _, sc := range sp.Scenes {
+			for _, c := range sc.Synchronizers {
+				for _, pr := range c.Properties {
+					got[sc.Path+" "+c.Path+" "+pr.Path] = pr.Default
+				}
+			}
+		}
+	}
+	want := map[string]any{
+		"res://player.tscn ServerSync .:position":       godot.Vector2{},
+		"res://player.tscn ServerSync .:hp":             int64(0),
+		"res://player.tscn ServerSync .:label":          "",
+		"res://player.tscn Input/InputSync .:motion":    godot.Vector2{},
+		"res://player.tscn Input/InputSync .:bombing":   false,
+		"res://hint.tscn HintSync .:editor_description": "",
+		"res://bomb.tscn BombSync .:position":           godot.Vector2{},
+		"res://bomb.tscn BombSync .:from_player":        int64(0),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("defaults\n have %v\n want %v", got, want)
+	}
+	for _, c := range []struct {
+		src  string
+		want any
+	}{
+		{"Vector2(1.5, -2)", godot.Vector2{X: 1.5, Y: -2}}, {"Color(1, 0, 0)", godot.Color{R: 1, A: 1}}, {`&"x"`, godot.StringName("x")},
+		{"3", int64(3)}, {"0.5", 0.5}, {`"a\"b"`, `a"b`}, {"Vector3i(1, 2, 3)", godot.Vector3i{X: 1, Y: 2, Z: 3}},
+	} {
+		if v, ok := parseValue(c.src); !ok || !reflect.DeepEqual(v, c.want) {
+			t.Errorf("parseValue(%s) = %v, %t; want %v", c.src, v, ok, c.want)
+		}
 	}
 }
