@@ -175,6 +175,9 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 var mpServeStarted = func(addr string) {}
 
 func godotMPServe(args []string, stdout, stderr io.Writer) error {
+	if hasProjectFlag(args) {
+		return godotMPServeProject(args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("gamewire godot mp serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port)")

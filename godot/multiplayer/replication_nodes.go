@@ -40,6 +40,16 @@ func (s *Server) RemoveNode(path string) bool {
 	return true
 }
 
+// Methods returns the names of the node's RPC methods in table order: the index of a script
+// method is its id on the wire.
+func (n *Node) Methods() []string {
+	names := make([]string, len(n.methods))
+	for i, m := range n.methods {
+		names[i] = m.Name
+	}
+	return names
+}
+
 // Node returns the declared node at path (relative to /root), a node instantiated from a
 // template that matches path, or nil.
 func (s *Server) Node(path string) *Node {
