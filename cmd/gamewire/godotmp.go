@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -208,7 +207,6 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 3 * time.Second}
 	ctx, stop := serveContext()
 	defer stop()
 	go func() {
@@ -216,11 +214,10 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)
-		hs.Shutdown(sctx)
 	}()
 	fmt.Fprintf(stdout, "godot mp: lobby server on ws://%s\n", ln.Addr())
 	mpServeStarted(ln.Addr().String())
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, multiplayer.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -256,7 +256,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	notifies := make(chan []byte, 64)
 	var late chan []byte // notifies after the response, with --wait
 	var lateMu sync.Mutex
-	c, err := gsfnet.Dial(ctx, *addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+	c, err := gsfnet.Dial(ctx, *addr, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		b, err := m.Append(nil)
 		if err != nil {
 			return
@@ -271,7 +271,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		case to <- b:
 		default:
 		}
-	}))
+	}})
 	if err != nil {
 		return err
 	}

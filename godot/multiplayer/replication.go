@@ -29,17 +29,16 @@ const (
 // engine's defaults.
 type Replication struct {
 	// TickInterval is how often the server replicates (the engine's network frame: one process
-	// frame). 0 means DefaultTickInterval; NoTick means never on its own (call Server.Tick).
+	// frame). 0 means DefaultTickInterval; NoLimit (any negative value) means the server does
+	// not tick by itself: the program calls Server.Tick.
 	TickInterval time.Duration
-	// MaxSyncPacketBytes is max_sync_packet_size. 0 means DefaultMaxSyncPacketBytes.
+	// MaxSyncPacketBytes is max_sync_packet_size. 0 means DefaultMaxSyncPacketBytes; NoLimit
+	// none.
 	MaxSyncPacketBytes int
-	// MaxDeltaPacketBytes is max_delta_packet_size. 0 means DefaultMaxDeltaPacketBytes.
+	// MaxDeltaPacketBytes is max_delta_packet_size. 0 means DefaultMaxDeltaPacketBytes; NoLimit
+	// none. A SYNC larger than the server's MaxMessageBytes is never sent.
 	MaxDeltaPacketBytes int
 }
-
-// NoTick, as Replication.TickInterval, turns the server's own replication ticker off; the
-// program calls Server.Tick.
-const NoTick time.Duration = -1
 
 // ReplicationMode is a replicated property's replication_mode (SceneReplicationConfig).
 type ReplicationMode uint8

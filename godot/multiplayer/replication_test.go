@@ -94,7 +94,7 @@ func TestSpawnAndSync(t *testing.T) {
 	}
 	inputs := make(chan input, 8)
 	errs := make(chan error, 16)
-	srv := &Server{Replication: Replication{TickInterval: NoTick}, NewPeerID: func(*http.Request) int32 { return 77 },
+	srv := &Server{Replication: Replication{TickInterval: NoLimit}, NewPeerID: func(*http.Request) int32 { return 77 },
 		OnError: func(_ *Peer, err error) { errs <- err }}
 	sp := &Spawner{Path: "World/PlayerSpawner", SpawnPath: "World/Players", DespawnOnDisconnect: true,
 		Scenes: []*Scene{{Path: "res://other.tscn"}, playerScene(func(p *Peer, s *SyncState) {
@@ -193,7 +193,7 @@ func TestSpawnAndSync(t *testing.T) {
 	send(append(binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint16([]byte{6}, 9), 2), 0, 0, 0, 0, 0, 0))
 	send(AppendSimplifyPath(nil, Checksum(nil), 6, "World/Players/77/ServerSync"))
 	send(append(binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint16([]byte{6}, 9), 6|pathFlag), 0, 0, 0, 0, 0, 0))
-	if err := wait(t, errs); !errors.Is(err, ErrShortPacket) {
+	if err := wait(t, errs); !errors.Is(err, ErrTruncated) {
 		t.Errorf("the 1-byte SYNC: %v", err)
 	}
 	if err := wait(t, errs); !errors.Is(err, ErrNotAuthority) {
@@ -213,7 +213,7 @@ func TestSpawnAndSync(t *testing.T) {
 // visibility filter hides one from a peer; the owner's disconnection despawns its entity.
 func TestLateJoinerAndVisibility(t *testing.T) {
 	var next int32 = 10
-	srv := &Server{Replication: Replication{TickInterval: NoTick}, NewPeerID: func(*http.Request) int32 { next++; return next }}
+	srv := &Server{Replication: Replication{TickInterval: NoLimit}, NewPeerID: func(*http.Request) int32 { next++; return next }}
 	secret := &Scene{Path: "res://secret.tscn", Synchronizers: []*SyncConfig{{Path: "Sync",
 		Properties: []Property{{Path: ".:x", Spawn: true, Mode: ReplicateAlways}},
 		Visible:    func(peer int32, e *Entity) bool { return peer == e.Owner() }}}}

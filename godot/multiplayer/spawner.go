@@ -35,8 +35,9 @@ type replPeer struct {
 }
 
 func newReplicator(sc *scene, cfg Replication) *replicator {
-	r := &replicator{sc: sc, syncMTU: orDefault(cfg.MaxSyncPacketBytes, DefaultMaxSyncPacketBytes),
-		deltaMTU: orDefault(cfg.MaxDeltaPacketBytes, DefaultMaxDeltaPacketBytes),
+	// No packet larger than the clients accept (MaxMessageBytes) is built.
+	r := &replicator{sc: sc, syncMTU: min(limit(cfg.MaxSyncPacketBytes, DefaultMaxSyncPacketBytes), sc.maxPacket),
+		deltaMTU: min(limit(cfg.MaxDeltaPacketBytes, DefaultMaxDeltaPacketBytes), sc.maxPacket),
 		// The engine's clock counts from the engine's start: a synchronizer's first SYNC is
 		// never "too soon". An epoch an hour back gives the same.
 		epoch:    time.Now().Add(-time.Hour),
@@ -66,9 +67,12 @@ func (s *Server) replicatorLocked() *replicator {
 	sc := s.sc
 	if sc.repl == nil {
 		sc.repl = newReplicator(sc, s.Replication)
-		if s.Replication.TickInterval != NoTick {
+		if every := s.Replication.TickInterval; every >= 0 {
+			if every == 0 {
+				every = DefaultTickInterval
+			}
 			sc.repl.stop = make(chan struct{})
-			go s.ticker(sc.repl, orDefault(s.Replication.TickInterval, DefaultTickInterval))
+			go s.ticker(sc.repl, every)
 		}
 	}
 	return sc.repl
@@ -112,7 +116,7 @@ func (s *Server) ticker(r *replicator, every time.Duration) {
 // Tick replicates once, as the engine does once per network frame: for every peer with
 // visible synchronizers, a SYNC of the ALWAYS properties of those whose interval has passed and
 // a delta SYNC of the changed ON_CHANGE properties. The server ticks by itself every
-// Replication.TickInterval unless that is NoTick.
+// Replication.TickInterval unless that is NoLimit.
 func (s *Server) Tick() error {
 	r, err := s.replicator()
 	if err != nil {

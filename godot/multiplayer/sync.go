@@ -319,7 +319,7 @@ var ErrNotAuthority = errors.New("sender is not the authority")
 // callbacks to run after the lock is released, and the first error.
 func (r *replicator) receiveSync(p *Peer, pkt []byte) (after []func(), err error) {
 	if len(pkt) < 11 {
-		return nil, perr(CmdSync, len(pkt), ErrShortPacket, "%d bytes, need 11", len(pkt))
+		return nil, perr(CmdSync, len(pkt), ErrTruncated, "%d bytes, need 11", len(pkt))
 	}
 	if pkt[0]&(1<<4) != 0 {
 		return r.receiveDelta(p, pkt)

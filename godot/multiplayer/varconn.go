@@ -29,15 +29,15 @@ type VarOptions struct {
 	// by default).
 	Enc godot.EncOptions
 	Dec godot.DecOptions
-	// MaxMessageSize bounds a received message; a longer one closes the connection (1009).
-	// 0 means DefaultMaxPacketSize, a Godot WebSocketPeer's default inbound buffer.
-	MaxMessageSize int
+	// MaxMessageBytes bounds a received message; a longer one closes the connection (1009).
+	// 0 means DefaultMaxMessageBytes, a Godot WebSocketPeer's default inbound buffer.
+	MaxMessageBytes int
 	// OriginPatterns: as Server.OriginPatterns.
 	OriginPatterns []string
 }
 
 func (o *VarOptions) conn(c *websocket.Conn) *VarConn {
-	c.SetReadLimit(int64(orDefault(o.MaxMessageSize, DefaultMaxPacketSize)))
+	c.SetReadLimit(int64(limit(o.MaxMessageBytes, DefaultMaxMessageBytes)))
 	return &VarConn{c: c, enc: o.Enc, dec: o.Dec}
 }
 

@@ -73,9 +73,9 @@ const (
 // Packet errors. Every error from parsing or processing a packet is a *PacketError that wraps
 // one of these, testable with errors.Is.
 var (
-	// ErrShortPacket: the packet ends before a field it must hold (the engine's "Invalid packet
+	// ErrTruncated: the packet ends before a field it must hold (the engine's "Invalid packet
 	// received. Size too small.").
-	ErrShortPacket = errors.New("packet too short")
+	ErrTruncated = errors.New("packet too short")
 	// ErrBadPacket: a field holds a value the engine refuses (a CONFIRM_PATH that is not 6 bytes,
 	// a path offset past the end, an unknown SYS command, an empty message …).
 	ErrBadPacket = errors.New("malformed packet")
@@ -111,7 +111,7 @@ var (
 	// of ending the server.
 	ErrHandlerPanic = errors.New("RPC handler panicked")
 	// ErrTooLarge: a packet exceeds a size limit (received: the path-cache bound; sent: the
-	// MaxPacketSize that the other end accepts).
+	// MaxMessageBytes that the other end accepts).
 	ErrTooLarge = errors.New("packet too large")
 )
 
@@ -476,7 +476,7 @@ func ParseRemoteCall(p []byte) (RemoteCall, error) {
 	rc.BytesOnly = meta&bytesOrNoArg != 0
 	off := 1
 	if len(p) < off+rc.NodeIDSize+rc.MethodIDSize {
-		return rc, perr(CmdRemoteCall, len(p), ErrShortPacket, "")
+		return rc, perr(CmdRemoteCall, len(p), ErrTruncated, "")
 	}
 	switch rc.NodeIDSize {
 	case 1:
@@ -515,7 +515,7 @@ func ParseRemoteCall(p []byte) (RemoteCall, error) {
 		return rc, nil
 	}
 	if off >= end {
-		return rc, perr(CmdRemoteCall, off, ErrShortPacket, "no argument count")
+		return rc, perr(CmdRemoteCall, off, ErrTruncated, "no argument count")
 	}
 	rc.Argc = int(p[off])
 	off++
@@ -549,7 +549,7 @@ func (rc *RemoteCall) splitArgsOpts(dst [][]byte, dec godot.DecOptions) ([][]byt
 	off := 0
 	for i := 0; i < rc.Argc; i++ {
 		if off >= len(rc.Args) {
-			return dst, perr(CmdRemoteCall, rc.ArgsOffset+off, ErrShortPacket, "argument %d of %d missing", i, rc.Argc)
+			return dst, perr(CmdRemoteCall, rc.ArgsOffset+off, ErrTruncated, "argument %d of %d missing", i, rc.Argc)
 		}
 		n, err := compressedLenOpts(rc.Args[off:], dec)
 		if err != nil {
@@ -668,7 +668,7 @@ type SimplifyPath struct {
 // does: at least 38 bytes, the path up to the first NUL or the end.
 func ParseSimplifyPath(p []byte) (SimplifyPath, error) {
 	if len(p) < simplifyHead {
-		return SimplifyPath{}, perr(CmdSimplifyPath, len(p), ErrShortPacket, "%d bytes, need %d", len(p), simplifyHead)
+		return SimplifyPath{}, perr(CmdSimplifyPath, len(p), ErrTruncated, "%d bytes, need %d", len(p), simplifyHead)
 	}
 	return SimplifyPath{
 		Checksum: cstring(p[1 : 1+checksumLen]),

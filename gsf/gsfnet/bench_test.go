@@ -144,7 +144,7 @@ func runLoad(b testing.TB, shape loadShape, total int64, start func()) loadResul
 				b.Error(err)
 				return
 			}
-			clients[i] = NewClient(&countingConn{conn, &cwrites})
+			clients[i] = NewClient(&countingConn{conn, &cwrites}, nil)
 		}()
 	}
 	dials.Wait()

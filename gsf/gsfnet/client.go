@@ -17,9 +17,9 @@ import (
 
 // Client defaults.
 const (
-	// DefaultClientMaxFrameSize is the largest frame a client accepts from a server unless
+	// DefaultClientMaxMessageBytes is the largest frame a client accepts from a server unless
 	// told otherwise: servers send larger messages (inventories, item lists) than clients.
-	DefaultClientMaxFrameSize = 16 << 20
+	DefaultClientMaxMessageBytes = 16 << 20
 	// DefaultClientWriteTimeout limits each write of a client unless told otherwise.
 	DefaultClientWriteTimeout = 30 * time.Second
 	// DefaultClientReadTimeout limits the time from the first byte of a frame from the server
@@ -69,102 +69,85 @@ type Client struct {
 	wg       sync.WaitGroup
 }
 
-// A ClientOption configures a Client.
-type ClientOption func(*clientConfig)
-
-type clientConfig struct {
-	onNotify     func(m *gsf.Message)
-	maxFrameSize int
-	writeTimeout time.Duration
-	readTimeout  time.Duration
-	idleTimeout  time.Duration
-	callTimeout  time.Duration
-	maxQueue     int
-	decodeOpts   bitproto.DecodeOptions
-	logger       *slog.Logger
-	dialer       *net.Dialer
+// ClientOptions are the settings of a Client (Dial, NewClient). A nil *ClientOptions, or the
+// zero value of a field, selects the default; a limit or timeout set to NoLimit has none.
+type ClientOptions struct {
+	// NotifyHandler gets the notifies the server sends (messages with flags 2, including the
+	// flags-3 replies to notifies). It runs on the client's reader goroutine: it must not
+	// block for long, nor call Close, and m's body is valid only until it returns (decode it,
+	// or Clone it). Without a handler notifies are dropped.
+	NotifyHandler func(m *gsf.Message)
+	// MaxMessageBytes is the largest frame accepted from the server: the value of its length
+	// prefix (default DefaultClientMaxMessageBytes). A larger frame closes the connection
+	// before it is allocated.
+	MaxMessageBytes int
+	// WriteTimeout limits each write (default DefaultClientWriteTimeout; a write may take up
+	// to a quarter longer). A server that does not read for that long gets the connection
+	// closed.
+	WriteTimeout time.Duration
+	// ReadTimeout limits the time from the first byte of a frame from the server to its last
+	// (default DefaultClientReadTimeout). A server that stops in the middle of a frame for
+	// longer gets the connection closed.
+	ReadTimeout time.Duration
+	// IdleTimeout is how long the client waits for a byte from the server while calls wait
+	// for their responses (default DefaultClientIdleTimeout; NoLimit: forever). A server that
+	// sends nothing for that long, give or take a quarter and up to twice that when the calls
+	// started during a silence, is taken for dead: the connection is closed with
+	// ErrIdleTimeout and the calls fail. A client without calls waiting may stay idle for any
+	// time.
+	IdleTimeout time.Duration
+	// CallTimeout is the time a call (Call, Do, a Pending's Wait) whose context has no
+	// deadline waits for its response (default DefaultCallTimeout; NoLimit: no limit but the
+	// context's). Such a call then fails with an error wrapping ErrCallTimeout and
+	// context.DeadlineExceeded, as it would if its context had had the deadline; a server
+	// that ignores unknown messages (UnknownIgnore, as the reference does) never answers
+	// them, and the call must not wait forever. A call whose context has a deadline keeps it.
+	CallTimeout time.Duration
+	// MaxQueueBytes limits the bytes of messages waiting to be written to the server (default
+	// DefaultClientMaxQueueBytes). A message that finds the queue full (a server that does
+	// not read) is not sent: Call, Go, Notify and Send return an error wrapping ErrQueueFull,
+	// and the client stays open. A message alone in the queue is always taken.
+	MaxQueueBytes int
+	// DecodeOptions are the bitproto options that Call and Pending.Wait decode response
+	// bodies with (default: bitproto's defaults).
+	DecodeOptions bitproto.DecodeOptions
+	// Logger gets the client's logs (default slog.Default()); it logs at level Debug only.
+	Logger *slog.Logger
+	// Dialer is the dialer Dial uses (default a zero net.Dialer).
+	Dialer *net.Dialer
 }
 
-// WithNotifyHandler sets the function that gets the notifies the server sends (messages with
-// flags 2, including the flags-3 replies to notifies). It runs on the client's reader
-// goroutine: it must not block for long, nor call Close, and m's body is valid only until it
-// returns (decode it, or Clone it). Without a handler notifies are dropped.
-func WithNotifyHandler(f func(m *gsf.Message)) ClientOption {
-	return func(c *clientConfig) { c.onNotify = f }
-}
-
-// WithMaxFrameSize sets the largest frame accepted from the server (default
-// DefaultClientMaxFrameSize). A larger frame closes the connection before it is allocated.
-func WithMaxFrameSize(n int) ClientOption {
-	return func(c *clientConfig) { c.maxFrameSize = n }
-}
-
-// WithWriteTimeout limits each write (default DefaultClientWriteTimeout; negative: none; a
-// write may take up to a quarter longer). A server that does not read for that long gets the
-// connection closed.
-func WithWriteTimeout(d time.Duration) ClientOption {
-	return func(c *clientConfig) { c.writeTimeout = d }
-}
-
-// WithReadTimeout limits the time from the first byte of a frame from the server to its last
-// (default DefaultClientReadTimeout; negative: none). A server that stops in the middle of a
-// frame for longer gets the connection closed.
-func WithReadTimeout(d time.Duration) ClientOption {
-	return func(c *clientConfig) { c.readTimeout = d }
-}
-
-// WithIdleTimeout sets how long the client waits for a byte from the server while calls wait
-// for their responses (default DefaultClientIdleTimeout; negative: forever). A server that
-// sends nothing for that long, give or take a quarter and up to twice that when the calls
-// started during a silence, is taken for dead: the connection is closed with ErrIdleTimeout
-// and the calls fail. A client without calls waiting may stay idle for any time.
-func WithIdleTimeout(d time.Duration) ClientOption {
-	return func(c *clientConfig) { c.idleTimeout = d }
-}
-
-// WithCallTimeout sets the time a call (Call, Do, a Pending's Wait) whose context has no
-// deadline waits for its response (default DefaultCallTimeout; negative: no limit but the
-// context's). Such a call then fails with an error wrapping ErrCallTimeout and
-// context.DeadlineExceeded, as it would if its context had had the deadline; a server that
-// ignores unknown messages (UnknownIgnore, as the reference does) never answers them, and
-// the call must not wait forever. A call whose context has a deadline keeps it.
-func WithCallTimeout(d time.Duration) ClientOption {
-	return func(c *clientConfig) { c.callTimeout = d }
-}
-
-// WithMaxQueueBytes limits the bytes of messages waiting to be written to the server (default
-// DefaultClientMaxQueueBytes; negative: no limit). A message that finds the queue full (a
-// server that does not read) is not sent: Call, Go, Notify and Send return an error wrapping
-// ErrQueueFull, and the client stays open. A message alone in the queue is always taken.
-func WithMaxQueueBytes(n int) ClientOption {
-	return func(c *clientConfig) { c.maxQueue = n }
-}
-
-// WithDecodeOptions sets the bitproto options that Call and Pending.Wait decode response
-// bodies with (default: bitproto's defaults).
-func WithDecodeOptions(o bitproto.DecodeOptions) ClientOption {
-	return func(c *clientConfig) { c.decodeOpts = o }
-}
-
-// WithLogger sets the logger of the client (default slog.Default()); it logs at level Debug
-// only.
-func WithLogger(l *slog.Logger) ClientOption {
-	return func(c *clientConfig) { c.logger = l }
-}
-
-// WithDialer sets the dialer Dial uses.
-func WithDialer(d *net.Dialer) ClientOption {
-	return func(c *clientConfig) { c.dialer = d }
+// validate reports a limit set to a negative value other than NoLimit.
+func (o *ClientOptions) validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxMessageBytes", int64(o.MaxMessageBytes)},
+		{"WriteTimeout", int64(o.WriteTimeout)},
+		{"ReadTimeout", int64(o.ReadTimeout)},
+		{"IdleTimeout", int64(o.IdleTimeout)},
+		{"CallTimeout", int64(o.CallTimeout)},
+		{"MaxQueueBytes", int64(o.MaxQueueBytes)},
+	} {
+		if f.v < NoLimit {
+			return fmt.Errorf("gsfnet: ClientOptions.%s is %d: 0 is the default, NoLimit (-1) none, other negative values are invalid", f.name, f.v)
+		}
+	}
+	return nil
 }
 
 // Dial connects to the GSF server at addr (host:port) over TCP. The context bounds the
-// connecting only.
-func Dial(ctx context.Context, addr string, opts ...ClientOption) (*Client, error) {
-	var cfg clientConfig
-	for _, o := range opts {
-		o(&cfg)
+// connecting only. A nil opts selects every default. Dial refuses options with a limit set to a
+// negative value other than NoLimit.
+func Dial(ctx context.Context, addr string, opts *ClientOptions) (*Client, error) {
+	if opts == nil {
+		opts = new(ClientOptions)
 	}
-	d := cfg.dialer
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	d := opts.Dialer
 	if d == nil {
 		d = new(net.Dialer)
 	}
@@ -172,44 +155,44 @@ func Dial(ctx context.Context, addr string, opts ...ClientOption) (*Client, erro
 	if err != nil {
 		return nil, fmt.Errorf("gsfnet: dial: %w", err)
 	}
-	return newClient(conn, &cfg), nil
+	return newClient(conn, opts), nil
 }
 
 // NewClient returns a client on an open connection, for example one made with a custom dialer
-// or a net.Pipe in tests. The client owns conn and closes it.
-func NewClient(conn net.Conn, opts ...ClientOption) *Client {
-	var cfg clientConfig
-	for _, o := range opts {
-		o(&cfg)
+// or a net.Pipe in tests. The client owns conn and closes it. A nil opts selects every
+// default; a limit set to a negative value other than NoLimit is taken as NoLimit.
+func NewClient(conn net.Conn, opts *ClientOptions) *Client {
+	if opts == nil {
+		opts = new(ClientOptions)
 	}
-	return newClient(conn, &cfg)
+	return newClient(conn, opts)
 }
 
-func newClient(conn net.Conn, cfg *clientConfig) *Client {
+func newClient(conn net.Conn, cfg *ClientOptions) *Client {
 	c := &Client{
 		conn:        conn,
-		onNotify:    cfg.onNotify,
-		log:         cfg.logger,
+		onNotify:    cfg.NotifyHandler,
+		log:         cfg.Logger,
 		pending:     make(map[int32]*call),
 		stop:        make(chan struct{}),
-		callTimeout: limit(cfg.callTimeout, DefaultCallTimeout),
-		decodeOpts:  cfg.decodeOpts,
+		callTimeout: limit(cfg.CallTimeout, DefaultCallTimeout),
+		decodeOpts:  cfg.DecodeOptions,
 	}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	c.rd = clientReader{c: c, readTimeout: limit(cfg.readTimeout, DefaultClientReadTimeout),
-		idleTimeout: limit(cfg.idleTimeout, DefaultClientIdleTimeout)}
+	c.rd = clientReader{c: c, readTimeout: limit(cfg.ReadTimeout, DefaultClientReadTimeout),
+		idleTimeout: limit(cfg.IdleTimeout, DefaultClientIdleTimeout)}
 	c.fr = gsf.NewFrameReader(&c.rd)
-	c.fr.MaxFrameSize = limit(cfg.maxFrameSize, DefaultClientMaxFrameSize)
+	c.fr.MaxFrameSize = limit(cfg.MaxMessageBytes, DefaultClientMaxMessageBytes)
 	if c.fr.MaxFrameSize == 0 {
 		c.fr.MaxFrameSize = gsf.MaxFrameLength
 	}
-	queue := limit(cfg.maxQueue, DefaultClientMaxQueueBytes)
+	queue := limit(cfg.MaxQueueBytes, DefaultClientMaxQueueBytes)
 	if queue == 0 {
 		queue = int(^uint(0) >> 1)
 	}
-	c.out = newSender(conn, limit(cfg.writeTimeout, DefaultClientWriteTimeout), queue, nil,
+	c.out = newSender(conn, limit(cfg.WriteTimeout, DefaultClientWriteTimeout), queue, nil,
 		func(err error) { c.closeWith(fmt.Errorf("write: %w", err)) })
 	// The writer waits for other callers only when there are some.
 	c.out.shouldYield = func() bool { return c.calls.Load() > 1 }
@@ -243,7 +226,7 @@ var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}
 // a non-zero result or app code gives an *Error. Any number of calls may run at once.
 //
 // When ctx ends first, Call returns its error (a response that comes later is dropped). A ctx
-// without a deadline gets the client's call timeout (see WithCallTimeout, default
+// without a deadline gets the client's call timeout (see ClientOptions.CallTimeout, default
 // DefaultCallTimeout): a call to a message the server ignores fails with ErrCallTimeout. When
 // the connection closes first, the error wraps ErrClosed.
 func (c *Client) Call(ctx context.Context, class gsf.ServiceClass, msgType int32, req, resp any) error {

@@ -34,7 +34,7 @@
 // # Limits
 //
 // Every limit has a default that is safe to face the Internet with: frames are checked against
-// MaxFrameSize before anything is allocated for them, frames must arrive within ReadTimeout,
+// MaxMessageBytes before anything is allocated for them, frames must arrive within ReadTimeout,
 // silent clients are dropped after IdleTimeout, writes time out after WriteTimeout, and
 // MaxConns and MaxInFlight bound connections and concurrent handlers. The buffers of frames
 // being received grow with the bytes that arrive, and beyond 4 KiB per connection they share
@@ -53,7 +53,7 @@
 //
 // # Client
 //
-//	c, err := gsfnet.Dial(ctx, "127.0.0.1:7566", gsfnet.WithNotifyHandler(onNotify))
+//	c, err := gsfnet.Dial(ctx, "127.0.0.1:7566", &gsfnet.ClientOptions{NotifyHandler: onNotify})
 //	var resp VersionResponse
 //	err = c.Call(ctx, gsf.SvcUserServer, 566, &VersionRequest{ClientName: "AmazingWorld"}, &resp)
 //
@@ -63,7 +63,7 @@
 // goroutine), which saves a goroutine hand-off per call. Call honours the context's deadline and
 // cancellation, returns an *Error for an error response, and an error wrapping ErrClosed
 // when the connection closes. A context without a deadline gets the client's call timeout
-// (DefaultCallTimeout, 30 s; WithCallTimeout): a call to a message the server ignores fails
+// (DefaultCallTimeout, 30 s; ClientOptions.CallTimeout): a call to a message the server ignores fails
 // with ErrCallTimeout rather than waiting forever. The client closes a connection on which
 // calls wait and the server sends nothing for the idle timeout (DefaultClientIdleTimeout),
 // or a frame stops half-way for the read timeout (DefaultClientReadTimeout), and its outgoing

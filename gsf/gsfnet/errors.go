@@ -23,7 +23,7 @@ var (
 	ErrClosed = errors.New("gsfnet: connection closed")
 	// ErrQueueFull reports a discardable message that was dropped because the session's
 	// outgoing queue was full (see Server.MaxQueueBytes), or a client's message that was not
-	// sent because the client's outgoing queue was full (see WithMaxQueueBytes). The session or
+	// sent because the client's outgoing queue was full (see ClientOptions.MaxQueueBytes). The session or
 	// client stays open.
 	ErrQueueFull = errors.New("gsfnet: outgoing queue full, message not sent")
 	// ErrSlowConsumer is the cause of a session that was closed because its peer did not read
@@ -36,12 +36,12 @@ var (
 	// reference server does for a handler that writes nothing.
 	ErrNoResponse = errors.New("gsfnet: no response")
 	// ErrCallTimeout reports a call that had no response within the client's call timeout
-	// (see WithCallTimeout): a call whose context has no deadline of its own gets one. It
+	// (see ClientOptions.CallTimeout): a call whose context has no deadline of its own gets one. It
 	// wraps context.DeadlineExceeded.
 	ErrCallTimeout = fmt.Errorf("gsfnet: no response within the call timeout: %w", context.DeadlineExceeded)
 	// ErrIdleTimeout is the cause of a client connection that was closed because calls waited
 	// for their responses and the server sent nothing for the idle timeout (see
-	// WithIdleTimeout). It wraps os.ErrDeadlineExceeded.
+	// ClientOptions.IdleTimeout). It wraps os.ErrDeadlineExceeded.
 	ErrIdleTimeout = fmt.Errorf("gsfnet: the server sent nothing while calls waited: %w", os.ErrDeadlineExceeded)
 )
 

@@ -44,7 +44,7 @@ func Example_readme() {
 	go srv.Serve(l)
 	defer srv.Shutdown(ctx) // drains in-flight requests: no response is lost
 
-	c, err := gsfnet.Dial(ctx, l.Addr().String(), gsfnet.WithNotifyHandler(onNotify))
+	c, err := gsfnet.Dial(ctx, l.Addr().String(), &gsfnet.ClientOptions{NotifyHandler: onNotify})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -62,7 +62,7 @@ func Example() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := gsfnet.Dial(ctx, addr)
+	c, err := gsfnet.Dial(ctx, addr, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -104,7 +104,7 @@ func ExampleError() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := gsfnet.Dial(ctx, addr)
+	c, err := gsfnet.Dial(ctx, addr, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -135,12 +135,12 @@ func ExampleGroup() {
 	defer cancel()
 	got := make(chan string, 2)
 	for _, name := range []string{"alice", "bob"} {
-		c, err := gsfnet.Dial(ctx, addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+		c, err := gsfnet.Dial(ctx, addr, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 			var n ChatNotify
 			if err := m.DecodeBody(&n); err == nil {
 				got <- fmt.Sprintf("%s got %s/%s: %s: %s", name, m.Header.SvcClass, m.Header.MessageTypeName(), n.From, n.Text)
 			}
-		}))
+		}})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -189,7 +189,7 @@ func ExampleMux_Use() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := gsfnet.Dial(ctx, addr)
+	c, err := gsfnet.Dial(ctx, addr, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -224,7 +224,7 @@ func ExampleClient_Go() {
 	addr := start(srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := gsfnet.Dial(ctx, addr)
+	c, err := gsfnet.Dial(ctx, addr, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -253,7 +253,7 @@ func ExampleClient_Go() {
 // Limits for a server on the Internet, and a client's call timeout: a call to a message the
 // server ignores (as the reference server does) fails after the call timeout instead of
 // waiting forever.
-func ExampleWithCallTimeout() {
+func ExampleClientOptions() {
 	srv := &gsfnet.Server{
 		Handler:          gsfnet.NewMux(),
 		MaxConnsPerIP:    50,                   // off by default: players behind one NAT share an address
@@ -266,7 +266,7 @@ func ExampleWithCallTimeout() {
 	addr := start(srv)
 	defer srv.Close()
 
-	c, err := gsfnet.Dial(context.Background(), addr, gsfnet.WithCallTimeout(50*time.Millisecond))
+	c, err := gsfnet.Dial(context.Background(), addr, &gsfnet.ClientOptions{CallTimeout: 50 * time.Millisecond})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -50,7 +50,7 @@ func FuzzServerConn(f *testing.F) {
 	for _, in := range fuzzInputs(f) {
 		f.Add(in)
 	}
-	srv := &Server{Handler: newFuzzMux(), Logger: slog.New(slog.DiscardHandler), MaxFrameSize: 4096, ReadTimeout: 5 * time.Second}
+	srv := &Server{Handler: newFuzzMux(), Logger: slog.New(slog.DiscardHandler), MaxMessageBytes: 4096, ReadTimeout: 5 * time.Second}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		f.Fatal(err)
@@ -139,11 +139,10 @@ func FuzzClientConn(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cc, sc := net.Pipe()
 		go io.Copy(io.Discard, sc) // the client's requests
-		c := NewClient(cc, WithMaxFrameSize(4096), WithLogger(slog.New(slog.DiscardHandler)),
-			WithNotifyHandler(func(m *gsf.Message) {
-				var e Echo
-				m.DecodeBody(&e)
-			}))
+		c := NewClient(cc, &ClientOptions{MaxMessageBytes: 4096, Logger: slog.New(slog.DiscardHandler), NotifyHandler: func(m *gsf.Message) {
+			var e Echo
+			m.DecodeBody(&e)
+		}})
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		var wg sync.WaitGroup

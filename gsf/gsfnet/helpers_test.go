@@ -137,11 +137,11 @@ func newEnv(t *testing.T, cfg func(*Server)) *testEnv {
 	return e
 }
 
-func (e *testEnv) dial(opts ...ClientOption) *Client {
+func (e *testEnv) dial(opts *ClientOptions) *Client {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, e.addr, opts...)
+	c, err := Dial(ctx, e.addr, opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func (e *testEnv) echo(c *Client, text string) {
 // checkServes checks that a new, well-behaved client is served.
 func (e *testEnv) checkServes() {
 	e.t.Helper()
-	c := e.dial()
+	c := e.dial(nil)
 	e.echo(c, "still serving")
 	c.Close()
 }

@@ -21,7 +21,7 @@ import (
 func TestGarbage(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
-	good := e.dial()
+	good := e.dial(nil)
 	valid := frame(t, gsf.NewRequest(gsf.SvcUserServer, msgEcho, 1), &Echo{Text: "ok"})
 	badTerminator := append([]byte(nil), valid...)
 	badTerminator[len(badTerminator)-1] = 0x55
@@ -65,14 +65,14 @@ func TestGarbage(t *testing.T) {
 	e.checkServes()
 }
 
-// TestOversizeFrame sends length prefixes above MaxFrameSize: the connection closes before the
+// TestOversizeFrame sends length prefixes above MaxMessageBytes: the connection closes before the
 // frame is allocated.
 func TestOversizeFrame(t *testing.T) {
 	checkLeaks(t)
-	e := newEnv(t, func(s *Server) { s.MaxFrameSize = 1000 })
-	good := e.dial()
+	e := newEnv(t, func(s *Server) { s.MaxMessageBytes = 1000 })
+	good := e.dial(nil)
 
-	// A frame of exactly MaxFrameSize is fine.
+	// A frame of exactly MaxMessageBytes is fine.
 	h := gsf.NewRequest(gsf.SvcUserServer, msgEcho, 1)
 	for n := 900; ; n++ {
 		b := frame(t, h, &Echo{Text: strings.Repeat("a", n)})
@@ -81,7 +81,7 @@ func TestOversizeFrame(t *testing.T) {
 			raw.Write(b)
 			raw.SetReadDeadline(time.Now().Add(10 * time.Second))
 			if m, err := gsf.ReadMessage(gsf.NewFrameReader(raw)); err != nil || m.Header.RequestID != 1 {
-				t.Fatalf("a frame of MaxFrameSize: %v", err)
+				t.Fatalf("a frame of MaxMessageBytes: %v", err)
 			}
 			// One byte more is not.
 			raw = e.rawConn()
@@ -121,7 +121,7 @@ func lengthOf(frame []byte) (int, int, error) {
 func TestCutFrame(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, func(s *Server) { s.ReadTimeout = 300 * time.Millisecond })
-	good := e.dial()
+	good := e.dial(nil)
 	b := frame(t, gsf.NewRequest(gsf.SvcUserServer, msgEcho, 1), &Echo{Text: "a frame cut off mid-way"})
 	for _, cut := range []int{1, 5, len(b) - 1} {
 		// The client closes its side after part of the frame.
@@ -182,7 +182,7 @@ func TestSlowReader(t *testing.T) {
 	var received [goodClients]atomic.Int32
 	var goods []*Client
 	for i := range goodClients {
-		c := e.dial(WithNotifyHandler(func(m *gsf.Message) { received[i].Add(1) }))
+		c := e.dial(&ClientOptions{NotifyHandler: func(m *gsf.Message) { received[i].Add(1) }})
 		goods = append(goods, c)
 		room.Add(session(c.LocalAddr()))
 	}
@@ -306,7 +306,7 @@ func TestSlowReaderDiscardable(t *testing.T) {
 func TestConnectionFlood(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, func(s *Server) { s.MaxConns = 8 })
-	good := e.dial()
+	good := e.dial(nil)
 	e.echo(good, "before the flood")
 	var flood []net.Conn
 	for range 60 {
@@ -392,7 +392,7 @@ func TestHostileBurst(t *testing.T) {
 			}
 		}()
 	}
-	c := e.dial()
+	c := e.dial(nil)
 	for i := range 50 {
 		e.echo(c, fmt.Sprint(i))
 	}

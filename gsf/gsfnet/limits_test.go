@@ -92,7 +92,7 @@ func TestHandlerTimeout(t *testing.T) {
 			return &Echo{Text: "late"}, nil
 		})
 	})
-	c := e.dial()
+	c := e.dial(nil)
 	ctx := ctxTimeout(t, 5*time.Second)
 	start := time.Now()
 	err := c.Call(ctx, gsf.SvcUserServer, 2000, nil, nil)
@@ -120,7 +120,7 @@ func TestHandlerTimeout(t *testing.T) {
 func TestServerDecodeOptions(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, func(s *Server) { s.DecodeOptions = bitproto.DecodeOptions{MaxAlloc: 32} })
-	c := e.dial()
+	c := e.dial(nil)
 	e.echo(c, "short enough")
 	err := c.Call(ctxTimeout(t, 5*time.Second), gsf.SvcUserServer, msgEcho, &Echo{Text: strings.Repeat("x", 100)}, nil)
 	var ge *Error
@@ -128,7 +128,7 @@ func TestServerDecodeOptions(t *testing.T) {
 		t.Errorf("a body beyond MaxAlloc: %v, want a SERIALIZE error", err)
 	}
 	// The client's options for response bodies.
-	c2 := e.dial(WithDecodeOptions(bitproto.DecodeOptions{MaxAlloc: 8}))
+	c2 := e.dial(&ClientOptions{DecodeOptions: bitproto.DecodeOptions{MaxAlloc: 8}})
 	err = c2.Call(ctxTimeout(t, 5*time.Second), gsf.SvcUserServer, msgEcho, &Echo{Text: "longer than 8"}, &Echo{})
 	if !errors.Is(err, bitproto.ErrAllocLimit) {
 		t.Errorf("a response body beyond the client's MaxAlloc: %v, want ErrAllocLimit", err)
@@ -165,9 +165,9 @@ func silentServer(t *testing.T, prefix []byte) string {
 	return l.Addr().String()
 }
 
-func dialT(t *testing.T, addr string, opts ...ClientOption) *Client {
+func dialT(t *testing.T, addr string, opts *ClientOptions) *Client {
 	t.Helper()
-	c, err := Dial(ctxTimeout(t, 10*time.Second), addr, opts...)
+	c, err := Dial(ctxTimeout(t, 10*time.Second), addr, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func dialT(t *testing.T, addr string, opts ...ClientOption) *Client {
 func TestClientCallTimeout(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil) // UnknownIgnore
-	c := e.dial(WithCallTimeout(200 * time.Millisecond))
+	c := e.dial(&ClientOptions{CallTimeout: 200 * time.Millisecond})
 	errc := make(chan error, 1)
 	go func() { errc <- c.Call(context.Background(), gsf.SvcUserServer, msgUnknown, nil, nil) }()
 	select {
@@ -192,7 +192,7 @@ func TestClientCallTimeout(t *testing.T) {
 		t.Fatal("a call to a message the server ignores hangs")
 	}
 	// A context's own deadline is kept, also beyond the call timeout.
-	c2 := e.dial(WithCallTimeout(50 * time.Millisecond))
+	c2 := e.dial(&ClientOptions{CallTimeout: 50 * time.Millisecond})
 	var resp Echo
 	ctx := ctxTimeout(t, 10*time.Second)
 	if err := c2.Go(gsf.SvcUserServer, msgBlock, &Echo{Text: "slow"}, &resp).Wait(context.Background()); !errors.Is(err, ErrCallTimeout) {
@@ -217,8 +217,8 @@ func TestClientCallTimeout(t *testing.T) {
 func TestClientIdleTimeout(t *testing.T) {
 	checkLeaks(t)
 	addr := silentServer(t, nil)
-	idle := dialT(t, addr, WithIdleTimeout(100*time.Millisecond))
-	c := dialT(t, addr, WithIdleTimeout(100*time.Millisecond), WithCallTimeout(-1))
+	idle := dialT(t, addr, &ClientOptions{IdleTimeout: 100 * time.Millisecond})
+	c := dialT(t, addr, &ClientOptions{IdleTimeout: 100 * time.Millisecond, CallTimeout: NoLimit})
 	start := time.Now()
 	err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgEcho, &Echo{}, nil)
 	if !errors.Is(err, ErrClosed) || !errors.Is(err, ErrIdleTimeout) {
@@ -236,7 +236,7 @@ func TestClientIdleTimeout(t *testing.T) {
 func TestClientReadTimeout(t *testing.T) {
 	checkLeaks(t)
 	addr := silentServer(t, []byte{0x40, 0x00, 0x00}) // 64 bytes announced, 2 sent
-	c := dialT(t, addr, WithReadTimeout(100*time.Millisecond), WithIdleTimeout(-1), WithCallTimeout(-1))
+	c := dialT(t, addr, &ClientOptions{ReadTimeout: 100 * time.Millisecond, IdleTimeout: NoLimit, CallTimeout: NoLimit})
 	select {
 	case <-c.Done():
 		if err := c.Err(); !errors.Is(err, os.ErrDeadlineExceeded) || !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrClosed) {
@@ -248,12 +248,12 @@ func TestClientReadTimeout(t *testing.T) {
 }
 
 // TestClientQueueBound writes to a server that does not read: the client's outgoing queue
-// stops at WithMaxQueueBytes, and the client stays open.
+// stops at ClientOptions.MaxQueueBytes, and the client stays open.
 func TestClientQueueBound(t *testing.T) {
 	checkLeaks(t)
 	addr := silentServer(t, nil)
 	const limit = 256 << 10
-	c := dialT(t, addr, WithMaxQueueBytes(limit), WithWriteTimeout(time.Minute))
+	c := dialT(t, addr, &ClientOptions{MaxQueueBytes: limit, WriteTimeout: time.Minute})
 	big := &Echo{Text: strings.Repeat("x", 64<<10)}
 	full := false
 	for range 300 { // 19 MiB: more than the socket buffers take
@@ -364,10 +364,10 @@ func TestPartialFrameBudget(t *testing.T) {
 	}
 	e := newEnv(t, func(s *Server) {
 		s.MaxBufferedBytes = budget
-		s.MaxFrameSize = 64 << 10
+		s.MaxMessageBytes = 64 << 10
 		s.ReadTimeout = time.Minute
 	})
-	good := e.dial()
+	good := e.dial(nil)
 	partial := append([]byte{0x84, 0x80, 0x00}, make([]byte, 60<<10)...) // length 65536, 60 KiB of it
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -426,7 +426,7 @@ func budgetOf(srv *Server) *gsf.BufferBudget {
 func TestInFlightFramesBudget(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, func(s *Server) { s.MaxBufferedBytes = 200 << 10 })
-	c := e.dial(WithMaxQueueBytes(-1))
+	c := e.dial(&ClientOptions{MaxQueueBytes: NoLimit})
 	big := &Echo{Text: strings.Repeat("x", 60<<10)}
 	var calls []*Pending
 	for range 6 {
@@ -472,7 +472,7 @@ func TestKeptHandlerContext(t *testing.T) {
 			return nil, nil
 		})
 	})
-	c := e.dial()
+	c := e.dial(nil)
 	ctx := ctxTimeout(t, 5*time.Second)
 	var first context.Context
 	var deadline time.Time
@@ -524,7 +524,7 @@ func TestReadTimeoutAfterFrame(t *testing.T) {
 
 	notify := frame(t, gsf.NewNotify(gsf.SvcUserServer, msgRecord), &Echo{Text: "whole"})
 	addr := silentServer(t, append(notify, 0x40, 0x00)) // then 64 bytes announced, 1 sent
-	c := dialT(t, addr, WithReadTimeout(100*time.Millisecond), WithIdleTimeout(-1), WithCallTimeout(-1))
+	c := dialT(t, addr, &ClientOptions{ReadTimeout: 100 * time.Millisecond, IdleTimeout: NoLimit, CallTimeout: NoLimit})
 	select {
 	case <-c.Done():
 		if err := c.Err(); !errors.Is(err, os.ErrDeadlineExceeded) {

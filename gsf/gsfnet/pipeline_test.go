@@ -22,7 +22,7 @@ func (e *testEnv) dialCounting(n *atomic.Int64) *Client {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	c := NewClient(&countingConn{conn, n})
+	c := NewClient(&countingConn{conn, n}, nil)
 	e.t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -313,7 +313,7 @@ func testNoBlockOnWrites(t *testing.T, what string, call func(context.Context, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(conn, WithWriteTimeout(time.Minute), WithMaxQueueBytes(-1))
+	c := NewClient(conn, &ClientOptions{WriteTimeout: time.Minute, MaxQueueBytes: NoLimit})
 	defer c.Close()
 	server := <-accepted
 	defer server.Close()

@@ -18,16 +18,19 @@ import (
 	"github.com/gamewire/gamewire/gsf"
 )
 
+// NoLimit, as the value of a limit or timeout (of a Server or ClientOptions), sets none.
+const NoLimit = -1
+
 // Defaults of the Server's fields, used when a field is 0.
 const (
-	DefaultAddr          = "127.0.0.1:7566"
-	DefaultMaxFrameSize  = 64 << 10 // bytes (length prefix value: payload + terminator)
-	DefaultReadTimeout   = 30 * time.Second
-	DefaultIdleTimeout   = 5 * time.Minute
-	DefaultWriteTimeout  = 30 * time.Second
-	DefaultMaxConns      = 10_000
-	DefaultMaxInFlight   = 64
-	DefaultMaxQueueBytes = 1 << 20
+	DefaultAddr            = "127.0.0.1:7566"
+	DefaultMaxMessageBytes = 64 << 10 // bytes (length prefix value: payload + terminator)
+	DefaultReadTimeout     = 30 * time.Second
+	DefaultIdleTimeout     = 5 * time.Minute
+	DefaultWriteTimeout    = 30 * time.Second
+	DefaultMaxConns        = 10_000
+	DefaultMaxInFlight     = 64
+	DefaultMaxQueueBytes   = 1 << 20
 	// DefaultMaxBufferedBytes is the default of Server.MaxBufferedBytes.
 	DefaultMaxBufferedBytes = 64 << 20
 	// DefaultHandlerTimeout is the default of Server.HandlerTimeout.
@@ -66,7 +69,7 @@ func (p UnknownPolicy) String() string {
 // them to its Handler and writes the responses.
 //
 // Every connection is a Session. Its reader goroutine reads frames, checks each length against
-// MaxFrameSize before allocating anything, and runs the handler of each message itself, as
+// MaxMessageBytes before allocating anything, and runs the handler of each message itself, as
 // long as handlers return within 200 µs: handing every message to a goroutine of its own would
 // cost more than a typical handler. A handler that runs longer (it waits for a database, say)
 // keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
@@ -91,8 +94,9 @@ func (p UnknownPolicy) String() string {
 // messages already read are handled and answered before the connection closes.
 //
 // The zero value of each field but Handler selects a default (MaxConnsPerIP and AcceptRate,
-// which few servers need, are off at zero); a negative value disables a limit or timeout.
-// The fields must not be changed once the server runs.
+// which few servers need, are off at zero); NoLimit (-1) disables a limit or timeout, and so
+// does any other negative value, which a Server takes as NoLimit. The fields must not be
+// changed once the server runs.
 type Server struct {
 	// Addr is the TCP address ListenAndServe listens on (default DefaultAddr).
 	Addr string
@@ -112,10 +116,10 @@ type Server struct {
 	// client that does not read for that long while the server has something to send is
 	// disconnected.
 	WriteTimeout time.Duration
-	// MaxFrameSize is the largest frame a client may send: the length prefix, which counts
-	// the payload and the terminator (default DefaultMaxFrameSize). A larger length closes the
-	// connection before any memory is allocated for the frame.
-	MaxFrameSize int
+	// MaxMessageBytes is the largest frame a client may send: the length prefix, which counts
+	// the payload and the terminator (default DefaultMaxMessageBytes). A larger length closes
+	// the connection before any memory is allocated for the frame.
+	MaxMessageBytes int
 	// MaxConns limits the number of open connections (default DefaultMaxConns). Connections
 	// beyond it are accepted and closed at once.
 	MaxConns int
@@ -198,7 +202,8 @@ func (srv *Server) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// limit returns v, def when v is 0, and 0 (none) when v is negative.
+// limit returns v, def when v is 0, and 0 (none) when v is negative: NoLimit, or another
+// negative value, which a Server takes as NoLimit.
 func limit[T int | time.Duration](v, def T) T {
 	switch {
 	case v == 0:
@@ -333,7 +338,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots,
 		func(err error) { s.closeWith(fmt.Errorf("gsfnet: write: %w", err)) })
 	s.fr = gsf.NewFrameReader((*connReader)(s))
-	s.fr.MaxFrameSize = limit(srv.MaxFrameSize, DefaultMaxFrameSize)
+	s.fr.MaxFrameSize = limit(srv.MaxMessageBytes, DefaultMaxMessageBytes)
 	if s.fr.MaxFrameSize == 0 {
 		s.fr.MaxFrameSize = gsf.MaxFrameLength
 	}

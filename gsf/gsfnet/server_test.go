@@ -18,7 +18,7 @@ import (
 func TestRequestResponse(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
-	c := e.dial()
+	c := e.dial(nil)
 	e.echo(c, "AmazingWorld")
 	e.echo(c, "")
 
@@ -59,7 +59,7 @@ func TestRequestResponse(t *testing.T) {
 func TestErrorResponse(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
-	c := e.dial()
+	c := e.dial(nil)
 	err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgFail, &Echo{Text: "wrong password"}, &Echo{})
 	var ge *Error
 	if !errors.As(err, &ge) {
@@ -106,7 +106,7 @@ func TestErrorHelpers(t *testing.T) {
 func TestPipelining(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
-	c := e.dial()
+	c := e.dial(nil)
 
 	// A blocked call does not hold up the calls behind it.
 	slow := make(chan error, 1)
@@ -160,7 +160,7 @@ func TestConcurrentClients(t *testing.T) {
 	e := newEnv(t, nil)
 	var wg sync.WaitGroup
 	for i := range 20 {
-		c := e.dial()
+		c := e.dial(nil)
 		for j := range 5 {
 			wg.Add(1)
 			go func() {
@@ -177,7 +177,7 @@ func TestConcurrentClients(t *testing.T) {
 func TestSessionState(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
-	a, b := e.dial(), e.dial()
+	a, b := e.dial(nil), e.dial(nil)
 	ctx := ctxTimeout(t, 10*time.Second)
 	if err := a.Call(ctx, gsf.SvcUserServer, msgSet, &Echo{Text: "alice"}, nil); err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func TestMiddleware(t *testing.T) {
 			}
 		}
 	})
-	c := e.dial()
+	c := e.dial(nil)
 	e.echo(c, "x")
 	mu.Lock()
 	if strings.Join(order, ",") != "outer,inner" {
@@ -266,7 +266,7 @@ func TestLoggingMiddleware(t *testing.T) {
 		s.Handler.(*Mux).Use(Logging(s.Logger))
 		s.UnknownPolicy = UnknownReject
 	})
-	c := e.dial()
+	c := e.dial(nil)
 	e.echo(c, "logged")
 	c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgFail, &Echo{Text: "nope"}, nil)
 	c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgUnknown, nil, nil)
@@ -282,7 +282,7 @@ func TestUnknownPolicy(t *testing.T) {
 	checkLeaks(t)
 	t.Run("ignore", func(t *testing.T) {
 		e := newEnv(t, nil)
-		c := e.dial()
+		c := e.dial(nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		err := c.Call(ctx, gsf.SvcUserServer, msgUnknown, nil, nil)
@@ -293,7 +293,7 @@ func TestUnknownPolicy(t *testing.T) {
 	})
 	t.Run("reject", func(t *testing.T) {
 		e := newEnv(t, func(s *Server) { s.UnknownPolicy = UnknownReject })
-		c := e.dial()
+		c := e.dial(nil)
 		err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcSyncServer, 23, nil, nil)
 		var ge *Error
 		if !errors.As(err, &ge) || ge.AppCode != gsf.AppNotImplemented || ge.AppString != "unknown message type SYNC_SERVER/ECHO" {
@@ -303,7 +303,7 @@ func TestUnknownPolicy(t *testing.T) {
 	})
 	t.Run("close", func(t *testing.T) {
 		e := newEnv(t, func(s *Server) { s.UnknownPolicy = UnknownClose })
-		c := e.dial()
+		c := e.dial(nil)
 		err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgUnknown, nil, nil)
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("got %v, want ErrClosed", err)
@@ -312,7 +312,7 @@ func TestUnknownPolicy(t *testing.T) {
 	})
 	t.Run("no handler", func(t *testing.T) {
 		e := newEnv(t, func(s *Server) { s.Handler = nil; s.UnknownPolicy = UnknownReject })
-		c := e.dial()
+		c := e.dial(nil)
 		var ge *Error
 		if err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgEcho, nil, nil); !errors.As(err, &ge) || ge.AppCode != gsf.AppNotImplemented {
 			t.Errorf("got %v", err)
@@ -326,7 +326,7 @@ func TestUnknownPolicy(t *testing.T) {
 func TestPanickingHandler(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
-	c := e.dial()
+	c := e.dial(nil)
 	for range 3 {
 		err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, msgPanic, nil, nil)
 		var ge *Error
@@ -358,7 +358,7 @@ func TestHandlerErrors(t *testing.T) {
 	mux.HandleFunc(gsf.SvcUserServer, 1603, func(ctx context.Context, r *Request) (any, error) {
 		return nil, fmt.Errorf("wrapped: %w", NewError(gsf.AppState, "bad state"))
 	})
-	c := e.dial()
+	c := e.dial(nil)
 	for _, mt := range []int32{1600, 1601} {
 		var ge *Error
 		err := c.Call(ctxTimeout(t, 10*time.Second), gsf.SvcUserServer, mt, nil, nil)
@@ -409,7 +409,7 @@ func TestNotifies(t *testing.T) {
 	var gots [clients]got
 	var cs [clients]*Client
 	for i := range cs {
-		cs[i] = e.dial(WithNotifyHandler(func(m *gsf.Message) {
+		cs[i] = e.dial(&ClientOptions{NotifyHandler: func(m *gsf.Message) {
 			var b Echo
 			if err := m.DecodeBody(&b); err != nil {
 				t.Error(err)
@@ -420,7 +420,7 @@ func TestNotifies(t *testing.T) {
 			gots[i].mu.Lock()
 			gots[i].texts = append(gots[i].texts, fmt.Sprintf("%d:%s", m.Header.MsgType, b.Text))
 			gots[i].mu.Unlock()
-		}))
+		}})
 		e.echo(cs[i], "connected") // OnConnect has run
 	}
 	waitFor(t, "the room", func() bool { return room.Len() == clients })
@@ -488,11 +488,11 @@ func TestNotifies(t *testing.T) {
 
 	// A notify whose handler returns a body gets the flags-3 reply.
 	replies := make(chan gsf.Header, 1)
-	c2 := e.dial(WithNotifyHandler(func(m *gsf.Message) {
+	c2 := e.dial(&ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		if m.Header.MsgType == msgPoke {
 			replies <- m.Header
 		}
-	}))
+	}})
 	if err := c2.Notify(gsf.SvcUserServer, msgPoke, &Echo{Text: "poke"}); err != nil {
 		t.Fatal(err)
 	}
@@ -524,7 +524,7 @@ func TestMaxInFlight(t *testing.T) {
 		running.Add(-1)
 		return nil, nil
 	})
-	c := e.dial()
+	c := e.dial(nil)
 	var wg sync.WaitGroup
 	for range 6 {
 		wg.Add(1)
@@ -549,8 +549,13 @@ func TestMaxInFlight(t *testing.T) {
 
 func TestNoInFlightLimit(t *testing.T) {
 	checkLeaks(t)
-	e := newEnv(t, func(s *Server) { s.MaxInFlight = -1; s.MaxQueueBytes = -1; s.MaxConns = -1; s.MaxFrameSize = -1 })
-	c := e.dial()
+	e := newEnv(t, func(s *Server) {
+		s.MaxInFlight = NoLimit
+		s.MaxQueueBytes = NoLimit
+		s.MaxConns = NoLimit
+		s.MaxMessageBytes = NoLimit
+	})
+	c := e.dial(nil)
 	results := make(chan error, 100)
 	for range 100 {
 		go func() { results <- c.Call(ctxTimeout(t, 20*time.Second), gsf.SvcUserServer, msgBlock, nil, nil) }()
@@ -572,7 +577,7 @@ func TestShutdownDrains(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
 	const calls = 20
-	clients := []*Client{e.dial(), e.dial()}
+	clients := []*Client{e.dial(nil), e.dial(nil)}
 	results := make(chan error, calls)
 	for i := range calls {
 		go func() {
@@ -587,7 +592,7 @@ func TestShutdownDrains(t *testing.T) {
 	for range calls {
 		<-e.started
 	}
-	idle := e.dial()
+	idle := e.dial(nil)
 	shut := make(chan error, 1)
 	go func() { shut <- e.srv.Shutdown(ctxTimeout(t, 20*time.Second)) }()
 	// The idle connection and the listener close; the busy ones wait for their handlers.
@@ -638,7 +643,7 @@ func TestShutdownDrains(t *testing.T) {
 func TestShutdownTimeoutAndClose(t *testing.T) {
 	checkLeaks(t)
 	e := newEnv(t, nil)
-	c := e.dial()
+	c := e.dial(nil)
 	res := make(chan error, 1)
 	go func() { res <- c.Call(ctxTimeout(t, 20*time.Second), gsf.SvcUserServer, msgBlock, nil, nil) }()
 	<-e.started
@@ -660,7 +665,7 @@ func TestClientErrors(t *testing.T) {
 	e := newEnv(t, func(s *Server) { s.OnConnect = func(s *Session) { sess.Store(s) } })
 
 	// The server closes the connection: calls in flight fail with ErrClosed.
-	c := e.dial()
+	c := e.dial(nil)
 	res := make(chan error, 1)
 	go func() { res <- c.Call(ctxTimeout(t, 20*time.Second), gsf.SvcUserServer, msgBlock, nil, nil) }()
 	<-e.started
@@ -681,7 +686,7 @@ func TestClientErrors(t *testing.T) {
 	}
 
 	// Deadlines and cancellation.
-	c = e.dial()
+	c = e.dial(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := c.Call(ctx, gsf.SvcUserServer, msgBlock, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
@@ -716,7 +721,7 @@ func TestClientErrors(t *testing.T) {
 		t.Error("Do of a notify header")
 	}
 	// A body that cannot be encoded.
-	c = e.dial()
+	c = e.dial(nil)
 	if err := c.Call(ctxTimeout(t, time.Second), gsf.SvcUserServer, msgEcho, make(chan int), nil); err == nil {
 		t.Error("encoding a channel")
 	}
@@ -733,7 +738,7 @@ func TestIdleAndReadTimeouts(t *testing.T) {
 		s.IdleTimeout = 200 * time.Millisecond
 		s.ReadTimeout = 200 * time.Millisecond
 	})
-	c := e.dial()
+	c := e.dial(nil)
 	e.echo(c, "x")
 	select {
 	case <-c.Done():

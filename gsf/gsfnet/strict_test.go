@@ -30,7 +30,7 @@ func TestHandleStrict(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := gsfnet.Dial(ctx, ln.Addr().String())
+	c, err := gsfnet.Dial(ctx, ln.Addr().String(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func Example_gsfnet() {
 	// A server that does not answer a message leaves Call waiting: give it a deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := gsfnet.Dial(ctx, ln.Addr().String())
+	c, err := gsfnet.Dial(ctx, ln.Addr().String(), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

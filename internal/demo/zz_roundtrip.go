@@ -42,7 +42,7 @@ func roundTripStep(w io.Writer) error {
 		<-served
 	}()
 	fmt.Fprintf(w, "$ gamewire serve        (here: in this process, on a free loopback port)\n")
-	c, err := gsfnet.Dial(ctx, l.Addr().String())
+	c, err := gsfnet.Dial(ctx, l.Addr().String(), nil)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func TestMessages(t *testing.T) {
 	addr, logs := start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := gsfnet.Dial(ctx, addr)
+	c, err := gsfnet.Dial(ctx, addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

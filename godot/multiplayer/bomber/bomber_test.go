@@ -151,7 +151,7 @@ func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Server.Replication.TickInterval = multiplayer.NoTick
+	g.Server.Replication.TickInterval = multiplayer.NoLimit
 	g.Server.NewPeerID = func(*http.Request) int32 { return 1001 }
 	var mu sync.Mutex
 	var sent [][]byte

@@ -62,7 +62,7 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 			if n.nc, err = nats.Connect(url); err != nil {
 				b.Fatal(err)
 			}
-			if n.node, err = natscluster.New(n.nc, natscluster.Options{Node: fmt.Sprint("n", i)}); err != nil {
+			if n.node, err = natscluster.New(n.nc, &natscluster.Options{Node: fmt.Sprint("n", i)}); err != nil {
 				b.Fatal(err)
 			}
 			n.srv.Cluster = n.node
@@ -95,7 +95,7 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 	ctx := context.Background()
 	for i := range nSessions {
 		n := nodes[i%len(nodes)]
-		c, err := gsfnet.Dial(ctx, n.addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+		c, err := gsfnet.Dial(ctx, n.addr, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 			var s Stamp
 			if err := m.DecodeBody(&s); err != nil {
 				return
@@ -107,7 +107,7 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 			if received.Add(1) == want.Load() {
 				all <- struct{}{}
 			}
-		}))
+		}})
 		if err != nil {
 			b.Fatal(err)
 		}

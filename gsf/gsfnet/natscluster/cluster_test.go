@@ -66,7 +66,7 @@ func startNode(t *testing.T, url, id string) *testNode {
 		t.Fatal(err)
 	}
 	tn := &testNode{id: id, nc: nc, served: make(chan error, 1)}
-	tn.node, err = natscluster.New(nc, natscluster.Options{
+	tn.node, err = natscluster.New(nc, &natscluster.Options{
 		Node: id, HeartbeatInterval: hb, DeadAfter: dead, RequestTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OnEvent: func(e natscluster.Event) {
@@ -160,7 +160,7 @@ type player struct {
 func connect(t *testing.T, tn *testNode, user string) *player {
 	t.Helper()
 	p := &player{name: user, got: make(chan Say, 1000)}
-	c, err := gsfnet.Dial(context.Background(), tn.addr, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+	c, err := gsfnet.Dial(context.Background(), tn.addr, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		if m.Header.MsgType != msgChatEvent {
 			return
 		}
@@ -170,7 +170,7 @@ func connect(t *testing.T, tn *testNode, user string) *player {
 			return
 		}
 		p.got <- s
-	}))
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

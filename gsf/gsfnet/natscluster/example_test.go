@@ -26,7 +26,7 @@ func Example() {
 	const msgJoin, msgLine int32 = 2001, 2100
 	startNode := func(id string) (*gsfnet.Server, *natscluster.Node, string) {
 		nc, _ := nats.Connect(ns.ClientURL())
-		node, _ := natscluster.New(nc, natscluster.Options{Node: id})
+		node, _ := natscluster.New(nc, &natscluster.Options{Node: id})
 		srv := &gsfnet.Server{Cluster: node}
 		mux := gsfnet.NewMux()
 		gsfnet.Handle(mux, gsf.SvcUserServer, msgJoin, func(ctx context.Context, s *gsfnet.Session, req *Login) (*Count, error) {
@@ -46,11 +46,11 @@ func Example() {
 
 	got := make(chan string, 1)
 	ctx := context.Background()
-	c, _ := gsfnet.Dial(ctx, addrB, gsfnet.WithNotifyHandler(func(m *gsf.Message) {
+	c, _ := gsfnet.Dial(ctx, addrB, &gsfnet.ClientOptions{NotifyHandler: func(m *gsf.Message) {
 		var s Say
 		_ = m.DecodeBody(&s)
 		got <- s.Text
-	}))
+	}})
 	defer c.Close()
 	_ = c.Call(ctx, gsf.SvcUserServer, msgJoin, &Login{User: "bob"}, nil)
 	_ = nodeB.Sync(ctx)
