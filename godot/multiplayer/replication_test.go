@@ -263,3 +263,58 @@ func TestLateJoinerAndVisibility(t *testing.T) {
 		t.Errorf("A got %x, want the DESPAWN of B's player", have)
 	}
 }
+
+// replScene is a server with the player scene spawned for peer 2, whose client has cached the
+// path of its input synchronizer (cache id 5), without a network: packets go to sc.receive.
+func replScene(tb testing.TB, onInput func(p *Peer, s *SyncState)) (*Server, *Peer, *Entity) {
+	tb.Helper()
+	sp := &Spawner{Path: "World/PlayerSpawner", SpawnPath: "World/Players", Scenes: []*Scene{playerScene(onInput)}}
+	s := &Server{Replication: Replication{TickInterval: NoLimit}, Spawners: []*Spawner{sp}}
+	if err := s.init(); err != nil {
+		tb.Fatal(err)
+	}
+	p := s.sc.newPeer(2, &nullTransport{})
+	s.sc.mu.Lock()
+	s.sc.addPeer(p)
+	s.sc.mu.Unlock()
+	e, err := s.Spawn(sp, "res://player.tscn", "2", &SpawnOptions{Owner: 2})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.sc.receive(p, AppendSimplifyPath(nil, Checksum(nil), 5, "World/Players/2/Input/InputSync"))
+	return s, p, e
+}
+
+// FuzzReplicationReceive: SYNC, delta SYNC, SPAWN and DESPAWN packets from a client never
+// panic the server; refusals are *PacketErrors with an offset inside the packet; whatever state
+// is accepted decodes.
+func FuzzReplicationReceive(f *testing.F) {
+	for _, h := range []string{
+		"06030005000080" + "0c000000" + "050000000000803f00000000",
+		"160500008001000000000000000" + "40000000" + "81",
+		"0602000500008004000000050000000000000000",
+		"16050000800300000000000000" + "0d000000" + "050000000000803f0000000081",
+		"040001000000", "0501000000", "06", "0600000000008000000080", "16ffffffffffffffffffffffffffffffff",
+	} {
+		if b, err := hex.DecodeString(h); err == nil {
+			f.Add(b)
+		}
+	}
+	s, p, e := replScene(f, nil)
+	var errs []error
+	s.sc.onError = func(_ *Peer, err error) { errs = append(errs, err) }
+	f.Fuzz(func(t *testing.T, pkt []byte) {
+		errs = errs[:0]
+		s.sc.receive(p, pkt)
+		for _, err := range errs {
+			var pe *PacketError
+			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(pkt) {
+				t.Fatalf("error %v (%T) for % x", err, err, pkt)
+			}
+		}
+		var state map[string]any
+		if err := e.Sync("Input/InputSync").Unmarshal(&state); err != nil {
+			t.Fatalf("the accepted state does not decode: %v", err)
+		}
+	})
+}
