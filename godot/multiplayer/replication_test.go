@@ -318,3 +318,25 @@ func FuzzReplicationReceive(f *testing.F) {
 		}
 	})
 }
+
+// TestSyncCallbacksBounded: a SYNC that names the same synchronizer many times (a hostile
+// client's) applies each entry as the engine does, but calls OnSync once.
+func TestSyncCallbacksBounded(t *testing.T) {
+	calls := 0
+	s, p, e := replScene(t, func(*Peer, *SyncState) { calls++ })
+	var errs []error
+	s.sc.onError = func(_ *Peer, err error) { errs = append(errs, err) }
+	mv, _ := AppendCompressed(nil, godot.Vector2{X: 3})
+	pkt := binary.LittleEndian.AppendUint16([]byte{6}, 1)
+	for range 1000 {
+		pkt = binary.LittleEndian.AppendUint32(pkt, 5|pathFlag)
+		pkt = append(binary.LittleEndian.AppendUint32(pkt, uint32(len(mv))), mv...)
+	}
+	s.sc.receive(p, pkt)
+	if calls != 1 || len(errs) != 0 {
+		t.Errorf("%d OnSync calls, errors %v", calls, errs)
+	}
+	if v, _ := e.Sync("Input/InputSync").Get("motion"); v != (godot.Vector2{X: 3}) {
+		t.Errorf("motion %v", v)
+	}
+}

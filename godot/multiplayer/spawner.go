@@ -23,6 +23,7 @@ type replicator struct {
 	peers     map[int32]*replPeer
 	buf       []byte
 	stop      chan struct{}
+	gen       uint64 // counts received SYNC packets (one OnSync per synchronizer per packet)
 }
 
 // replPeer is the engine's PeerInfo.

@@ -32,6 +32,7 @@ type SyncState struct {
 	syncStarted bool
 	lastInbound uint16
 	gone        bool
+	cbGen       uint64 // the packet whose callbacks already include this synchronizer
 }
 
 type watcher struct {
@@ -321,6 +322,7 @@ func (r *replicator) receiveSync(p *Peer, pkt []byte) (after []func(), err error
 	if len(pkt) < 11 {
 		return nil, perr(CmdSync, len(pkt), ErrTruncated, "%d bytes, need 11", len(pkt))
 	}
+	r.gen++ // one OnSync per synchronizer per packet, however many entries name it
 	if pkt[0]&(1<<4) != 0 {
 		return r.receiveDelta(p, pkt)
 	}
@@ -353,7 +355,7 @@ func (r *replicator) receiveSync(p *Peer, pkt []byte) (after []func(), err error
 			return after, e
 		}
 		off += int(size)
-		after = append(after, s.onSync(p))
+		after = s.appendOnSync(after, p)
 	}
 	return after, err
 }
@@ -389,7 +391,7 @@ func (r *replicator) receiveDelta(p *Peer, pkt []byte) (after []func(), err erro
 			return after, e
 		}
 		off += int(size)
-		after = append(after, s.onSync(p))
+		after = s.appendOnSync(after, p)
 	}
 	return after, err
 }
@@ -422,11 +424,13 @@ func (r *replicator) applyState(s *SyncState, data []byte, idx []int, base int, 
 	return nil
 }
 
-func (s *SyncState) onSync(p *Peer) func() {
-	if s.cfg.OnSync == nil {
-		return nil
+// appendOnSync adds the synchronizer's OnSync call to after, once per packet.
+func (s *SyncState) appendOnSync(after []func(), p *Peer) []func() {
+	if s.cfg.OnSync == nil || s.cbGen == s.r.gen {
+		return after
 	}
-	return func() { s.cfg.OnSync(p, s) }
+	s.cbGen = s.r.gen
+	return append(after, func() { s.cfg.OnSync(p, s) })
 }
 
 // findSync is _find_synchronizer: a path-based net id names the sender's cached node.
