@@ -22,6 +22,7 @@ type replicator struct {
 	byNode    map[*Node]*SyncState
 	peers     map[int32]*replPeer
 	buf       []byte
+	scratch   []byte // SyncState.Set's encoding
 	stop      chan struct{}
 	gen       uint64 // counts received SYNC packets (one OnSync per synchronizer per packet)
 }
@@ -621,10 +622,9 @@ func (r *replicator) tick() {
 		if len(rp.syncs) == 0 {
 			continue
 		}
-		toSync := slices.Clone(rp.syncs)
 		rp.lastSent++
-		r.sendSync(id, rp, toSync, rp.lastSent, now)
-		r.sendDelta(id, rp, toSync, now)
+		r.sendSync(id, rp, rp.syncs, rp.lastSent, now)
+		r.sendDelta(id, rp, rp.syncs, now)
 	}
 }
 

@@ -87,13 +87,21 @@ func (s *SyncState) Set(name string, v any) error {
 	if i < 0 {
 		return fmt.Errorf("multiplayer: synchronizer %q has no property %q", s.node.path, name)
 	}
-	b, err := s.r.sc.encoding.AppendCompressed(nil, v)
-	if err != nil {
+	s.r.sc.mu.Lock()
+	defer s.r.sc.mu.Unlock()
+	r := s.r
+	var err error
+	if r.scratch, err = r.sc.encoding.AppendCompressed(r.scratch[:0], v); err != nil {
 		return fmt.Errorf("multiplayer: synchronizer %q property %q: %w", s.node.path, name, err)
 	}
-	s.r.sc.mu.Lock()
-	s.vals[i] = b
-	s.r.sc.mu.Unlock()
+	// A watched property's old bytes may be a watcher's snapshot: it gets new ones. Others
+	// are written over the old bytes when they fit, which nothing else holds (packets copy).
+	old := s.vals[i]
+	if s.cfg.Properties[i].Mode != ReplicateOnChange && &old[0] != &nilVariant[0] && cap(old) >= len(r.scratch) {
+		s.vals[i] = append(old[:0], r.scratch...)
+	} else {
+		s.vals[i] = bytes.Clone(r.scratch)
+	}
 	return nil
 }
 
