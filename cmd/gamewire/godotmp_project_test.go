@@ -36,7 +36,7 @@ func TestEngineGodotMPServeProject(t *testing.T) {
 		t.Fatalf("not started: %s", logs.String())
 	}
 	files := map[string][]byte{}
-	for _, f := range []string{"world.tscn", "world.gd", "player.tscn", "player.gd", "player_input.gd", "bomb.tscn", "bomb.gd", "hint.tscn"} {
+	for _, f := range []string{"world.tscn", "world.gd", "player.tscn", "player.gd", "player_input.gd", "bomb.tscn", "bomb.gd", "hint.tscn", "scoreboard.gd"} {
 		files[f] = readFile(t, "../../godot/multiplayer/bomber/client/"+f)
 	}
 	script := strings.ReplaceAll(projectDriver, "__URL__", "ws://"+addr)
@@ -64,7 +64,7 @@ func TestEngineGodotMPServeProject(t *testing.T) {
 	}
 	text := strings.ReplaceAll(out.String(), id, "2001") // the server's peer ids are random
 	for _, want := range []string{
-		"serving ../../godot/multiplayer/bomber/client (res://world.tscn: 1 nodes with RPCs, 3 spawners)",
+		"serving ../../godot/multiplayer/bomber/client (res://world.tscn: 1 nodes with RPCs, 4 spawners)",
 		"out 2001 SIMPLIFY_PATH World/PlayerSpawner = cache id 1",
 		`out 2001 SPAWN by World/PlayerSpawner: "2001" net id 1 scene res://player.tscn state position=Vector2(0, 0) hp=0 label=""`,
 		"out 2001 SYNC t=1 World/Players/2001/ServerSync position=",

@@ -82,6 +82,9 @@ type Server struct {
 	// AddSynchronizer).
 	Spawners    []*Spawner
 	Replication Replication
+	// Synchronizers are synchronizers outside spawned scenes, with path-based net ids (more
+	// can be added with AddSynchronizer); Synchronizer returns their state.
+	Synchronizers []*SyncConfig
 
 	// Auth, when set, is the auth_callback: every new peer must authenticate before it is
 	// connected. It receives the data a peer sends with send_auth; call Peer.SendAuth to answer

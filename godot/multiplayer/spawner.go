@@ -80,9 +80,9 @@ func (s *Server) replicatorLocked() *replicator {
 	return sc.repl
 }
 
-// initReplication adds the Spawners; it runs once, when the server starts.
+// initReplication adds the Spawners and Synchronizers; it runs once, when the server starts.
 func (s *Server) initReplication() error {
-	if len(s.Spawners) == 0 {
+	if len(s.Spawners) == 0 && len(s.Synchronizers) == 0 {
 		return nil
 	}
 	s.sc.mu.Lock()
@@ -91,6 +91,30 @@ func (s *Server) initReplication() error {
 	for _, sp := range s.Spawners {
 		if err := s.addSpawnerLocked(r, sp); err != nil {
 			return err
+		}
+	}
+	for _, c := range s.Synchronizers {
+		if _, err := s.addSynchronizerLocked(r, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Synchronizer returns the state of the synchronizer at path (relative to /root) that is not
+// in a spawned scene, or nil.
+func (s *Server) Synchronizer(path string) *SyncState {
+	if s.init() != nil {
+		return nil
+	}
+	s.sc.mu.Lock()
+	defer s.sc.mu.Unlock()
+	if s.sc.repl == nil {
+		return nil
+	}
+	if n := s.sc.nodes[path]; n != nil {
+		if st := s.sc.repl.byNode[n]; st != nil && st.entity == nil {
+			return st
 		}
 	}
 	return nil
@@ -179,26 +203,31 @@ func (s *Server) addSpawnerLocked(r *replicator, sp *Spawner) error {
 }
 
 // AddSynchronizer declares a synchronizer that no spawner spawns (its node is in the clients'
-// scene), at cfg.Path relative to /root: its net id is path based, and its state is sent to a
-// peer once the peer has confirmed the path. AuthorityOwner is not valid here.
+// scene) while the server runs (the Synchronizers field declares them up front), at cfg.Path
+// relative to /root: its net id is path based, and its state is sent to a peer once the peer
+// has confirmed the path. AuthorityOwner is not valid here.
 func (s *Server) AddSynchronizer(cfg *SyncConfig) (*SyncState, error) {
+	r, err := s.replicator()
+	if err != nil {
+		return nil, err
+	}
+	s.sc.mu.Lock()
+	defer s.sc.mu.Unlock()
+	return s.addSynchronizerLocked(r, cfg)
+}
+
+func (s *Server) addSynchronizerLocked(r *replicator, cfg *SyncConfig) (*SyncState, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("multiplayer: synchronizer %q: %w", cfg.Path, err)
 	}
 	if cfg.Authority == AuthorityOwner {
 		return nil, fmt.Errorf("multiplayer: synchronizer %q: AuthorityOwner needs an entity", cfg.Path)
 	}
-	r, err := s.replicator()
-	if err != nil {
-		return nil, err
-	}
 	n, err := NewNode(cfg.Path)
 	if err != nil {
 		return nil, err
 	}
 	sc := s.sc
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
 	if sc.nodes[cfg.Path] != nil {
 		return nil, fmt.Errorf("multiplayer: node %q declared twice", cfg.Path)
 	}

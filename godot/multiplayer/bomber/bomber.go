@@ -3,7 +3,9 @@
 // directory client/. The Go server is the authority: it spawns a player per connected peer,
 // named by the peer id, under World/Players; it moves the players from the input their owners'
 // clients replicate to it; it spawns a bomb (in a deep part of the tree) when a player bombs;
-// and it gives each player a hint that only that player sees.
+// it gives each player a hint that only that player sees; it spawns an effect with a custom
+// spawn (the clients' spawn_function) for every bomb; and it keeps a scoreboard in the world
+// scene (a synchronizer outside spawned scenes).
 //
 // The declarations below mirror the client project by hand; LoadProject in package
 // godot/multiplayer/project reads the same from client/ (the tests check that both agree).
@@ -40,7 +42,7 @@ type Game struct {
 	// OnInput, if set, sees every input a client sends, after the game applied it.
 	OnInput func(peer int32, in Input)
 
-	players, hints, bombs *multiplayer.Spawner
+	players, hints, bombs, fx *multiplayer.Spawner
 
 	mu      sync.Mutex
 	entered int // players so far, for their start positions
@@ -87,8 +89,13 @@ func New() (*Game, error) {
 		Scenes: []*multiplayer.Scene{{Path: "res://bomb.tscn", Synchronizers: []*multiplayer.SyncConfig{
 			{Path: "BombSync", Properties: []multiplayer.Property{{Path: ".:position", Spawn: true}, {Path: ".:from_player", Spawn: true}}},
 		}}}}
-	g.Server = &multiplayer.Server{Nodes: []*multiplayer.Node{world}, Spawners: []*multiplayer.Spawner{g.players, g.hints, g.bombs},
-		OriginPatterns: []string{"*"}, OnConnect: g.connect, OnDisconnect: g.disconnect}
+	g.fx = &multiplayer.Spawner{Path: "World/FxSpawner", SpawnPath: "World/Fx", Custom: &multiplayer.Scene{}}
+	score := &multiplayer.SyncConfig{Path: "World/Scoreboard/ScoreSync", Properties: []multiplayer.Property{
+		{Path: ".:bombs", Spawn: true, Mode: multiplayer.ReplicateAlways, Default: 0},
+		{Path: ".:last_bomber", Spawn: true, Mode: multiplayer.ReplicateOnChange, Default: 0},
+	}}
+	g.Server = &multiplayer.Server{Nodes: []*multiplayer.Node{world}, Spawners: []*multiplayer.Spawner{g.players, g.hints, g.bombs, g.fx},
+		Synchronizers: []*multiplayer.SyncConfig{score}, OriginPatterns: []string{"*"}, OnConnect: g.connect, OnDisconnect: g.disconnect}
 	return g, nil
 }
 
@@ -149,6 +156,10 @@ func (g *Game) input(p *multiplayer.Peer, s *multiplayer.SyncState) {
 	if drop {
 		g.Server.Spawn(g.bombs, "res://bomb.tscn", fmt.Sprintf("Bomb%d", n), &multiplayer.SpawnOptions{Owner: owner,
 			State: map[string]any{"position": cur.Position, "from_player": int(owner)}})
+		g.Server.Spawn(g.fx, "", fmt.Sprintf("Fx%d", n), &multiplayer.SpawnOptions{Arg: []any{"boom", cur.Position, n}})
+		if sb := g.Server.Synchronizer("World/Scoreboard/ScoreSync"); sb != nil {
+			sb.SetState(map[string]any{"bombs": n, "last_bomber": int(owner)})
+		}
 		g.Server.RPC(g.World, "announce", fmt.Sprintf("%d dropped bomb %d", owner, n))
 	}
 	if g.OnInput != nil {

@@ -102,11 +102,19 @@ func TestEngineBomber(t *testing.T) {
 		"C1 spawned bomb Bomb1 pos=(",
 		"C2 said 1001 dropped bomb 1",
 		"hp on both 90",
+		"scoreboard bombs=1 last_bomber=1001 on both",
+		"C1 spawned fx Fx1 pos=(",
+		"C2 spawned fx Fx1 pos=(",
 		"C1 despawned player 1002",
 		"C1 players after C2 left 1001",
 	} {
 		if !slices.ContainsFunc(out, func(l string) bool { return strings.HasPrefix(l, want) }) {
 			t.Errorf("the engine did not print %q", want)
+		}
+	}
+	for _, l := range out {
+		if strings.Contains(l, "spawned fx") && !strings.HasSuffix(l, "kind=boom") {
+			t.Errorf("the custom spawn's argument: %s", l)
 		}
 	}
 	if !slices.ContainsFunc(out, func(l string) bool { return strings.HasPrefix(l, "C2 spawned player 1002 pos=(200.0, 100.0) hp=100") }) {
@@ -144,6 +152,9 @@ func TestEngineBomber(t *testing.T) {
 // (peer 1001 connects and gets its player and hint; a few network frames; hp and position
 // change; a few frames; the player is freed) and compares the packets sent to the peer.
 func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
+	if !slices.ContainsFunc(godotSent, func(p []byte) bool { return p[0] == 4 && p[1] == multiplayer.CustomScene }) {
+		t.Errorf("the Godot server's recording has no custom SPAWN")
+	}
 	if len(godotSent) < 6 {
 		t.Fatalf("the Godot server's recording has %d packets", len(godotSent))
 	}
@@ -152,6 +163,7 @@ func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
 		t.Fatal(err)
 	}
 	g.Server.Replication.TickInterval = multiplayer.NoLimit
+	g.Server.Synchronizers = nil // the recording has no scoreboard
 	g.Server.NewPeerID = func(*http.Request) int32 { return 1001 }
 	var mu sync.Mutex
 	var sent [][]byte
@@ -191,6 +203,9 @@ func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
 	e := g.ents[1001]
 	g.mu.Unlock()
 	if err := e.Sync("ServerSync").SetState(map[string]any{"hp": 90, "position": godot.Vector2{X: 110, Y: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Server.Spawn(g.fx, "", "Fx1", &multiplayer.SpawnOptions{Arg: []any{"boom", godot.Vector2{X: 110, Y: 100}, 1}}); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {

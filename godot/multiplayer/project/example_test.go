@@ -26,6 +26,9 @@ func ExampleLoad() {
 			}
 		}
 	}
+	for _, c := range d.Synchronizers {
+		fmt.Println("synchronizer", c.Path, c.Properties)
+	}
 	if err := d.Handle("World", "hello", func(p *multiplayer.Peer, name string) {}); err != nil {
 		panic(err)
 	}
@@ -44,5 +47,7 @@ func ExampleLoad() {
 	//   res://hint.tscn HintSync authority 0: [{.:editor_description true never }]
 	// spawner World/Level/Zone/Area/BombSpawner → World/Level/Zone/Area/Bombs
 	//   res://bomb.tscn BombSync authority 0: [{.:position true never {0 0}} {.:from_player true never 0}]
+	// spawner World/FxSpawner → World/Fx
+	// synchronizer World/Scoreboard/ScoreSync [{.:bombs true always 0} {.:last_bomber true on_change 0}]
 	// node World [announce hello] d2dd737c8db86b42931daa57902aa95d
 }

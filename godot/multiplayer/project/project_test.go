@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -79,6 +80,15 @@ func TestBomberMatchesHandDeclarations(t *testing.T) {
 			if !slices.Equal(sums, hsums) {
 				t.Errorf("scene %s nodes %v, the example's %v", sc.Path, sums, hsums)
 			}
+		}
+	}
+	if len(d.Synchronizers) != len(g.Server.Synchronizers) {
+		t.Errorf("%d synchronizers outside spawned scenes, the example declares %d", len(d.Synchronizers), len(g.Server.Synchronizers))
+	}
+	for i := range min(len(d.Synchronizers), len(g.Server.Synchronizers)) {
+		c, h := d.Synchronizers[i], g.Server.Synchronizers[i]
+		if c.Path != h.Path || !sameProps(c.Properties, h.Properties) || !sameDefaults(c.Properties, h.Properties) {
+			t.Errorf("synchronizer %s %+v, the example's %s %+v", c.Path, c.Properties, h.Path, h.Properties)
 		}
 	}
 	nodes, err := d.Nodes()
@@ -343,4 +353,13 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("parseValue(%s) = %v, %t; want %v", c.src, v, ok, c.want)
 		}
 	}
+}
+
+// sameDefaults compares the defaults as they go on the wire (int and int64 alike).
+func sameDefaults(a, b []multiplayer.Property) bool {
+	return slices.EqualFunc(a, b, func(x, y multiplayer.Property) bool {
+		bx, _ := multiplayer.AppendCompressed(nil, x.Default)
+		by, _ := multiplayer.AppendCompressed(nil, y.Default)
+		return bytes.Equal(bx, by)
+	})
 }

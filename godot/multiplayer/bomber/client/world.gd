@@ -4,6 +4,17 @@ extends Node
 
 signal said(text: String)
 
+func _ready() -> void:
+	# Effects are spawned by the server with an argument: [kind, position, number].
+	$FxSpawner.spawn_function = _spawn_fx
+
+func _spawn_fx(data: Variant) -> Node:
+	var fx := Node2D.new()
+	fx.name = "Fx%d" % data[2]
+	fx.position = data[1]
+	fx.set_meta("kind", data[0])
+	return fx
+
 @rpc("any_peer", "reliable")
 func hello(player_name: String) -> void:
 	pass

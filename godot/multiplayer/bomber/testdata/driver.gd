@@ -22,6 +22,8 @@ func client(tag: String) -> Node:
 	world.get_node("Level/Zone/Area/BombSpawner").spawned.connect(func(n):
 		out("%s spawned bomb %s pos=%s from=%d" % [tag, n.name, n.position, n.from_player]))
 	world.said.connect(func(t): out("%s said %s" % [tag, t]))
+	world.get_node("FxSpawner").spawned.connect(func(n):
+		out("%s spawned fx %s pos=%s kind=%s" % [tag, n.name, n.position, n.get_meta("kind")]))
 	var peer := WebSocketMultiplayerPeer.new()
 	var err := peer.create_client(URL)
 	if err != OK:
@@ -91,6 +93,13 @@ func main() -> void:
 	if not await until(func(): return p1on2.hp == 90 and p1.hp == 90, "hp"):
 		return
 	out("hp on both 90")
+	var sb1 = w1.get_node("Scoreboard")
+	var sb2 = w2.get_node("Scoreboard")
+	if not await until(func(): return sb1.bombs == 1 and sb2.bombs == 1 and sb2.last_bomber == id1, "scoreboard"):
+		return
+	out("scoreboard bombs=1 last_bomber=%d on both" % sb2.last_bomber)
+	if not await until(func(): return w2.get_node("Fx").get_child_count() == 1, "fx"):
+		return
 
 	# C2 leaves: its player and hint are despawned on C1.
 	w2.multiplayer.multiplayer_peer.close()
@@ -115,6 +124,9 @@ func record() -> void:
 	get_tree().root.add_child(k_root)
 	var kw = load("res://world.tscn").instantiate()
 	k_root.add_child(kw)
+	# The recording compares spawns and spawned synchronizers: no scoreboard.
+	sw.get_node("Scoreboard").free()
+	kw.get_node("Scoreboard").free()
 	var smp := SceneMultiplayer.new()
 	var kmp := SceneMultiplayer.new()
 	get_tree().set_multiplayer(smp, s_root.get_path())
@@ -148,6 +160,7 @@ func record() -> void:
 	await get_tree().process_frame
 	player[0].hp = 90
 	player[0].position = Vector2(110, 100)
+	sw.get_node("FxSpawner").spawn(["boom", Vector2(110, 100), 1])
 	await get_tree().process_frame
 	await get_tree().process_frame
 	await get_tree().process_frame
