@@ -340,3 +340,50 @@ func TestSyncCallbacksBounded(t *testing.T) {
 		t.Errorf("motion %v", v)
 	}
 }
+
+// TestRuntimeNodes: nodes declared and removed while the server runs, and a template that
+// declares every player's node by its path pattern.
+func TestRuntimeNodes(t *testing.T) {
+	got := make(chan string, 8)
+	errs := make(chan error, 8)
+	srv := &Server{OnError: func(_ *Peer, err error) { errs <- err }}
+	if err := srv.AddTemplate("World/Players/<id>", RPC{Name: "shout", Mode: ModeAnyPeer, Handler: func(p *Peer, s string) {
+		got <- "player: " + s
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	url := testServer(t, srv)
+	player := MustNode("World/Players/42", RPC{Name: "shout", Mode: ModeAnyPeer})
+	door := MustNode("World/Door", RPC{Name: "open", Mode: ModeAnyPeer})
+	c := dial(t, url, &ClientOptions{Nodes: []*Node{player, door}})
+
+	if err := c.RPCID(1, player, "shout", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if s := wait(t, got); s != "player: hi" {
+		t.Errorf("template call %q", s)
+	}
+	if n := srv.Node("World/Players/7"); n == nil || n.Checksum() != player.Checksum() {
+		t.Errorf("the template does not give World/Players/7: %v", n)
+	}
+	if srv.Node("World/Players/7/Gun") != nil || srv.Node("World/Players") != nil {
+		t.Error("the template matches paths of other lengths")
+	}
+
+	// A node added while serving.
+	if err := srv.AddNode(MustNode("World/Door", RPC{Name: "open", Mode: ModeAnyPeer, Handler: func(p *Peer) { got <- "door" }})); err != nil {
+		t.Fatal(err)
+	}
+	c.RPCID(1, door, "open")
+	if s := wait(t, got); s != "door" {
+		t.Errorf("added node %q", s)
+	}
+	// Removed: the client's cached id no longer resolves.
+	if !srv.RemoveNode("World/Door") || srv.RemoveNode("World/Door") {
+		t.Error("RemoveNode")
+	}
+	c.RPCID(1, door, "open")
+	if err := wait(t, errs); !errors.Is(err, ErrUnknownCacheID) && !errors.Is(err, ErrUnknownNode) {
+		t.Errorf("a call to the removed node: %v", err)
+	}
+}
