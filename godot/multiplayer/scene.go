@@ -456,6 +456,11 @@ func (sc *scene) processPacket(p *Peer, pkt []byte) error {
 		sc.mu.Lock()
 		r := sc.repl
 		sc.mu.Unlock()
+		if r == nil && sc.self == 1 {
+			// A server without replication has no synchronizer to apply a SYNC to: the engine
+			// skips such entries silently, and refuses SPAWN and DESPAWN.
+			r = &replicator{sc: sc}
+		}
 		if r != nil {
 			return r.receive(p, pkt)
 		}
