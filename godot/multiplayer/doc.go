@@ -13,6 +13,12 @@
 //   - Server, an http.Handler that is peer 1 (the WebSocket handshake, peer ids, SYS messages,
 //     relay, authentication, the path cache, RPCs both ways, RAW packets), and Client, a Go peer
 //     that connects like a Godot client;
+//   - replication: Spawner, Scene and SyncConfig declare the clients' MultiplayerSpawners and
+//     MultiplayerSynchronizers; Server.Spawn spawns entities (SPAWN, DESPAWN, net ids, late
+//     joiners, visibility), SyncState sets what the server replicates (SYNC and delta SYNC every
+//     tick) and receives what clients replicate (SyncState.Unmarshal); nodes can be added,
+//     removed and templated while the server runs. Package project reads all of it from a
+//     game's project folder;
 //   - VarConn, for games that skip the high-level API and put_var Variants on a WebSocketPeer.
 //
 // What the engine does is the reference: Godot 4.6's modules/multiplayer and modules/websocket
