@@ -321,6 +321,9 @@ func (p *Project) RPCs(res string) ([]multiplayer.RPC, error) {
 		}
 		s := p.Scripts[res]
 		if s == nil {
+			if !strings.HasSuffix(res, ".gd") {
+				return nil, fmt.Errorf("script %s: only GDScript (.gd) is read", res)
+			}
 			return nil, fmt.Errorf("script %s is not in the project", res)
 		}
 		for _, r := range s.RPCs {

@@ -159,6 +159,8 @@ func TestLoadErrors(t *testing.T) {
 		{"bad.gd", "extends Node\n@rpc\nvar x := 1\n", "bad.gd:3: @rpc (line 2) is not followed by a func"},
 		{"bad.gd", "extends Node\n@rpc(\"any_peer\"\n", "bad.gd:2: @rpc: unclosed argument list"},
 		{"bad.tscn", "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nfoo = [1, 2\n", "bad.tscn:4: property foo: the value does not end"},
+		{"bad.tscn", "[gd_scene format=3]\n[ext_resource type=\"Script\" path=\"res://a.cs\" id=\"1\"]\n[node name=\"A\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
+			"bad.tscn:3: node .: script res://a.cs: only GDScript (.gd) is read"},
 		{"bad.tscn", "[gd_scene format=3]\n[node name=\"A\" type=\"Node\"\n", "bad.tscn:2: a section heading without its closing bracket"},
 		{"bad.tscn", "[gd_scene format=3]\n[node name=\"A\" type=\"Node\"]\nnot a property\n", `bad.tscn:3: expected key = value`},
 		{"bad.tscn", "[gd_scene format=3]\n[sub_resource type=\"SceneReplicationConfig\" id=\"c\"]\nproperties/0/path = NodePath(\"nocolon\")\n" +
@@ -167,6 +169,10 @@ func TestLoadErrors(t *testing.T) {
 		dir := t.TempDir()
 		writeFile(t, dir+"/"+c.name, c.src)
 		_, err := Load(dir)
+		if err == nil && strings.HasSuffix(c.name, ".tscn") {
+			p, _ := Load(dir)
+			_, err = p.Instance("res://"+c.name, "")
+		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one containing %q", c.src, err, c.want)
 		}
