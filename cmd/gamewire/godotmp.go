@@ -184,7 +184,8 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve [--addr 127.0.0.1:PORT] [--trace FILE]\n\n"+
 			"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
-			"open lobby.tscn in Godot 4 and point its url at ws://ADDR.\n\nFlags:\n")
+			"open lobby.tscn in Godot 4 and point its url at ws://ADDR. With --project DIR it serves the\n"+
+			"Godot 4 game in DIR instead (gamewire godot mp serve --project DIR --help).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

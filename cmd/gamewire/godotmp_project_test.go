@@ -121,3 +121,25 @@ func readFile(t *testing.T, name string) []byte {
 	}
 	return b
 }
+
+// "godot mp serve --project" refuses what it cannot serve before it listens.
+func TestGodotMPServeProjectErrors(t *testing.T) {
+	dir := "../../godot/multiplayer/bomber/client"
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--project"}, 2, "flag needs an argument"},
+		{[]string{"--project", dir, "extra"}, 2, "Usage: gamewire godot mp serve --project DIR"},
+		{[]string{"--project", dir, "--spawn-players", "World/Nope"}, 1, `no spawner "World/Nope" in res://world.tscn (spawners: World/PlayerSpawner, World/HintSpawner, World/Level/Zone/Area/BombSpawner, World/FxSpawner)`},
+		{[]string{"--project", dir, "--scene", "res://nope.tscn"}, 1, "scene res://nope.tscn is not in the project"},
+		{[]string{"--project", t.TempDir()}, 1, "has no main scene: give --scene"},
+	} {
+		var out, errb strings.Builder
+		code := run(append([]string{"godot", "mp", "serve"}, c.args...), strings.NewReader(""), &out, &errb)
+		if code != c.code || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errb.String(), c.code, c.want)
+		}
+	}
+}
