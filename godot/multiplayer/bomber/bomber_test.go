@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -133,30 +134,42 @@ func TestEngineBomber(t *testing.T) {
 			t.Errorf("engine error: %s", l)
 		}
 	}
-	var rec [][]byte
+	rec := map[int32][][]byte{}
 	for _, l := range out {
-		if h, ok := strings.CutPrefix(l, "REC 1001 "); ok {
+		if rest, ok := strings.CutPrefix(l, "REC "); ok {
+			peerS, h, _ := strings.Cut(rest, " ")
+			peer, err := strconv.Atoi(peerS)
+			if err != nil {
+				t.Fatal(err)
+			}
 			b, err := hex.DecodeString(h)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b[0] != 2 { // CONFIRM_PATH answers the client's input synchronizer
-				rec = append(rec, b)
+			// CONFIRM_PATH answers the clients' input synchronizers; RELAY forwards them
+			// between the clients: neither is the server's replication.
+			if b[0] != 2 && !(b[0] == 7 && b[1] == 3) {
+				rec[int32(peer)] = append(rec[int32(peer)], b)
 			}
 		}
+	}
+	if !slices.Contains(out, "client sees 1002, late joiner sees 1002 and hints Hint1002") {
+		t.Errorf("the recording's clients: %v", out)
 	}
 	t.Run("SameBytesAsGodotServer", func(t *testing.T) { sameBytesAsGodot(t, rec) })
 }
 
 // sameBytesAsGodot runs on the Go server what the engine's recording did on a Godot 4.6 server
 // (peer 1001 connects and gets its player and hint; a few network frames; hp and position
-// change; a few frames; the player is freed) and compares the packets sent to the peer.
-func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
-	if !slices.ContainsFunc(godotSent, func(p []byte) bool { return p[0] == 4 && p[1] == multiplayer.CustomScene }) {
+// change and an effect is spawned with an argument; a few frames; peer 1002 joins late and gets
+// the existing player, not the other's hint, then its own; a few frames; player 1001 is freed)
+// and compares the packets sent to each peer.
+func sameBytesAsGodot(t *testing.T, godotSent map[int32][][]byte) {
+	if !slices.ContainsFunc(godotSent[1001], func(p []byte) bool { return p[0] == 4 && p[1] == multiplayer.CustomScene }) {
 		t.Errorf("the Godot server's recording has no custom SPAWN")
 	}
-	if len(godotSent) < 6 {
-		t.Fatalf("the Godot server's recording has %d packets", len(godotSent))
+	if len(godotSent[1001]) < 6 || len(godotSent[1002]) < 4 {
+		t.Fatalf("the Godot server's recording has %d and %d packets", len(godotSent[1001]), len(godotSent[1002]))
 	}
 	g, err := New()
 	if err != nil {
@@ -164,16 +177,17 @@ func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
 	}
 	g.Server.Replication.TickInterval = multiplayer.NoLimit
 	g.Server.Synchronizers = nil // the recording has no scoreboard
-	g.Server.NewPeerID = func(*http.Request) int32 { return 1001 }
+	var next int32 = 1000
+	g.Server.NewPeerID = func(*http.Request) int32 { next++; return next }
 	var mu sync.Mutex
-	var sent [][]byte
-	spawns := make(chan struct{}, 8)
+	sent := map[int32][][]byte{}
+	spawns := make(chan struct{}, 16)
 	g.Server.Trace = func(dir string, peer int32, pkt []byte) {
-		if dir != "out" || peer != 1001 {
+		if dir != "out" {
 			return
 		}
 		mu.Lock()
-		sent = append(sent, bytes.Clone(pkt))
+		sent[peer] = append(sent[peer], bytes.Clone(pkt))
 		mu.Unlock()
 		if pkt[0] == 4 {
 			spawns <- struct{}{}
@@ -184,18 +198,22 @@ func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
 	defer g.Server.Shutdown(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := multiplayer.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), nil)
+	url := "ws" + strings.TrimPrefix(hs.URL, "http")
+	c, err := multiplayer.Dial(ctx, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	for range 2 { // the player and the hint
-		select {
-		case <-spawns:
-		case <-ctx.Done():
-			t.Fatal("no SPAWN")
+	waitSpawns := func(n int) {
+		for range n {
+			select {
+			case <-spawns:
+			case <-ctx.Done():
+				t.Fatal("no SPAWN")
+			}
 		}
 	}
+	waitSpawns(2) // the player and the hint
 	for range 3 {
 		g.Server.Tick()
 	}
@@ -208,19 +226,33 @@ func sameBytesAsGodot(t *testing.T, godotSent [][]byte) {
 	if _, err := g.Server.Spawn(g.fx, "", "Fx1", &multiplayer.SpawnOptions{Arg: []any{"boom", godot.Vector2{X: 110, Y: 100}, 1}}); err != nil {
 		t.Fatal(err)
 	}
+	waitSpawns(1) // the effect
+	for range 3 {
+		g.Server.Tick()
+	}
+	// A late joiner: it gets player 1001 with its state now, not its hint; then its own.
+	c2, err := multiplayer.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close(ctx)
+	waitSpawns(4) // player 1001 and player 1002 and its hint to 1002, player 1002 to 1001
 	for range 3 {
 		g.Server.Tick()
 	}
 	e.Despawn()
+	g.Server.Tick()
 	mu.Lock()
 	defer mu.Unlock()
-	have, want := normalize(t, "Go", sent), normalize(t, "Godot", godotSent)
-	if len(have) != len(want) {
-		t.Errorf("%d packets, the Godot server sent %d", len(have), len(want))
-	}
-	for i := range min(len(have), len(want)) {
-		if !bytes.Equal(have[i], want[i]) {
-			t.Errorf("packet %d:\n have %x\n want %x (Godot)", i, have[i], want[i])
+	for _, peer := range []int32{1001, 1002} {
+		have, want := normalize(t, "Go", sent[peer]), normalize(t, "Godot", godotSent[peer])
+		if len(have) != len(want) {
+			t.Errorf("peer %d: %d packets, the Godot server sent %d:\n have %x\n want %x", peer, len(have), len(want), have, want)
+		}
+		for i := range min(len(have), len(want)) {
+			if !bytes.Equal(have[i], want[i]) {
+				t.Errorf("peer %d packet %d:\n have %x\n want %x (Godot)", peer, i, have[i], want[i])
+			}
 		}
 	}
 }

@@ -111,41 +111,31 @@ func main() -> void:
 	out("END")
 
 # record runs the same spawns and changes on a real Godot server (a SceneMultiplayer of id 1 on
-# /root/S, connected in process to a client of id 1001 on /root/K) and prints every packet the
-# server sent: "REC <hex>".
+# /root/S, connected in process to clients of ids 1001 on /root/K and, later, 1002 on /root/K2)
+# and prints every packet the server sent: "REC <peer> <hex>".
 func record() -> void:
 	var s_root := Node.new()
 	s_root.name = "S"
 	get_tree().root.add_child(s_root)
 	var sw = load("res://world.tscn").instantiate()
 	s_root.add_child(sw)
-	var k_root := Node.new()
-	k_root.name = "K"
-	get_tree().root.add_child(k_root)
-	var kw = load("res://world.tscn").instantiate()
-	k_root.add_child(kw)
 	# The recording compares spawns and spawned synchronizers: no scoreboard.
 	sw.get_node("Scoreboard").free()
-	kw.get_node("Scoreboard").free()
 	var smp := SceneMultiplayer.new()
-	var kmp := SceneMultiplayer.new()
 	get_tree().set_multiplayer(smp, s_root.get_path())
-	get_tree().set_multiplayer(kmp, k_root.get_path())
 	var sp = load("res://loop_peer.gd").new()
-	var kp = load("res://loop_peer.gd").new()
 	sp.id = 1
-	kp.id = 1001
-	sp.other = kp
-	kp.other = sp
-	var player = [null]
+	var players := {}
+	var count := [0]
 	smp.peer_connected.connect(func(id):
+		count[0] += 1
 		var pl = load("res://player.tscn").instantiate()
 		pl.name = str(id)
-		pl.position = Vector2(100, 100)
+		pl.position = Vector2(100 * count[0], 100)
 		pl.hp = 100
 		pl.label = "player %d" % id
 		sw.get_node("Players").add_child(pl, true)
-		player[0] = pl
+		players[id] = pl
 		var h = load("res://hint.tscn").instantiate()
 		h.name = "Hint%d" % id
 		h.editor_description = "only for %d" % id
@@ -153,20 +143,50 @@ func record() -> void:
 		sw.get_node("Hints").add_child(h, true)
 	)
 	smp.multiplayer_peer = sp
-	kmp.multiplayer_peer = kp
-	if not await until(func(): return player[0] != null, "record spawn"):
+	var kw = loop_client("K", 1001, sp)
+	if not await until(func(): return players.has(1001), "record spawn"):
 		return
 	await get_tree().process_frame
 	await get_tree().process_frame
-	player[0].hp = 90
-	player[0].position = Vector2(110, 100)
+	players[1001].hp = 90
+	players[1001].position = Vector2(110, 100)
 	sw.get_node("FxSpawner").spawn(["boom", Vector2(110, 100), 1])
 	await get_tree().process_frame
 	await get_tree().process_frame
 	await get_tree().process_frame
-	player[0].queue_free()
+	# A late joiner.
+	var k2w = loop_client("K2", 1002, sp)
+	if not await until(func(): return players.has(1002), "record late joiner"):
+		return
 	await get_tree().process_frame
 	await get_tree().process_frame
-	out("client sees %s" % names(kw.get_node("Players")))
+	await get_tree().process_frame
+	# The client of 1001 stops sending its input first, so that none arrives for a freed node.
+	kw.get_node("Players/1001/Input/InputSync").public_visibility = false
+	await get_tree().process_frame
+	await get_tree().process_frame
+	players[1001].queue_free()
+	await get_tree().process_frame
+	await get_tree().process_frame
+	out("client sees %s, late joiner sees %s and hints %s" % [names(kw.get_node("Players")), names(k2w.get_node("Players")),
+		names(k2w.get_node("Hints"))])
 	for e in sp.sent:
 		out("REC %d %s" % [e[0], e[1].hex_encode()])
+
+# loop_client adds a client world on /root/<tag> with its own SceneMultiplayer, connected to
+# the server end sp with id.
+func loop_client(tag: String, id: int, sp) -> Node:
+	var root := Node.new()
+	root.name = tag
+	get_tree().root.add_child(root)
+	var w = load("res://world.tscn").instantiate()
+	root.add_child(w)
+	w.get_node("Scoreboard").free()
+	var mp := SceneMultiplayer.new()
+	get_tree().set_multiplayer(mp, root.get_path())
+	var kp = load("res://loop_peer.gd").new()
+	kp.id = id
+	kp.others = [sp]
+	sp.others.append(kp)
+	mp.multiplayer_peer = kp
+	return w

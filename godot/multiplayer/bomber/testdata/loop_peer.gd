@@ -3,11 +3,11 @@ extends MultiplayerPeerExtension
 # server's packets can be recorded: every packet this end puts is logged with its target.
 
 var id := 0
-var other = null
-var inbox: Array = []  # [from, bytes]
+var others: Array = []  # the ends this one is connected to (a client: the server)
+var inbox: Array = []   # [from, bytes]
 var target := 0
-var announced := false
-var sent: Array = []   # [target, bytes], everything this end put
+var announced := {}     # the ids announced with peer_connected
+var sent: Array = []    # [target, bytes], everything this end put
 
 func _get_unique_id() -> int:
 	return id
@@ -22,17 +22,19 @@ func _get_connection_status() -> MultiplayerPeer.ConnectionStatus:
 	return MultiplayerPeer.CONNECTION_CONNECTED
 
 func _poll() -> void:
-	if not announced:
-		announced = true
-		peer_connected.emit(other.id)
+	for o in others:
+		if not announced.has(o.id):
+			announced[o.id] = true
+			peer_connected.emit(o.id)
 
 func _set_target_peer(p: int) -> void:
 	target = p
 
 func _put_packet_script(b: PackedByteArray) -> Error:
 	sent.append([target, b])
-	if target == 0 or target == other.id or (target < 0 and -target != other.id):
-		other.inbox.append([id, b])
+	for o in others:
+		if target == 0 or target == o.id or (target < 0 and -target != o.id):
+			o.inbox.append([id, b])
 	return OK
 
 func _get_available_packet_count() -> int:
