@@ -1,7 +1,10 @@
 package multiplayer
 
 import (
+	"bytes"
 	"encoding/binary"
+	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -170,5 +173,31 @@ func TestUpdateVisibility(t *testing.T) {
 	e.UpdateVisibility()
 	if count(trs[3], 4) != 1 {
 		t.Error("peer 3 did not get the SPAWN again")
+	}
+}
+
+// TestSyncTooLargeLoggedOnce: a state larger than max_sync_packet_size is not sent, as the
+// engine does, and logged once rather than every tick.
+func TestSyncTooLargeLoggedOnce(t *testing.T) {
+	sc := &Scene{Path: "res://x.tscn", Synchronizers: []*SyncConfig{{Path: "S",
+		Properties: []Property{{Path: ".:blob", Mode: ReplicateAlways, Default: make([]byte, 2000)}}}}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{sc}}
+	s, trs := tickScene(t, []*Spawner{sp}, 2)
+	var logs bytes.Buffer
+	s.sc.log = slog.New(slog.NewTextHandler(&logs, nil))
+	if _, err := s.Spawn(sp, "res://x.tscn", "X", nil); err != nil {
+		t.Fatal(err)
+	}
+	trs[2].take()
+	for range 10 {
+		s.Tick()
+	}
+	for _, p := range trs[2].take() {
+		if p[0] == 6 {
+			t.Errorf("a SYNC of %d bytes was sent", len(p))
+		}
+	}
+	if n := strings.Count(logs.String(), "exceeds max_sync_packet_size"); n != 1 {
+		t.Errorf("logged %d times:\n%s", n, logs.String())
 	}
 }

@@ -683,10 +683,14 @@ func (r *replicator) sendSync(id int32, rp *replPeer, syncs []*SyncState, t uint
 		}
 		size := st.propsSize(st.lists.sync)
 		if size > r.syncMTU {
-			r.sc.log.Warn("multiplayer: a synchronizer's state exceeds max_sync_packet_size and is not sent",
-				"path", st.node.path, "bytes", size, "max", r.syncMTU)
+			if !st.tooLarge { // once, not every tick
+				st.tooLarge = true
+				r.sc.log.Warn("multiplayer: a synchronizer's state exceeds max_sync_packet_size and is not sent",
+					"path", st.node.path, "bytes", size, "max", r.syncMTU)
+			}
 			continue
 		}
+		st.tooLarge = false
 		if len(b)+8+size > r.syncMTU {
 			r.sc.sendCommand(id, slices.Clone(b))
 			b = b[:3]
@@ -717,10 +721,14 @@ func (r *replicator) sendDelta(id int32, rp *replPeer, syncs []*SyncState, now t
 		}
 		size := st.propsSize(idx)
 		if size > r.deltaMTU {
-			r.sc.log.Warn("multiplayer: a synchronizer's delta exceeds max_delta_packet_size and is not sent",
-				"path", st.node.path, "bytes", size, "max", r.deltaMTU)
+			if !st.deltaTooLarge {
+				st.deltaTooLarge = true
+				r.sc.log.Warn("multiplayer: a synchronizer's delta exceeds max_delta_packet_size and is not sent",
+					"path", st.node.path, "bytes", size, "max", r.deltaMTU)
+			}
 			continue
 		}
+		st.deltaTooLarge = false
 		if len(b)+16+size > r.deltaMTU {
 			r.sc.sendCommand(id, slices.Clone(b))
 			b = b[:1]

@@ -33,6 +33,9 @@ type SyncState struct {
 	lastInbound uint16
 	gone        bool
 	cbGen       uint64 // the packet whose callbacks already include this synchronizer
+	// tooLarge and deltaTooLarge: the state (delta) exceeds the packet size and was logged
+	// once; they reset when it fits again.
+	tooLarge, deltaTooLarge bool
 }
 
 type watcher struct {
