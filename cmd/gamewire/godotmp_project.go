@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -32,32 +30,23 @@ func hasProjectFlag(args []string) bool {
 // godotMPServeProject is "godot mp serve --project DIR": a server that mirrors the game in DIR
 // (its nodes, RPCs, spawners and synchronizers) without Go declarations.
 func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gamewire godot mp serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCmdFlags("godot", "mp serve", "--project DIR",
+		"Serves the Godot 4 game in DIR as its server (peer 1) would: the clients' RPCs are accepted\n"+
+			"(and relayed between clients), with every node, @rpc method, spawner and synchronizer read\n"+
+			"from the project; --spawn-players spawns a player scene for every peer. Ctrl-C stops it.", stderr)
 	dir := fs.String("project", "", "serve the Godot 4 project in `DIR` (its .tscn and .gd files)")
 	scene := fs.String("scene", "", "the `res://` scene the clients run (default: the project's main scene)")
 	at := fs.String("at", "", "the scene root's `path` under /root (default: the root node's name)")
 	players := fs.String("spawn-players", "", "spawn the first scene of the spawner at `PATH` for every peer, named by its id")
-	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port)")
+	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port; port 0 picks a free one)")
 	trace := fs.String("trace", "", "write every packet to `FILE` as JSON Lines (for \"godot mp decode|explain\")")
 	explain := fs.Bool("explain", false, "print every packet on stdout, explained with the project's names")
 	origins := fs.String("origins", "*", "accepted browser Origin host `patterns`, comma-separated")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve --project DIR [--spawn-players SPAWNER_PATH] [--explain] [--addr 127.0.0.1:PORT] [--trace FILE]\n\n"+
-			"Serves the Godot 4 game in DIR as its server (peer 1) would: the clients' RPCs are accepted\n"+
-			"(and relayed between clients), with every node, @rpc method, spawner and synchronizer\n"+
-			"read from the project.\n\nFlags:\n")
-		fs.PrintDefaults()
+	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if *dir == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return errUsage
+	if *dir == "" {
+		return usagef("--project: the project folder is empty")
 	}
 	p, err := project.Load(*dir)
 	if err != nil {
@@ -134,7 +123,6 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 3 * time.Second}
 	ctx, stop := serveContext()
 	defer stop()
 	go func() {
@@ -142,12 +130,11 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)
-		hs.Shutdown(sctx)
 	}()
 	fmt.Fprintf(stdout, "godot mp: serving %s (%s: %d nodes with RPCs, %d spawners) on ws://%s\n",
 		*dir, res, len(d.RPCs), len(d.Spawners), ln.Addr())
 	mpServeStarted(ln.Addr().String())
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, multiplayer.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -131,7 +131,8 @@ func TestGodotMPServeProjectErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--project"}, 2, "flag needs an argument"},
-		{[]string{"--project", dir, "extra"}, 2, "Usage: gamewire godot mp serve --project DIR"},
+		{[]string{"--project", dir, "extra"}, 2, "too many arguments"},
+		{[]string{"--project="}, 2, "--project: the project folder is empty"},
 		{[]string{"--project", dir, "--spawn-players", "World/Nope"}, 1, `no spawner "World/Nope" in res://world.tscn (spawners: World/PlayerSpawner, World/HintSpawner, World/Level/Zone/Area/BombSpawner, World/FxSpawner)`},
 		{[]string{"--project", dir, "--scene", "res://nope.tscn"}, 1, "scene res://nope.tscn is not in the project"},
 		{[]string{"--project", t.TempDir()}, 1, "has no main scene: give --scene"},

@@ -36,6 +36,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	ports := fs.String("port", "", "for a pcap or pcapng capture: only the TCP connections on these `ports` (comma-separated; default: every connection that carries GSF)")
+	window := fs.Int("reorder-window", capture.DefaultMaxBufferedBytes, "for a capture: hold at most this many `bytes` of out-of-order segments waiting for the ones before them (2 KiB per segment; -1: no limit); beyond it the hole is reported as missing")
 	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
@@ -45,7 +46,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		opts.Describer = nil
 		f, err := bitproto.ParseFields(*body)
 		if err != nil {
-			return err
+			return asUsage("body", err)
 		}
 		opts.Body = f
 	}
@@ -54,7 +55,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	if capture.DetectFormat(data) != capture.FormatUnknown {
-		return inspectCapture(data, *ports, opts, *asJSON, write, stdout)
+		return inspectCapture(data, *ports, *window, opts, *asJSON, write, stdout)
 	}
 	ex, xerr := gsf.Explain(data, opts)
 	if errors.Is(xerr, gsf.ErrTrailingBits) || errors.Is(xerr, gsf.ErrBodyOverrun) {
@@ -238,7 +239,7 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	} else if *body != "" {
 		fields, err := bitproto.ParseFields(*body)
 		if err != nil {
-			return err
+			return asUsage("body", err)
 		}
 		vals, err := valuesArg(*values, stdin)
 		if err != nil {

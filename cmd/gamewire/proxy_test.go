@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // startProxyCmd runs "gamewire gsf proxy" in front of upstream on a free loopback port and
@@ -29,30 +32,22 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 	go func() {
 		code <- run(append([]string{"gsf", "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream}, args...), strings.NewReader(""), out, logs)
 	}()
-	addrRE := regexp.MustCompile(`listening" addr=(\S+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
-			return m[1], func() (int, string, string) {
-				cancel()
-				select {
-				case c := <-code:
-					return c, out.String(), logs.String()
-				case <-time.After(20 * time.Second):
-					t.Fatal("gamewire gsf proxy does not stop")
-					return 0, "", ""
-				}
-			}
-		}
+	m, c, ok := logs.waitMatch(regexp.MustCompile(`listening" addr=(\S+)`), code, 10*time.Second)
+	switch {
+	case !ok && c >= 0:
+		t.Fatalf("gamewire gsf proxy exited with %d:\n%s", c, logs.String())
+	case !ok:
+		t.Fatalf("gamewire gsf proxy does not listen:\n%s", logs.String())
+	}
+	return m[1], func() (int, string, string) {
+		cancel()
 		select {
 		case c := <-code:
-			t.Fatalf("gamewire gsf proxy exited with %d:\n%s", c, logs.String())
-		default:
+			return c, out.String(), logs.String()
+		case <-time.After(20 * time.Second):
+			t.Fatal("gamewire gsf proxy does not stop")
+			return 0, "", ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gamewire gsf proxy does not listen:\n%s", logs.String())
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -335,5 +330,61 @@ func TestDecodeCaptureFile(t *testing.T) {
 	}
 	if _, errOut, code = runCLI(t, "", "gsf", "decode", "--port", "http", file); code != 1 || !strings.Contains(errOut, "not a TCP port") {
 		t.Errorf("--port http: exit %d, %s", code, errOut)
+	}
+}
+
+// snapCapture rewrites a pcap capture as tcpdump -s snap would have written it: every record
+// keeps its first snap bytes and its original length, and the header says the snaplen.
+func snapCapture(t *testing.T, in []byte, snap int) []byte {
+	t.Helper()
+	r, err := pcapgo.NewReader(bytes.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := pcapgo.NewWriterNanos(&out)
+	if err := w.WriteFileHeader(uint32(snap), r.LinkType()); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		data, ci, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		ci.CaptureLength = min(len(data), snap)
+		if err := w.WritePacket(ci, data[:ci.CaptureLength]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
+}
+
+// TestDecodeCaptureSnaplen: a capture cut by a small snaplen says so, with how many of its TCP
+// segments lost bytes and how many, instead of only "no GSF frames"; one whose snaplen cut a
+// few frames says it beside the frames it could read.
+func TestDecodeCaptureSnaplen(t *testing.T) {
+	data, err := os.ReadFile("../../capture/testdata/serve-call.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s60 := filepath.Join(dir, "s60.pcap")
+	if err := os.WriteFile(s60, snapCapture(t, data, 60), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "gsf", "decode", s60)
+	if code != 1 || !strings.Contains(out, "pcap: the capture's snaplen (60 bytes) cut 20 of its 20 TCP segments: 70 bytes of their payload are not in the capture (tcpdump -s 0 keeps whole packets)\n") ||
+		!strings.Contains(errOut, "no GSF frames in the capture: its snaplen (60 bytes) cut 20 TCP segments, 70 bytes of payload missing") {
+		t.Errorf("-s 60: exit %d, %s\n%s", code, errOut, out)
+	}
+	// 80 bytes keep the first 14 bytes of the payload: the 13-byte ECHO frames are whole,
+	// the 22-byte ones are not, and their bytes are reported missing.
+	s80 := filepath.Join(dir, "s80.pcap")
+	if err := os.WriteFile(s80, snapCapture(t, data, 80), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runCLI(t, "", "gsf", "decode", s80)
+	if code != 0 || !strings.Contains(out, "snaplen (80 bytes) cut 2 of its 20 TCP segments: 16 bytes") || !strings.Contains(out, "0c 20 c2 78 5e 18 12 00 70 69 6e 67 00") {
+		t.Errorf("-s 80: exit %d, %s\n%s", code, errOut, out)
 	}
 }

@@ -36,7 +36,7 @@ type scene struct {
 	self        int32
 	relay       bool
 	encoding    Encoding
-	dec         godot.DecOptions
+	dec         godot.DecodeMode
 	nodes       map[string]*Node
 	authTimeout time.Duration
 	maxPacket   int // the largest message sent (the other end's inbound buffer)

@@ -178,12 +178,14 @@ type Encoding struct {
 	DoublePrecision bool
 }
 
-func (e Encoding) encOptions() godot.EncOptions {
-	return godot.EncOptions{DoublePrecision: e.DoublePrecision}
+func (e Encoding) encOptions() godot.EncodeMode {
+	m, _ := godot.EncodeOptions{DoublePrecision: e.DoublePrecision}.EncodeMode() // valid options: no error
+	return m
 }
 
-func (e Encoding) decOptions() godot.DecOptions {
-	return godot.DecOptions{MaxElements: 1 << 16, AllowObjects: e.AllowObjectDecoding}
+func (e Encoding) decOptions() godot.DecodeMode {
+	m, _ := godot.DecodeOptions{MaxElements: 1 << 16, AllowObjects: e.AllowObjectDecoding}.DecodeMode() // valid options: no error
+	return m
 }
 
 // AppendCompressed is the package's AppendCompressed with e's settings.
@@ -232,7 +234,7 @@ var argDecOptions = Encoding{}.decOptions()
 // compressedLen returns the length of the compressed variant at the start of data.
 func compressedLen(data []byte) (int, error) { return compressedLenOpts(data, argDecOptions) }
 
-func compressedLenOpts(data []byte, dec godot.DecOptions) (int, error) {
+func compressedLenOpts(data []byte, dec godot.DecodeMode) (int, error) {
 	if len(data) < 1 {
 		return 0, godot.ErrTruncated
 	}
@@ -340,7 +342,7 @@ func fixedVariantLen(data []byte) (n int, ok bool) {
 
 // DecodeCompressed decodes one compressed variant from the start of data, as
 // MultiplayerAPI::decode_and_decompress_variant does, and returns it (in the types of
-// godot.DecOptions.Decode) with the number of bytes it took. Full objects are refused, as the
+// godot.DecodeMode.Decode) with the number of bytes it took. Full objects are refused, as the
 // engine's default allow_object_decoding = false does.
 func DecodeCompressed(data []byte) (v any, n int, err error) {
 	return Encoding{}.DecodeCompressed(data)
@@ -540,7 +542,7 @@ func (rc *RemoteCall) splitArgs(dst [][]byte) ([][]byte, error) {
 	return rc.splitArgsOpts(dst, argDecOptions)
 }
 
-func (rc *RemoteCall) splitArgsOpts(dst [][]byte, dec godot.DecOptions) ([][]byte, error) {
+func (rc *RemoteCall) splitArgsOpts(dst [][]byte, dec godot.DecodeMode) ([][]byte, error) {
 	if rc.BytesOnly {
 		if rc.Argc == 1 {
 			dst = append(dst, rc.Args)
