@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -274,4 +275,80 @@ func normalize(t *testing.T, who string, pkts [][]byte) [][]byte {
 		out = append(out, p)
 	}
 	return out
+}
+
+// TestEngineBomberTwoProcesses plays the game with two engine processes at once, one client
+// each: B starts once A's player has moved, sees it where it is (a late joiner), and leaves
+// after A's bomb; A sees B come and go.
+func TestEngineBomberTwoProcesses(t *testing.T) {
+	godot4.Require(t)
+	g, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next int32 = 3000
+	g.Server.NewPeerID = func(*http.Request) int32 { next++; return next }
+	moved := make(chan struct{})
+	var once sync.Once
+	g.OnInput = func(peer int32, in Input) {
+		if in.Motion.X > 0 {
+			once.Do(func() { close(moved) })
+		}
+	}
+	hs := httptest.NewServer(g.Server)
+	defer hs.Close()
+	defer g.Server.Shutdown(context.Background())
+	src, err := os.ReadFile("testdata/process.gd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "ws" + strings.TrimPrefix(hs.URL, "http")
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	type result struct {
+		out []string
+		err error
+	}
+	run := func(role string) result {
+		script := strings.ReplaceAll(strings.ReplaceAll(string(src), "__URL__", url), "__ROLE__", role)
+		res, err := godot4.Run(ctx, script, clientFiles(t))
+		var r result
+		if res != nil {
+			for _, l := range res.Stdout {
+				if s, ok := strings.CutPrefix(l, "BOMBER "+role+" "); ok {
+					r.out = append(r.out, s)
+				}
+			}
+			if err == nil && !slices.Contains(r.out, "END") {
+				err = fmt.Errorf("no END:\n%s\nstderr:\n%s", strings.Join(r.out, "\n"), strings.Join(res.Stderr, "\n"))
+			}
+		}
+		r.err = err
+		return r
+	}
+	resA := make(chan result, 1)
+	go func() { resA <- run("A") }()
+	select {
+	case <-moved:
+	case r := <-resA:
+		t.Fatalf("A ended before moving: %v %v", r.err, r.out)
+	case <-ctx.Done():
+		t.Fatal("A's player never moved")
+	}
+	b := run("B")
+	a := <-resA
+	if a.err != nil || b.err != nil {
+		t.Fatalf("A: %v\n%s\nB: %v\n%s", a.err, strings.Join(a.out, "\n"), b.err, strings.Join(b.out, "\n"))
+	}
+	for _, c := range []struct {
+		out  []string
+		want string
+	}{
+		{a.out, "sees players 3001,3002"}, {a.out, "sees bombs Bomb1"}, {a.out, "after B left 3001"},
+		{b.out, "sees players 3001,3002, the other moved true"}, {b.out, "sees hints Hint3002"}, {b.out, "sees bombs Bomb1"},
+	} {
+		if !slices.Contains(c.out, c.want) {
+			t.Errorf("missing %q in\n%s", c.want, strings.Join(c.out, "\n"))
+		}
+	}
 }
