@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -386,4 +387,56 @@ func TestRuntimeNodes(t *testing.T) {
 	if err := wait(t, errs); !errors.Is(err, ErrUnknownCacheID) && !errors.Is(err, ErrUnknownNode) {
 		t.Errorf("a call to the removed node: %v", err)
 	}
+}
+
+// TestBadDeclarations: declarations the engine could not have are refused when the server
+// starts, naming what is wrong.
+func TestBadDeclarations(t *testing.T) {
+	good := &Scene{Path: "res://a.tscn"}
+	for _, c := range []struct {
+		srv  *Server
+		want string
+	}{
+		{&Server{Spawners: []*Spawner{{Path: "W/Sp", Scenes: []*Scene{good}}}}, "needs its Path and SpawnPath"},
+		{&Server{Spawners: []*Spawner{{Path: "W/Sp", SpawnPath: "W/E"}, {Path: "W/Sp", SpawnPath: "W/F"}}}, "added twice"},
+		{&Server{Spawners: []*Spawner{{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{{Path: "res://b.tscn",
+			Synchronizers: []*SyncConfig{{Path: "S", Properties: []Property{{Path: "nocolon"}}}}}}}}}, `property "nocolon"`},
+		{&Server{Synchronizers: []*SyncConfig{{Path: "W/S", Authority: AuthorityOwner}}}, "AuthorityOwner needs an entity"},
+		{&Server{Synchronizers: []*SyncConfig{{Path: "W/S", Properties: []Property{{Path: ".:x", Mode: 7}}}}}, "bad replication mode"},
+		{&Server{Synchronizers: []*SyncConfig{{Path: "W/S", Properties: []Property{{Path: ".:x", Default: make(chan int)}}}}}, "default"},
+	} {
+		err := c.srv.init()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	srv := &Server{Replication: Replication{TickInterval: NoLimit}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{good}}
+	if _, err := srv.Spawn(sp, "res://a.tscn", "X", nil); err == nil || !strings.Contains(err.Error(), "was not added") {
+		t.Errorf("a spawn with an undeclared spawner: %v", err)
+	}
+	srv.AddSpawner(sp)
+	for _, name := range []string{"", "a/b", "a:b", "@x", "a.b"} {
+		if _, err := srv.Spawn(sp, "res://a.tscn", name, nil); err == nil {
+			t.Errorf("the node name %q was accepted", name)
+		}
+	}
+	if _, err := srv.Spawn(sp, "res://nope.tscn", "X", nil); err == nil {
+		t.Error("an unknown scene was accepted")
+	}
+	if _, err := srv.Spawn(sp, "", "X", nil); err == nil {
+		t.Error("a custom spawn without Custom was accepted")
+	}
+	if _, err := srv.Spawn(sp, "res://a.tscn", "X", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Spawn(sp, "res://a.tscn", "X", nil); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("a second X: %v", err)
+	}
+	e2, err := srv.Spawn(sp, "res://a.tscn", "X2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2.Despawn()
+	e2.Despawn() // twice: nothing
 }

@@ -18,6 +18,7 @@ type replicator struct {
 	lastNetID uint32
 	spawners  map[string]*Spawner
 	spawned   []*Entity    // spawned_nodes, in insertion order
+	byPath    map[string]*Entity
 	syncs     []*SyncState // sync_nodes whose authority is the server, in insertion order
 	byNode    map[*Node]*SyncState
 	peers     map[int32]*replPeer
@@ -43,7 +44,8 @@ func newReplicator(sc *scene, cfg Replication) *replicator {
 		// The engine's clock counts from the engine's start: a synchronizer's first SYNC is
 		// never "too soon". An epoch an hour back gives the same.
 		epoch:    time.Now().Add(-time.Hour),
-		spawners: map[string]*Spawner{}, byNode: map[*Node]*SyncState{}, peers: map[int32]*replPeer{}}
+		spawners: map[string]*Spawner{}, byNode: map[*Node]*SyncState{}, peers: map[int32]*replPeer{},
+		byPath: map[string]*Entity{}}
 	for id := range sc.peers {
 		r.peers[id] = newReplPeer(id)
 	}
@@ -88,17 +90,23 @@ func (s *Server) initReplication() error {
 	s.sc.mu.Lock()
 	defer s.sc.mu.Unlock()
 	r := s.replicatorLocked()
-	for _, sp := range s.Spawners {
-		if err := s.addSpawnerLocked(r, sp); err != nil {
-			return err
+	err := func() error {
+		for _, sp := range s.Spawners {
+			if err := s.addSpawnerLocked(r, sp); err != nil {
+				return err
+			}
 		}
-	}
-	for _, c := range s.Synchronizers {
-		if _, err := s.addSynchronizerLocked(r, c); err != nil {
-			return err
+		for _, c := range s.Synchronizers {
+			if _, err := s.addSynchronizerLocked(r, c); err != nil {
+				return err
+			}
 		}
+		return nil
+	}()
+	if err != nil && r.stop != nil {
+		close(r.stop) // the server will not serve: its ticker ends
 	}
-	return nil
+	return err
 }
 
 // Synchronizer returns the state of the synchronizer at path (relative to /root) that is not
@@ -378,11 +386,16 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	if r.spawners[sp.Path] != sp {
 		return nil, fmt.Errorf("multiplayer: spawner %q was not added to the server", sp.Path)
 	}
+	if r.byPath[e.path] != nil {
+		// The clients' spawn path has a child of that name: they would refuse the SPAWN.
+		return nil, fmt.Errorf("multiplayer: spawn: an entity %q exists", e.path)
+	}
 	for _, n := range e.nodes {
 		if sc.nodes[n.path] != nil {
 			return nil, fmt.Errorf("multiplayer: spawn: node %q exists", n.path)
 		}
 	}
+	r.byPath[e.path] = e
 	for _, n := range e.nodes {
 		sc.nodes[n.path] = n
 	}
@@ -448,6 +461,7 @@ func (r *replicator) despawn(e *Entity) {
 	if i := slices.Index(r.spawned, e); i >= 0 {
 		r.spawned = swapRemove(r.spawned, i)
 	}
+	delete(r.byPath, e.path)
 	for _, rp := range r.peers {
 		delete(rp.spawned, e)
 	}
