@@ -17,7 +17,7 @@ type replicator struct {
 	epoch     time.Time
 	lastNetID uint32
 	spawners  map[string]*Spawner
-	spawned   []*Entity    // spawned_nodes, in insertion order
+	spawned   []*Entity // spawned_nodes, in insertion order
 	byPath    map[string]*Entity
 	syncs     []*SyncState // sync_nodes whose authority is the server, in insertion order
 	byNode    map[*Node]*SyncState
