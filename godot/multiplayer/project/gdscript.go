@@ -108,9 +108,6 @@ func ParseScript(path string, src []byte) (*Script, error) {
 			continue
 		}
 		if m := reFunc.FindStringSubmatch(text); m != nil {
-			if pending != nil && strings.HasPrefix(text, "static") {
-				return nil, fmt.Errorf("%s:%d: @rpc (line %d) on a static func, which the engine refuses", path, lineNo, pendingLine)
-			}
 			if pending != nil {
 				pending.Name = m[1]
 				s.RPCs = append(s.RPCs, *pending)

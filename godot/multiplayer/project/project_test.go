@@ -156,7 +156,6 @@ func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"bad.gd", "extends Node\n\n@rpc(\"any_peer\", \"sometimes\")\nfunc f():\n\tpass\n", `bad.gd:3: @rpc argument "sometimes"`},
 		{"bad.gd", "extends Node\n@rpc(\"any_peer\", 2)\nfunc f():\n\tpass\n", "bad.gd:2: @rpc argument 2 should be a String"},
-		{"bad.gd", "extends Node\n@rpc\nstatic func f():\n\tpass\n", "bad.gd:3: @rpc (line 2) on a static func"},
 		{"bad.gd", "extends Node\n@rpc\nvar x := 1\n", "bad.gd:3: @rpc (line 2) is not followed by a func"},
 		{"bad.gd", "extends Node\n@rpc(\"any_peer\"\n", "bad.gd:2: @rpc: unclosed argument list"},
 		{"bad.tscn", "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nfoo = [1, 2\n", "bad.tscn:4: property foo: the value does not end"},
