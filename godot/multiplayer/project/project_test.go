@@ -112,7 +112,7 @@ func TestGame2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := multiplayer.Checksum([]string{"cfg_method", "Beta", "_under", "alpha", "inline_one", "zeta"}); n.Checksum() != want {
+	if want := multiplayer.Checksum([]string{"cfg_method", "Beta", "_under", "alpha", "inline_one", "st_rpc", "zeta"}); n.Checksum() != want {
 		t.Errorf("child.gd checksum %s, want %s (%+v)", n.Checksum(), want, rpcs)
 	}
 	byName := map[string]multiplayer.RPC{}

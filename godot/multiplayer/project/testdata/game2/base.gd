@@ -11,3 +11,8 @@ func alpha(x) -> void:
 
 func not_an_rpc() -> void:
 	pass
+
+# The engine takes @rpc on a static func too, and counts it.
+@rpc("any_peer")
+static func st_rpc() -> void:
+	pass
