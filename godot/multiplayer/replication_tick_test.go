@@ -201,3 +201,32 @@ func TestSyncTooLargeLoggedOnce(t *testing.T) {
 		t.Errorf("logged %d times:\n%s", n, logs.String())
 	}
 }
+
+// TestRPCVisibility: an RPC on a spawned entity's root goes only to the peers that have the
+// entity, as the engine's is_rpc_visible decides.
+func TestRPCVisibility(t *testing.T) {
+	root := MustNode(".", RPC{Name: "ping"})
+	sc := &Scene{Path: "res://x.tscn", Nodes: []*Node{root}, Synchronizers: []*SyncConfig{{Path: "S",
+		Properties: []Property{{Path: ".:v", Spawn: true, Mode: ReplicateAlways, Default: 1}},
+		Visible:    func(peer int32, e *Entity) bool { return peer == e.Owner() }}}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{sc}}
+	s, trs := tickScene(t, []*Spawner{sp}, 2, 3)
+	e, err := s.Spawn(sp, "res://x.tscn", "X", &SpawnOptions{Owner: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs[2].take()
+	trs[3].take()
+	if e.Node(".") == nil || e.Node("S") != nil {
+		t.Fatal("Entity.Node")
+	}
+	if err := s.RPC(e.Node("."), "ping"); err != nil {
+		t.Fatal(err)
+	}
+	if p := trs[2].take(); len(p) != 2 || p[0][0] != byte(CmdSimplifyPath) || p[1][0]&cmdMask != byte(CmdRemoteCall) {
+		t.Errorf("peer 2 got %x, want SIMPLIFY_PATH and the call", p)
+	}
+	if p := trs[3].take(); len(p) != 0 {
+		t.Errorf("peer 3, which does not have the entity, got %x", p)
+	}
+}

@@ -609,7 +609,7 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 	var stack [8]*Peer
 	targets := stack[:0]
 	for pid, q := range sc.peers {
-		if (to > 0 && pid != to) || (to < 0 && pid == -to) {
+		if (to > 0 && pid != to) || (to < 0 && pid == -to) || !sc.rpcVisible(n, pid) {
 			continue
 		}
 		targets = append(targets, q)

@@ -318,6 +318,19 @@ func (e *Entity) Sync(path string) *SyncState {
 	return nil
 }
 
+// Node returns the entity's node with RPCs at path (relative to the entity, "." for its root, as
+// in the Scene's Nodes), to call its RPCs with Server.RPC; nil if the scene declares none there.
+// RPCs on the entity's root go only to the peers that have the entity, as the engine sends them.
+func (e *Entity) Node(path string) *Node {
+	want := joinPath(e.path, path)
+	for _, n := range e.nodes {
+		if n.path == want && len(n.methods) > 0 {
+			return n
+		}
+	}
+	return nil
+}
+
 // Synchronizers returns the entity's synchronizers in scene order.
 func (e *Entity) Synchronizers() []*SyncState { return slices.Clone(e.syncs) }
 
@@ -355,6 +368,9 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	for _, n := range e.scene.Nodes {
 		c := *n
 		c.path = joinPath(e.path, n.path)
+		if c.path == e.path {
+			c.entity = e
+		}
 		e.nodes = append(e.nodes, &c)
 	}
 	for _, c := range e.scene.Synchronizers {
@@ -776,4 +792,14 @@ func (r *replicator) receive(p *Peer, pkt []byte) error {
 		}
 	}
 	return err
+}
+
+// rpcVisible is is_rpc_visible: an RPC on a spawned entity's root goes to a peer only if the
+// peer has the entity; sc.mu is held.
+func (sc *scene) rpcVisible(n *Node, peer int32) bool {
+	if n.entity == nil || sc.repl == nil {
+		return true
+	}
+	rp := sc.repl.peers[peer]
+	return rp != nil && rp.spawned[n.entity]
 }

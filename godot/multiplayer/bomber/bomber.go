@@ -161,6 +161,7 @@ func (g *Game) input(p *multiplayer.Peer, s *multiplayer.SyncState) {
 			sb.SetState(map[string]any{"bombs": n, "last_bomber": int(owner)})
 		}
 		g.Server.RPC(g.World, "announce", fmt.Sprintf("%d dropped bomb %d", owner, n))
+		g.Server.RPC(e.Node("."), "exploded", int(owner)) // the player's own RPC
 	}
 	if g.OnInput != nil {
 		g.OnInput(p.ID(), in)

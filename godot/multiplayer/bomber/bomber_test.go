@@ -104,6 +104,7 @@ func TestEngineBomber(t *testing.T) {
 		"C1 spawned bomb Bomb1 pos=(",
 		"C2 said 1001 dropped bomb 1",
 		"hp on both 90",
+		"exploded on both by 1001",
 		"scoreboard bombs=1 last_bomber=1001 on both",
 		"C1 spawned fx Fx1 pos=(",
 		"C2 spawned fx Fx1 pos=(",

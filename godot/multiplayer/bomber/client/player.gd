@@ -9,6 +9,8 @@ func _enter_tree() -> void:
 	# Before the synchronizers enter the tree, so that the spawn assigns the server's net ids.
 	$Input/InputSync.set_multiplayer_authority(str(name).to_int())
 
+var last_exploded_by := 0
+
 @rpc("authority", "call_local")
 func exploded(by_peer: int) -> void:
-	hp -= 1
+	last_exploded_by = by_peer

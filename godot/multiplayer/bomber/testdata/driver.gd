@@ -93,6 +93,9 @@ func main() -> void:
 	if not await until(func(): return p1on2.hp == 90 and p1.hp == 90, "hp"):
 		return
 	out("hp on both 90")
+	if not await until(func(): return p1.last_exploded_by == id1 and p1on2.last_exploded_by == id1, "exploded"):
+		return
+	out("exploded on both by %d" % id1)
 	var sb1 = w1.get_node("Scoreboard")
 	var sb2 = w2.get_node("Scoreboard")
 	if not await until(func(): return sb1.bombs == 1 and sb2.bombs == 1 and sb2.last_bomber == id1, "scoreboard"):
