@@ -3,6 +3,7 @@ package multiplayer
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -228,5 +229,36 @@ func TestRPCVisibility(t *testing.T) {
 	}
 	if p := trs[3].take(); len(p) != 0 {
 		t.Errorf("peer 3, which does not have the entity, got %x", p)
+	}
+}
+
+// TestSetChecksTypes: a value of another Variant type than the property's default is refused,
+// as a typed GDScript property would refuse it; int and float take each other.
+func TestSetChecksTypes(t *testing.T) {
+	sc := &Scene{Path: "res://x.tscn", Synchronizers: []*SyncConfig{{Path: "S", Properties: []Property{
+		{Path: ".:position", Mode: ReplicateAlways, Default: godot.Vector2{}},
+		{Path: ".:hp", Mode: ReplicateAlways, Default: 0},
+		{Path: ".:anything", Mode: ReplicateAlways},
+	}}}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{sc}}
+	s, _ := tickScene(t, []*Spawner{sp})
+	e, err := s.Spawn(sp, "res://x.tscn", "X", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := e.Sync("S")
+	if err := st.Set("position", "up"); !errors.Is(err, godot.ErrTypeMismatch) {
+		t.Errorf("a String into a Vector2: %v", err)
+	}
+	if err := st.SetState(map[string]any{"hp": "x"}); !errors.Is(err, godot.ErrTypeMismatch) {
+		t.Errorf("a String into an int by SetState: %v", err)
+	}
+	for _, ok := range []struct {
+		name string
+		v    any
+	}{{"position", godot.Vector2{X: 1}}, {"hp", 2.5}, {"hp", int64(3)}, {"anything", "x"}, {"anything", godot.Vector3{}}} {
+		if err := st.Set(ok.name, ok.v); err != nil {
+			t.Errorf("Set(%s, %v): %v", ok.name, ok.v, err)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/gamewire/gamewire/godot"
 )
 
 // SyncState is one MultiplayerSynchronizer on the server: its config and the current value of
@@ -97,6 +99,9 @@ func (s *SyncState) Set(name string, v any) error {
 	if r.scratch, err = r.sc.encoding.AppendCompressed(r.scratch[:0], v); err != nil {
 		return fmt.Errorf("multiplayer: synchronizer %q property %q: %w", s.node.path, name, err)
 	}
+	if err := s.checkType(i, r.scratch); err != nil {
+		return err
+	}
 	// A watched property's old bytes may be a watcher's snapshot: it gets new ones. Others
 	// are written over the old bytes when they fit, which nothing else holds (packets copy).
 	old := s.vals[i]
@@ -123,6 +128,9 @@ func (s *SyncState) SetState(v any) error {
 		if err != nil {
 			return fmt.Errorf("multiplayer: synchronizer %q property %q: %w", s.node.path, name, err)
 		}
+		if err := s.checkType(i, b); err != nil {
+			return err
+		}
 		vals[i] = b
 		return nil
 	})
@@ -147,6 +155,31 @@ func (s *SyncState) indexFold(name string) int {
 		}
 	}
 	return -1
+}
+
+// checkType refuses a value (compressed, b) whose Variant type differs from the property's
+// Default's: a typed GDScript property would not take it. Int and float take each other, as do
+// String and StringName; a property without a Default takes anything.
+func (s *SyncState) checkType(i int, b []byte) error {
+	d := s.cfg.Properties[i].Default
+	if d == nil {
+		return nil
+	}
+	def, err := s.r.sc.encoding.AppendCompressed(nil, d)
+	if err != nil {
+		return nil // refused when the config was validated
+	}
+	want, have := godot.Type(def[0]&0x3f), godot.Type(b[0]&0x3f)
+	switch {
+	case want == have, want == godot.TypeNil || have == godot.TypeNil:
+		return nil
+	case (want == godot.TypeInt || want == godot.TypeFloat) && (have == godot.TypeInt || have == godot.TypeFloat):
+		return nil
+	case (want == godot.TypeString || want == godot.TypeStringName) && (have == godot.TypeString || have == godot.TypeStringName):
+		return nil
+	}
+	return fmt.Errorf("multiplayer: synchronizer %q property %q is a %v, not a %v: %w",
+		s.node.path, s.cfg.Properties[i].Name(), want, have, godot.ErrTypeMismatch)
 }
 
 // eachField calls fn with the name and value of every exported field of the struct v (or
