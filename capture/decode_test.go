@@ -48,8 +48,19 @@ func TestFastDecoderAgrees(t *testing.T) {
 			if err != nil {
 				break
 			}
-			nf, tcp, ok := d.decode(data, lt)
 			p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{})
+			if wantUDP, _ := p.Layer(layers.LayerTypeUDP).(*layers.UDP); wantUDP != nil {
+				src, dst, udp, ok := d.decodeUDP(data, lt)
+				if !ok || src.Port() != uint16(wantUDP.SrcPort) || dst.Port() != uint16(wantUDP.DstPort) ||
+					src.Addr().String() != p.NetworkLayer().NetworkFlow().Src().String() || !bytes.Equal(udp.Payload, wantUDP.Payload) {
+					t.Fatalf("%s packet %d: fast path %v %s → %s, NewPacket %v %v", name, n+1, ok, src, dst, p.NetworkLayer().NetworkFlow(), wantUDP.TransportFlow())
+				}
+				if _, _, ok := d.decode(data, lt); ok {
+					t.Fatalf("%s packet %d: a UDP datagram decodes as TCP", name, n+1)
+				}
+				continue
+			}
+			nf, tcp, ok := d.decode(data, lt)
 			want, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
 			if !ok || want == nil {
 				t.Fatalf("%s packet %d: fast path %v, NewPacket finds TCP: %v", name, n+1, ok, want != nil)

@@ -92,3 +92,34 @@ func ExampleProxy() {
 	// client→server: "hello"
 	// server→client: "hello, client"
 }
+
+// Read the UDP datagrams of a tcpdump capture one by one, as a decoder of a datagram protocol
+// (ENet, …) takes them.
+func ExampleReadDatagrams() {
+	f, err := os.Open("testdata/udp-echo.pcap")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	dr := capture.ReadDatagrams(f, nil)
+	for d, err := range dr.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s flow #%d %s %s: %d bytes\n", d.Time.UTC().Format("15:04:05.000000"), d.Flow.ID, d.Dir.Arrow(), d.Src, len(d.Data))
+	}
+	st := dr.Stats()
+	fmt.Printf("%s: %d packets, %d datagrams in %d flow\n", st.Format, st.Packets, st.UDP, st.Flows)
+	// Output:
+	// 06:49:56.544057 flow #1 → 127.0.0.1:55131: 0 bytes
+	// 06:49:56.544089 flow #1 ← 127.0.0.1:59986: 0 bytes
+	// 06:49:56.544101 flow #1 → 127.0.0.1:55131: 1 bytes
+	// 06:49:56.544110 flow #1 ← 127.0.0.1:59986: 1 bytes
+	// 06:49:56.544119 flow #1 → 127.0.0.1:55131: 5 bytes
+	// 06:49:56.544128 flow #1 ← 127.0.0.1:59986: 5 bytes
+	// 06:49:56.544138 flow #1 → 127.0.0.1:55131: 100 bytes
+	// 06:49:56.544147 flow #1 ← 127.0.0.1:59986: 100 bytes
+	// 06:49:56.544159 flow #1 → 127.0.0.1:55131: 1400 bytes
+	// 06:49:56.544173 flow #1 ← 127.0.0.1:59986: 1400 bytes
+	// pcap: 10 packets, 10 datagrams in 1 flow
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,7 +54,14 @@ var (
 // Handler has returned, so a slow Handler slows the traffic down instead of buffering it.
 // Handler calls are serialized in the order the connections asked for them (first come,
 // first served), so one connection that pushes bytes as fast as it can gets one call in turn
-// with the others and cannot keep them waiting for more than one of its calls each.
+// with the others and cannot keep them waiting for more than one of its calls each; and a
+// direction that fills its whole buffer while another connection had traffic in the last
+// 100 ms pauses as long as that read took to pass (at most 10 ms), so it takes at most about
+// half the machine from them.
+//
+// A warning that a client can cause at will (a connection refused, an upstream that cannot be
+// reached) is logged at most once per second, with how many times it happened: the log does
+// not grow faster than the input.
 //
 // Memory and descriptors, worst case: MaxConns connections of two descriptors and two
 // 32 KiB buffers each (the defaults: 2 048 descriptors and 64 MiB), plus what the Handler
@@ -83,16 +91,20 @@ type Proxy struct {
 	// turn serializes Handler calls first come, first served.
 	turn fifoLock
 
-	mu         sync.Mutex // guards the fields below
-	nextID     uint64
-	conns      map[*proxyConn]struct{}
-	perIP      map[netip.Addr]int
-	listeners  map[net.Listener]struct{}
-	closing    bool
-	active     sync.WaitGroup // handle goroutines
-	idleCh     chan struct{}  // closed when a connection ends, replaced: Shutdown's wake-up
-	dialCtx    context.Context
-	dialCancel context.CancelFunc // cancels dials in progress at Close
+	mu          sync.Mutex // guards the fields below
+	nextID      uint64
+	conns       map[*proxyConn]struct{}
+	perIP       map[netip.Addr]int
+	listeners   map[net.Listener]struct{}
+	closing     bool
+	active      sync.WaitGroup // handle goroutines
+	idleCh      chan struct{}  // closed when a connection ends, replaced: Shutdown's wake-up
+	refusedLog  logLimit       // guarded by mu
+	dialLog     logLimit       // guarded by mu
+	lastLight   atomic.Uint64  // the direction (proxyConn.id) of the last read that did not fill the buffer
+	lastLightAt atomic.Int64   // and when, Unix nanoseconds
+	dialCtx     context.Context
+	dialCancel  context.CancelFunc // cancels dials in progress at Close
 }
 
 type proxyConn struct {
@@ -189,7 +201,7 @@ func (p *Proxy) admit(c net.Conn) bool {
 	if refuse != "" {
 		p.mu.Unlock()
 		c.Close()
-		p.logger().Warn("proxy: connection refused", "client", c.RemoteAddr().String(), "err", fmt.Errorf("%w: %s", ErrTooManyConns, refuse))
+		p.logLimited(&p.refusedLog, "proxy: connections refused", "client", c.RemoteAddr().String(), "err", fmt.Errorf("%w: %s", ErrTooManyConns, refuse))
 		return false
 	}
 	if p.conns == nil {
@@ -223,7 +235,7 @@ func (p *Proxy) release(pc *proxyConn) {
 }
 
 // Close closes the listeners and every connection at once, and returns when the last events
-// of the connections have been reported.
+// of the connections have been reported (so it must not be called from the Handler).
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closing = true
@@ -291,6 +303,30 @@ func (p *Proxy) emit(ev Event) {
 	p.Handler(&ev)
 }
 
+// logLimit is one kind of warning that a client can cause at will, logged at most once per
+// second with the number of times it happened since the last line: the log does not grow
+// faster than the input (a refused connection sends no byte).
+type logLimit struct {
+	last  time.Time
+	count int
+}
+
+// logLimited logs msg with args, or counts it when a line of its kind went out less than a
+// second ago.
+func (p *Proxy) logLimited(l *logLimit, msg string, args ...any) {
+	p.mu.Lock()
+	l.count++
+	now := time.Now()
+	if now.Sub(l.last) < time.Second {
+		p.mu.Unlock()
+		return
+	}
+	n := l.count
+	l.last, l.count = now, 0
+	p.mu.Unlock()
+	p.logger().Warn(msg, append(args, "times", n)...)
+}
+
 func (p *Proxy) logger() *slog.Logger {
 	if p.Logger != nil {
 		return p.Logger
@@ -319,7 +355,7 @@ func (p *Proxy) handle(pc *proxyConn) {
 	if err != nil {
 		info.Server, _ = netip.ParseAddrPort(p.Upstream) // invalid for a host name
 		client.Close()
-		p.logger().Warn("proxy: cannot reach the upstream", "conn", info.ID, "client", info.Client, "upstream", p.Upstream, "err", err)
+		p.logLimited(&p.dialLog, "proxy: cannot reach the upstream", "conn", info.ID, "client", info.Client, "upstream", p.Upstream, "err", err)
 		p.emit(Event{Kind: EventOpen, Conn: info, Time: time.Now()})
 		p.emit(Event{Kind: EventClose, Conn: info, Time: time.Now(), Err: err})
 		return
@@ -398,6 +434,19 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction, src, dst net.Conn, idle time.Du
 			}
 			p.emit(Event{Kind: EventData, Conn: info, Dir: d, Time: t, Offset: off, Data: buf[:n]})
 			off += int64(n)
+			if n < len(buf) {
+				p.lastLight.Store(info.ID)
+				p.lastLightAt.Store(time.Now().UnixNano())
+			} else {
+				// A full buffer: this direction pushes as fast as it can. When another
+				// connection has had traffic lately, it waits as long as its last read took
+				// to pass (half the machine for it at most), and lets the others run first.
+				if other := p.lastLight.Load(); other != info.ID && time.Since(time.Unix(0, p.lastLightAt.Load())) < 100*time.Millisecond {
+					pause := time.Since(t)
+					time.Sleep(min(pause, 10*time.Millisecond))
+				}
+				runtime.Gosched()
+			}
 		}
 		if rerr != nil && errors.Is(rerr, os.ErrDeadlineExceeded) {
 			if time.Since(time.Unix(0, pc.last.Load())) < idle {

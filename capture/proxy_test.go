@@ -2,10 +2,13 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -252,4 +255,168 @@ func TestProxyStop(t *testing.T) {
 	if tp.opens != 1 || len(tp.closes) != 1 || tp.closes[0] != nil {
 		t.Fatalf("opens %d, closes %v", tp.opens, tp.closes)
 	}
+}
+
+// TestProxyShutdown: Shutdown stops accepting at once, lets a connection in flight go on
+// until its client closes, and returns nil then; with a context that ends first, it closes
+// what is left and returns the context's error. Serve returns ErrServerClosed, and a Serve
+// after Shutdown does too.
+func TestProxyShutdown(t *testing.T) {
+	up, _ := echoUpstream(t)
+	for _, graceful := range []bool{true, false} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp := &tapped{data: map[string]*bytes.Buffer{}}
+		p := &Proxy{Upstream: up, Handler: tp.handle}
+		served := make(chan error, 1)
+		go func() { served <- p.Serve(l) }()
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, make([]byte, 6)); err != nil { // "hello\x00": proxied
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		shut := make(chan error, 1)
+		go func() { shut <- p.Shutdown(ctx) }()
+		if err := <-served; !errors.Is(err, ErrServerClosed) {
+			t.Fatalf("Serve: %v", err)
+		}
+		if _, err := net.Dial("tcp", l.Addr().String()); err == nil {
+			t.Error("the listener still accepts after Shutdown")
+		}
+		// The connection in flight still works.
+		c.Write([]byte("ab"))
+		if _, err := io.ReadFull(c, make([]byte, 2)); err != nil {
+			t.Fatalf("in flight after Shutdown: %v", err)
+		}
+		if graceful {
+			c.Close()
+			if err := <-shut; err != nil {
+				t.Errorf("Shutdown: %v", err)
+			}
+		} else {
+			cancel()
+			if err := <-shut; !errors.Is(err, context.Canceled) {
+				t.Errorf("Shutdown with a canceled context: %v", err)
+			}
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := c.Read(make([]byte, 1)); err == nil {
+				t.Error("the connection is still open")
+			}
+			c.Close()
+		}
+		cancel()
+		if err := p.Serve(l); !errors.Is(err, ErrServerClosed) {
+			t.Errorf("Serve after Shutdown: %v", err)
+		}
+		if tp.opens != 1 || len(tp.closes) != 1 {
+			t.Errorf("opens %d, closes %v", tp.opens, tp.closes)
+		}
+	}
+}
+
+// TestProxyMaxConns: beyond MaxConns, connections are closed at once without reaching the
+// upstream or the Handler; once one ends, another is taken.
+func TestProxyMaxConns(t *testing.T) {
+	up, _ := echoUpstream(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{}, 10)
+	p := &Proxy{Upstream: up, MaxConns: 2, Handler: func(ev *Event) {
+		if ev.Kind == EventClose {
+			closed <- struct{}{}
+		}
+	}}
+	go p.Serve(l)
+	defer p.Close()
+	dial := func() (net.Conn, error) {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err = io.ReadFull(c, make([]byte, 6))
+		return c, err
+	}
+	a, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := dial(); err == nil {
+		c.Close()
+		t.Fatal("a third connection was proxied with MaxConns 2")
+	}
+	a.Close()
+	<-closed // a (the refused one is not reported)
+	c, err := dial()
+	if err != nil {
+		t.Fatalf("after one closed: %v", err)
+	}
+	c.Close()
+	b.Close()
+}
+
+// TestProxyRefusalLogBounded: 500 connections refused by MaxConnsPerIP make a few log lines,
+// not 500: a refused connection sends nothing, and the log must not grow faster than the input.
+func TestProxyRefusalLogBounded(t *testing.T) {
+	up, _ := echoUpstream(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf lockedLog
+	p := &Proxy{Upstream: up, MaxConnsPerIP: 1, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
+	go p.Serve(l)
+	defer p.Close()
+	first, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if _, err := io.ReadFull(first, make([]byte, 6)); err != nil {
+		t.Fatal(err)
+	}
+	const refused = 500
+	for range refused {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Fatal("a connection beyond MaxConnsPerIP got data")
+		}
+		c.Close()
+	}
+	lines := strings.Count(logBuf.String(), "\n")
+	if lines == 0 || lines > 10 {
+		t.Errorf("%d log lines for %d refused connections:\n%s", lines, refused, logBuf.String())
+	}
+}
+
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

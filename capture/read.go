@@ -80,23 +80,123 @@ type Options struct {
 	// Ports keeps only the TCP connections with one of these ports on either side; empty keeps
 	// every TCP connection.
 	Ports []uint16
-	// MaxBufferedPages bounds the out-of-order data held while waiting for missing segments,
-	// in pages of about 1.9 KB, over all connections (a quarter of it per connection). When it
-	// is reached the oldest data is delivered and the hole reported as an EventGap. 0 means
-	// 16384 (about 30 MB).
-	MaxBufferedPages int
-	// FlushAfter is the capture time after which out-of-order data stops waiting for the
-	// segments before it. 0 means 2 seconds.
-	FlushAfter time.Duration
+	// MaxBufferedBytes bounds the out-of-order data held while waiting for missing segments,
+	// over all connections: the out-of-order window. Data waits in pages of 2 KiB (one page
+	// per segment at least, so MaxBufferedBytes/2048 segments may wait). When it is reached,
+	// the connection that needs more stops waiting: the data it holds is delivered and the
+	// hole before it reported as an EventGap with its offset and size (a segment of the hole
+	// that arrives later is counted in Stats.LateSegments). 0 means DefaultMaxBufferedBytes
+	// (64 MiB: 32 768 segments), NoLimit none (the whole capture may wait in memory).
+	MaxBufferedBytes int
+	// ReorderTimeout is the capture time after which out-of-order data stops waiting for the
+	// segments before it, as when MaxBufferedBytes is reached. 0 means
+	// DefaultReorderTimeout.
+	ReorderTimeout time.Duration
+	// MaxFlows bounds the UDP flows a DatagramReader tracks (about 150 bytes each); beyond
+	// it the flow seen least recently is forgotten. 0 means DefaultMaxFlows, NoLimit none.
+	MaxFlows int
 }
 
-// Stats counts what ReadStreams read.
+// Defaults of Options.
+const (
+	// DefaultMaxBufferedBytes is the default of Options.MaxBufferedBytes.
+	DefaultMaxBufferedBytes = 64 << 20
+	// DefaultReorderTimeout is the default of Options.ReorderTimeout.
+	DefaultReorderTimeout = 10 * time.Second
+	// pageBytes is what one page of out-of-order data costs (gopacket's 1 900-byte page and its
+	// bookkeeping).
+	pageBytes = 2048
+)
+
+// Stats counts what ReadStreams or a DatagramReader read.
 type Stats struct {
 	Format  Format
 	Packets int // packet records
-	TCP     int // TCP segments that passed the port filter
-	Skipped int // packets that are not TCP over IPv4/IPv6, do not decode, or are filtered out
-	Conns   int // connections that carried data
+	TCP     int // TCP segments that passed the port filter (ReadStreams)
+	UDP     int // UDP datagrams that passed the port filter (DatagramReader)
+	Skipped int // packets that are not TCP (UDP) over IPv4/IPv6, do not decode, or are filtered out
+	Conns   int // connections that carried data (ReadStreams)
+	Flows   int // UDP flows (DatagramReader)
+	// Truncated counts the TCP segments (UDP datagrams) that the capture cut short with its
+	// snaplen, and MissingBytes the payload bytes of them that it did not keep (as their IP
+	// and TCP or UDP headers give the payload's length).
+	Truncated    int
+	MissingBytes int64
+	// LateSegments counts the TCP segments that arrived after the reassembly had stopped
+	// waiting for them (Options.MaxBufferedBytes or ReorderTimeout): their bytes were reported
+	// in an EventGap already, and LateBytes counts them.
+	LateSegments int
+	LateBytes    int64
+	// Snaplen is the capture's snapshot length (pcap; for pcapng the first interface's), 0
+	// when unknown.
+	Snaplen int
+}
+
+// openCapture reads the file header of a pcap or pcapng capture from br and returns its packet
+// source and the link type of its packets.
+func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) layers.LinkType, Format, error) {
+	magic, err := br.Peek(4)
+	if err != nil {
+		if len(magic) == 0 && err == io.EOF {
+			return nil, nil, FormatUnknown, &Error{Err: fmt.Errorf("%w: empty input", ErrUnknownFormat)}
+		}
+		return nil, nil, FormatUnknown, &Error{Offset: int64(len(magic)), Err: ErrUnknownFormat}
+	}
+	format := DetectFormat(magic)
+	switch format {
+	case FormatPcap:
+		pr, err := pcapgo.NewReader(br)
+		if err != nil {
+			return nil, nil, format, &Error{Err: err}
+		}
+		lt := pr.LinkType()
+		return pr, func(gopacket.CaptureInfo) layers.LinkType { return lt }, format, nil
+	case FormatPcapNG:
+		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		if err != nil {
+			return nil, nil, format, &Error{Err: err}
+		}
+		return nr, func(ci gopacket.CaptureInfo) layers.LinkType {
+			if len(ci.AncillaryData) > 0 {
+				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
+					return lt
+				}
+			}
+			return nr.LinkType()
+		}, format, nil
+	}
+	return nil, nil, format, &Error{Err: fmt.Errorf("%w (magic % x)", ErrUnknownFormat, magic)}
+}
+
+// missingPayload returns the bytes of a segment's payload that the capture did not keep: the
+// payload's length as the IP and TCP headers give it, less the bytes captured.
+func missingPayload(nl gopacket.Layer, tcp *layers.TCP) int {
+	var ipPayload int
+	switch ip := nl.(type) {
+	case *layers.IPv4:
+		ipPayload = int(ip.Length) - int(ip.IHL)*4
+	case *layers.IPv6:
+		ipPayload = int(ip.Length)
+	default:
+		return 0
+	}
+	return max(ipPayload-int(tcp.DataOffset)*4-len(tcp.Payload), 0)
+}
+
+// snaplen returns the snapshot length of a capture: pcap's file header, pcapng's first
+// interface; 0 when unknown.
+func snaplen(src packetSource) int {
+	switch r := src.(type) {
+	case *pcapgo.Reader:
+		return int(r.Snaplen())
+	case *pcapgo.NgReader:
+		if r.NInterfaces() > 0 {
+			if i, err := r.Interface(0); err == nil {
+				return int(i.SnapLength)
+			}
+		}
+	}
+	return 0
 }
 
 // countingReader counts the bytes read through it.
@@ -134,44 +234,15 @@ func ReadStreams(r io.Reader, o *Options, h Handler) (Stats, error) {
 	// read from r less those still buffered.
 	br := bufio.NewReader(cr)
 	consumed := func() int64 { return cr.n - int64(br.Buffered()) }
-	magic, err := br.Peek(4)
+	src, linkType, format, err := openCapture(br)
+	st.Format = format
 	if err != nil {
-		if len(magic) == 0 && err == io.EOF {
-			return st, &Error{Err: fmt.Errorf("%w: empty input", ErrUnknownFormat)}
-		}
-		return st, &Error{Offset: int64(len(magic)), Err: ErrUnknownFormat}
+		return st, err
 	}
-	st.Format = DetectFormat(magic)
-	var src packetSource
-	var linkType func(gopacket.CaptureInfo) layers.LinkType
-	switch st.Format {
-	case FormatPcap:
-		pr, err := pcapgo.NewReader(br)
-		if err != nil {
-			return st, &Error{Err: err}
-		}
-		lt := pr.LinkType()
-		linkType = func(gopacket.CaptureInfo) layers.LinkType { return lt }
-		src = pr
-	case FormatPcapNG:
-		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
-		if err != nil {
-			return st, &Error{Err: err}
-		}
-		linkType = func(ci gopacket.CaptureInfo) layers.LinkType {
-			if len(ci.AncillaryData) > 0 {
-				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
-					return lt
-				}
-			}
-			return nr.LinkType()
-		}
-		src = nr
-	default:
-		return st, &Error{Err: fmt.Errorf("%w (magic % x)", ErrUnknownFormat, magic)}
-	}
+	st.Snaplen = snaplen(src)
 
 	a := newAssembly(opts, h)
+	a.st = &st
 	var readErr error
 	for {
 		start := consumed()
@@ -196,6 +267,7 @@ func ReadStreams(r io.Reader, o *Options, h Handler) (Stats, error) {
 
 // assembly feeds TCP segments to gopacket's reassembly and turns its callbacks into events.
 type assembly struct {
+	st        *Stats
 	opts      Options
 	h         Handler
 	asm       *reassembly.Assembler
@@ -206,16 +278,20 @@ type assembly struct {
 }
 
 func newAssembly(opts Options, h Handler) *assembly {
-	if opts.MaxBufferedPages <= 0 {
-		opts.MaxBufferedPages = 16384
+	if opts.MaxBufferedBytes == 0 {
+		opts.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
-	if opts.FlushAfter <= 0 {
-		opts.FlushAfter = 2 * time.Second
+	if opts.ReorderTimeout <= 0 {
+		opts.ReorderTimeout = DefaultReorderTimeout
 	}
 	a := &assembly{opts: opts, h: h}
 	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(a))
-	a.asm.MaxBufferedPagesTotal = opts.MaxBufferedPages
-	a.asm.MaxBufferedPagesPerConnection = max(opts.MaxBufferedPages/4, 1)
+	if opts.MaxBufferedBytes > 0 {
+		// One connection may take the whole window: a capture is usually one game session.
+		pages := max(opts.MaxBufferedBytes/pageBytes, 1)
+		a.asm.MaxBufferedPagesTotal = pages
+		a.asm.MaxBufferedPagesPerConnection = pages
+	}
 	return a
 }
 
@@ -228,25 +304,35 @@ func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo { return gopack
 // whether the packet was a TCP segment that passed the filter.
 func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) bool {
 	nf, tcp, ok := a.dec.decode(data, lt)
-	if !ok {
+	if !ok && a.dec.wasUDP {
+		return false
+	}
+	var nl gopacket.Layer
+	if ok {
+		nl = a.dec.network()
+	} else {
 		p := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{NoCopy: true, Lazy: true})
-		nl := p.NetworkLayer()
+		nl = p.NetworkLayer()
 		tcp, _ = p.Layer(layers.LayerTypeTCP).(*layers.TCP)
 		if nl == nil || tcp == nil {
 			return false
 		}
-		nf = nl.NetworkFlow()
+		nf = p.NetworkLayer().NetworkFlow()
 	}
 	if len(a.opts.Ports) > 0 && !slices.Contains(a.opts.Ports, uint16(tcp.SrcPort)) && !slices.Contains(a.opts.Ports, uint16(tcp.DstPort)) {
 		return false
 	}
+	if ci.CaptureLength < ci.Length {
+		a.st.Truncated++
+		a.st.MissingBytes += int64(missingPayload(nl, tcp))
+	}
 	ctx := assemblerContext(ci)
 	a.asm.AssembleWithContext(nf, tcp, &ctx)
-	if ts := ci.Timestamp; ts.Sub(a.lastFlush) >= a.opts.FlushAfter/2 {
+	if ts := ci.Timestamp; ts.Sub(a.lastFlush) >= a.opts.ReorderTimeout/2 {
 		// Stop waiting for segments that did not come; never close: a quiet connection may go
 		// on.
 		if !a.lastFlush.IsZero() {
-			a.asm.FlushWithOptions(reassembly.FlushOptions{T: ts.Add(-a.opts.FlushAfter)})
+			a.asm.FlushWithOptions(reassembly.FlushOptions{T: ts.Add(-a.opts.ReorderTimeout)})
 		}
 		a.lastFlush = ts
 	}
@@ -318,7 +404,37 @@ type stream struct {
 	last          time.Time
 	openTime      time.Time
 	opened        bool
-	midStream     [2]bool // the direction started without a SYN in the capture
+	midStream     [2]bool   // the direction started without a SYN in the capture
+	holes         [2][]hole // the last maxHoles holes reported per direction
+	synSeen       [2]bool   // the direction's SYN is in the capture
+}
+
+// hole is a range of stream offsets reported missing.
+type hole struct{ start, end int64 }
+
+// maxHoles bounds the holes a direction remembers to recognize late segments.
+const maxHoles = 64
+
+// addHole remembers a hole reported in direction d.
+func (s *stream) addHole(d Direction, start, n int64) {
+	if n <= 0 {
+		return
+	}
+	if len(s.holes[d]) == maxHoles {
+		s.holes[d] = append(s.holes[d][:0], s.holes[d][1:]...)
+	}
+	s.holes[d] = append(s.holes[d], hole{start, start + n})
+}
+
+// lateBytes returns how many bytes of [start, end) lie in holes of direction d.
+func (s *stream) lateBytes(d Direction, start, end int64) int64 {
+	var n int64
+	for _, h := range s.holes[d] {
+		if lo, hi := max(start, h.start), min(end, h.end); hi > lo {
+			n += hi - lo
+		}
+	}
+	return n
 }
 
 // Accept implements reassembly.Stream: every segment is taken (the port filter ran before).
@@ -328,6 +444,20 @@ type stream struct {
 func (s *stream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
 	if ci.Timestamp.After(s.last) {
 		s.last = ci.Timestamp
+	}
+	d := s.dir(dir)
+	if tcp.SYN {
+		s.synSeen[d] = true
+	}
+	if n := len(tcp.Payload); n > 0 && nextSeq != -1 && len(s.holes[d]) > 0 {
+		// A segment before the reassembly's next byte: a retransmission of data delivered,
+		// or data of a hole reported already (the window gave up on it): late.
+		if segOff := s.off[d] + int64(nextSeq.Difference(reassembly.Sequence(tcp.Seq))); segOff < s.off[d] {
+			if late := s.lateBytes(d, segOff, segOff+int64(n)); late > 0 {
+				s.a.st.LateSegments++
+				s.a.st.LateBytes += late
+			}
+		}
 	}
 	if nextSeq == -1 && !tcp.SYN && len(tcp.Payload) > 0 {
 		*start = true
@@ -362,13 +492,21 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 	s.open()
 	if !s.started[d] {
 		s.started[d] = true
-		if skip != 0 || s.midStream[d] {
+		switch {
+		case s.midStream[d] || skip < 0 || (skip != 0 && !s.synSeen[d]):
 			// No SYN in the capture for this direction: it starts mid-stream.
 			s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Lost: -1})
+		case skip > 0:
+			// The SYN is there: the first bytes are lost (or gave up on: the out-of-order
+			// window was full), and how many is known.
+			s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Offset: 0, Lost: int64(skip)})
+			s.addHole(d, 0, int64(skip))
+			s.off[d] += int64(skip)
 		}
 	} else if skip != 0 {
 		s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Offset: s.off[d], Lost: int64(skip)})
 		if skip > 0 {
+			s.addHole(d, s.off[d], int64(skip))
 			s.off[d] += int64(skip)
 		}
 	}

@@ -431,7 +431,7 @@ func TestReadStreamsMemory(t *testing.T) {
 	var peak uint64
 	var delivered int64
 	events := 0
-	st, err := ReadStreams(pr, &Options{MaxBufferedPages: 2048}, func(ev *Event) {
+	st, err := ReadStreams(pr, &Options{MaxBufferedBytes: 2048 * 2048}, func(ev *Event) {
 		delivered += int64(len(ev.Data))
 		if events++; events%5000 == 0 {
 			runtime.ReadMemStats(&ms)

@@ -62,6 +62,10 @@ type Splitter struct {
 	rec     StreamFrame
 }
 
+// Buffered returns the number of bytes the Splitter holds: the start of a frame not yet
+// whole, or bytes it looks at while out of sync.
+func (s *Splitter) Buffered() int { return len(s.buf) }
+
 // Offset returns the stream offset up to which the Splitter has been fed.
 func (s *Splitter) Offset() int64 { return s.off + int64(len(s.buf)) }
 
@@ -103,6 +107,9 @@ func (s *Splitter) flushPartial(yield func(*StreamFrame)) {
 	}
 	s.off += int64(len(s.buf))
 	s.buf = s.buf[:0]
+	if cap(s.buf) > 64<<10 {
+		s.buf = nil
+	}
 }
 
 // emit passes f to yield in the Splitter's own StreamFrame, so that reporting allocates nothing.
@@ -164,6 +171,9 @@ func (s *Splitter) Write(p []byte, yield func(*StreamFrame)) {
 		}
 		rest := copy(s.buf, s.buf[n:])
 		s.buf = s.buf[:rest]
+		if rest == 0 && cap(s.buf) > 64<<10 {
+			s.buf = nil // a large frame's buffer is not kept for the small ones after it
+		}
 	}
 }
 

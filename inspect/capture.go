@@ -132,7 +132,7 @@ func readCapture(data []byte, keep func(streamKey) bool) (*captureReader, captur
 	// takes at least 70 bytes of a capture, so a capture of n bytes never needs more than
 	// n/64 pages; the bound keeps a hostile capture from holding more than about 30 times its
 	// size.
-	opts := capture.Options{MaxBufferedPages: min(len(data)/64+16, 16384)}
+	opts := capture.Options{MaxBufferedBytes: min(32*len(data)+32<<10, 32<<20)}
 	st, err := capture.ReadStreams(bytes.NewReader(data), &opts, r.handle)
 	return r, st, err
 }

@@ -413,3 +413,16 @@ func TestENet(t *testing.T) {
 		}
 	}
 }
+
+// TestGodot3Multiplayer: Godot 3's multiplayer packets plug in with one registration too.
+func TestGodot3Multiplayer(t *testing.T) {
+	// A SYS ADD_PEER of peer 7 on channel 0.
+	ex, err := Explain(Request{Format: "godot3-mp", Input: "00000000 07000000", Options: map[string]string{"channel": "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Errors) != 0 || find(ex.Nodes, "peer") == nil || find(ex.Nodes, "peer").Value != "7" {
+		t.Fatalf("errors %v, nodes %+v", ex.Errors, ex.Nodes)
+	}
+	checkTiles(t, ex, 8*ex.Size)
+}

@@ -37,6 +37,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 	asJSON := fs.Bool("json", false, "print JSON Lines: one explanation frame a line (docs/explain.md)")
 	maxFields := fs.Int("max-fields", 0, fmt.Sprintf("the most `fields` shown: of one catalog body (0: %d) and of the whole explanation (0: %d;\n-1: no limit); the rest of a body is checked, not shown", messages.DefaultMaxFields, explain.DefaultMaxFields))
 	ports := fs.String("port", "", "for a pcap or pcapng capture: only the TCP connections on these `ports` (comma-separated; default: every connection that carries GSF)")
+	window := fs.Int("reorder-window", capture.DefaultMaxBufferedBytes, "for a capture: hold at most this many `bytes` of out-of-order segments waiting for the ones before them (2 KiB per segment; -1: no limit); beyond it the hole is reported as missing")
 	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
@@ -55,7 +56,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	if capture.DetectFormat(data) != capture.FormatUnknown {
-		return inspectCapture(data, *ports, opts, *asJSON, write, verb == "explain", stdout)
+		return inspectCapture(data, *ports, *window, opts, *asJSON, write, verb == "explain", stdout)
 	}
 	var xerr error
 	if *asJSON || verb == "explain" {

@@ -41,7 +41,7 @@ func portsFlag(s string) ([]uint16, error) {
 // inspectCapture prints the GSF frames of a pcap or pcapng capture, each described as gsf
 // decode (or explain) describes a frame: opts and write are theirs; model prints each frame's
 // explanation in the one model's text form instead of write's (gsf explain).
-func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, model bool, stdout io.Writer) error {
+func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, model bool, stdout io.Writer) error {
 	ps, err := portsFlag(ports)
 	if err != nil {
 		return err
@@ -54,7 +54,10 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		}
 	})
 	tap.All = len(ps) > 0
-	st, err := capture.ReadStreams(bytes.NewReader(data), &capture.Options{Ports: ps}, tap.Handle)
+	if window < capture.NoLimit || window == 0 {
+		return fmt.Errorf("--reorder-window: %d is not a number of bytes (or -1 for no limit)", window)
+	}
+	st, err := capture.ReadStreams(bytes.NewReader(data), &capture.Options{Ports: ps, MaxBufferedBytes: window}, tap.Handle)
 	if printErr != nil {
 		return printErr
 	}
@@ -62,14 +65,38 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		fmt.Fprintf(stdout, "%s: %s, %s, %s (%d without GSF frames, not shown); %s, %s\n", st.Format,
 			count(st.Packets, "packet"), count(st.TCP, "TCP segment"), count(st.Conns, "connection"), tap.Skipped,
 			count(pr.Frames, "frame"), count(pr.Problems, "problem"))
+		if st.LateSegments > 0 {
+			fmt.Fprintf(stdout, "%s: %s (%s) came after the reassembly had stopped waiting for them: they are in the missing bytes above (a larger --reorder-window keeps them)\n",
+				st.Format, count(st.LateSegments, "TCP segment"), count(int(st.LateBytes), "byte"))
+		}
+		if st.Truncated > 0 {
+			fmt.Fprintf(stdout, "%s: %s: %s of their payload are not in the capture (tcpdump -s 0 keeps whole packets)\n", st.Format,
+				snaplenCut(st, fmt.Sprintf("of its %d ", st.TCP)), count(int(st.MissingBytes), "byte"))
+		}
 	}
 	if err != nil {
 		return err
 	}
 	if pr.Frames == 0 {
+		if st.Truncated > 0 {
+			return fmt.Errorf("no GSF frames in the capture: %s, %s of payload missing", snaplenCut(st, ""), count(int(st.MissingBytes), "byte"))
+		}
 		return errors.New("no GSF frames in the capture")
 	}
 	return nil
+}
+
+// snaplenCut says how many TCP segments of a capture its snaplen cut: "its snaplen (60 bytes)
+// cut 8 [of its 20 ]TCP segments".
+func snaplenCut(st capture.Stats, of string) string {
+	snap := "its snaplen"
+	if st.Snaplen > 0 {
+		snap = fmt.Sprintf("the capture's snaplen (%d bytes)", st.Snaplen)
+		if of == "" {
+			snap = fmt.Sprintf("its snaplen (%d bytes)", st.Snaplen)
+		}
+	}
+	return fmt.Sprintf("%s cut %d %sTCP segments", snap, st.Truncated, of)
 }
 
 // count returns "1 frame" or "n frames".
@@ -94,9 +121,14 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	upstream := fs.String("upstream", "", "the server's `host:port` (required)")
 	asJSON := fs.Bool("json", false, "print JSON Lines: one object per frame or event, with time, connection id and direction")
 	bits := fs.Bool("bits", false, "explain every frame bit by bit (as gsf explain) instead of the summary of gsf decode")
-	maxFrame := fs.Int("max-frame", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded")
+	maxFrame := fs.Int("max-message-bytes", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded (-1: no limit but the format's, 2^28-1)")
 	strict := fs.Bool("strict", true, "report a catalog body with bits left over (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
+	maxConns := fs.Int("max-conns", capture.DefaultMaxConns, "proxy at most this many connections at once (-1: no limit)")
+	maxPerIP := fs.Int("max-conns-per-ip", capture.DefaultMaxConnsPerIP, "proxy at most this many connections at once from one client address (-1: no limit)")
+	idle := fs.Duration("idle-timeout", capture.DefaultIdleTimeout, "close a connection through which nothing passed for this `duration` (-1s: never)")
+	maxBuffered := fs.Int("max-buffered", gsftap.DefaultMaxBufferedBytes, "hold at most this many `bytes` of unfinished frames of all connections (-1: no limit); beyond it the largest are not shown")
+	readTimeout := fs.Duration("read-timeout", gsftap.DefaultReadTimeout, "a frame not complete within this `duration` is not shown (-1s: no limit)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -119,7 +151,9 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	})
 	tap.All, tap.MaxMessageBytes = true, *maxFrame
-	p := &capture.Proxy{Upstream: *upstream, Handler: tap.Handle, Logger: logger}
+	tap.MaxBufferedBytes, tap.ReadTimeout = *maxBuffered, *readTimeout
+	p := &capture.Proxy{Upstream: *upstream, Handler: tap.Handle, Logger: logger,
+		MaxConns: *maxConns, MaxConnsPerIP: *maxPerIP, IdleTimeout: *idle}
 
 	ctx, stop := serveContext()
 	defer stop()
@@ -130,7 +164,11 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger.Info("gamewire gsf proxy: listening", "addr", l.Addr().String(), "upstream", *upstream)
 	stopServe := context.AfterFunc(ctx, func() { p.Close() })
 	defer stopServe()
-	if err := p.Serve(l); !errors.Is(err, capture.ErrServerClosed) {
+	err = p.Serve(l)
+	// Serve returns as soon as the listener is closed; Close returns once the last events of
+	// the connections are printed.
+	p.Close()
+	if !errors.Is(err, capture.ErrServerClosed) {
 		return err
 	}
 	return nil

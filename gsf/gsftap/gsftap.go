@@ -12,6 +12,7 @@ package gsftap
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/gamewire/gamewire/capture"
@@ -21,6 +22,26 @@ import (
 // ErrDropped reports records that a Tap dropped while it held back the records of a
 // connection not yet known to carry GSF (see Tap).
 var ErrDropped = errors.New("gsftap: records dropped before the connection's first GSF frame")
+
+// ErrBudget is the cause of a RecordProblem for the start of a frame that the Tap stopped
+// buffering because all connections together held MaxBufferedBytes of unfinished frames; the
+// frame is not shown, and the Tap looks for the next plausible frame.
+var ErrBudget = errors.New("gsftap: frame not shown: unfinished frames of all connections reached MaxBufferedBytes")
+
+// ErrStalled is the cause of a RecordProblem for the start of a frame that did not complete
+// within ReadTimeout; it is not shown, and the Tap looks for the next plausible frame.
+var ErrStalled = errors.New("gsftap: frame not shown: not complete within ReadTimeout")
+
+// NoLimit, as the value of a limit (MaxBufferedBytes, ReadTimeout), means none.
+const NoLimit = -1
+
+// Defaults of the Tap's limits.
+const (
+	// DefaultMaxBufferedBytes is the default of Tap.MaxBufferedBytes.
+	DefaultMaxBufferedBytes = 64 << 20
+	// DefaultReadTimeout is the default of Tap.ReadTimeout.
+	DefaultReadTimeout = 30 * time.Second
+)
 
 // RecordKind tells what a Record reports.
 type RecordKind uint8
@@ -91,6 +112,14 @@ type Record struct {
 // Tap turns capture events into records. Create it with [New]; its Handle method is a
 // capture.Handler.
 //
+// Memory: a direction buffers the frame it is inside (up to MaxMessageBytes, plus a quarter
+// for the buffer's growth), and all directions together at most MaxBufferedBytes: when a
+// write takes the total over it, the directions holding the most are dropped (reported as an
+// ErrBudget problem) until it is under. A frame not complete within ReadTimeout (of event
+// time) is dropped too (ErrStalled), at the next event of any connection. So a proxy in
+// front of the Tap holds at most MaxBufferedBytes + MaxMessageBytes of unfinished frames
+// (64 MiB + 1 MiB by default) however many connections send partial frames.
+//
 // Unless All is set, a connection is reported only once one of its frames decodes as a GSF
 // message with a known service class: what comes before is held back (up to 256 records and
 // 64 KiB of their bytes per connection; more is dropped, and reported as an ErrDropped
@@ -100,15 +129,23 @@ type Tap struct {
 	// MaxMessageBytes bounds the frames the Tap buffers (gsf.Splitter.MaxMessageBytes); 0
 	// means gsf.DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// MaxBufferedBytes bounds the bytes of unfinished frames of all connections together; 0
+	// means DefaultMaxBufferedBytes, NoLimit none.
+	MaxBufferedBytes int
+	// ReadTimeout bounds the event time from a frame's first byte to its last; 0 means
+	// DefaultReadTimeout, NoLimit none.
+	ReadTimeout time.Duration
 	// All reports every connection, GSF or not (the proxy's case, and captures filtered by
 	// port).
 	All bool
 	// Skipped counts the connections that closed without a GSF frame and were not reported.
 	Skipped int
 
-	fn    func(*Record)
-	conns map[*capture.Conn]*connState
-	rec   Record
+	fn        func(*Record)
+	conns     map[*capture.Conn]*connState
+	rec       Record
+	buffered  int       // bytes of unfinished frames, all connections
+	lastSweep time.Time // event time of the last look for stalled frames
 }
 
 // maxHeld and maxHeldBytes bound the records held back for a connection not yet known to
@@ -120,6 +157,8 @@ const (
 
 type connState struct {
 	split     [2]gsf.Splitter
+	buffered  [2]int       // split[d].Buffered() as last counted in Tap.buffered
+	since     [2]time.Time // event time when the unfinished frame of a direction started
 	seq       [2]int
 	shown     bool     // records are reported as they come
 	held      []Record // records of a connection not yet shown, with copied Frames
@@ -171,6 +210,76 @@ func isGSF(frame []byte) bool {
 	return err == nil && gsf.ServiceClassName(m.Header.SvcClass) != ""
 }
 
+// account updates the count of unfinished bytes after a Splitter call on direction d.
+func (t *Tap) account(cs *connState, d capture.Direction, now time.Time) {
+	b := cs.split[d].Buffered()
+	t.buffered += b - cs.buffered[d]
+	if b > 0 && cs.buffered[d] == 0 {
+		cs.since[d] = now
+	}
+	if b == 0 {
+		cs.since[d] = time.Time{}
+	}
+	cs.buffered[d] = b
+}
+
+// drop gives up the unfinished frame of a direction: it is reported as a problem with cause
+// and the Splitter looks for the next plausible frame.
+func (t *Tap) drop(c *capture.Conn, cs *connState, d capture.Direction, now time.Time, cause error) {
+	cs.split[d].Lost(-1, func(f *gsf.StreamFrame) {
+		r := Record{Kind: RecordProblem, Conn: c, Dir: d, Time: now, Offset: f.Offset, Size: f.Size, Frame: f.Frame, Err: f.Err}
+		if errors.Is(f.Err, io.ErrUnexpectedEOF) {
+			r.Err = &gsf.FrameError{Offset: f.Offset, Length: -1, Err: fmt.Errorf("%w (%d bytes held)", cause, f.Size)}
+		}
+		t.emit(cs, r)
+	})
+	t.account(cs, d, now)
+}
+
+// enforce keeps the unfinished frames within MaxBufferedBytes and ReadTimeout after a write
+// to direction d of c.
+func (t *Tap) enforce(c *capture.Conn, cs *connState, d capture.Direction, now time.Time) {
+	limit := t.MaxBufferedBytes
+	if limit == 0 {
+		limit = DefaultMaxBufferedBytes
+	}
+	for limit > 0 && t.buffered > limit {
+		// Drop the direction that holds the most.
+		var worst *connState
+		var wc *capture.Conn
+		var wd capture.Direction
+		for oc, ocs := range t.conns {
+			for od := range ocs.buffered {
+				if worst == nil || ocs.buffered[od] > worst.buffered[wd] {
+					worst, wc, wd = ocs, oc, capture.Direction(od)
+				}
+			}
+		}
+		if worst == nil || worst.buffered[wd] == 0 {
+			break
+		}
+		t.drop(wc, worst, wd, now, ErrBudget)
+	}
+	timeout := t.ReadTimeout
+	if timeout == 0 {
+		timeout = DefaultReadTimeout
+	}
+	if timeout < 0 || now.Sub(t.lastSweep) < timeout/4 {
+		return
+	}
+	t.lastSweep = now
+	for oc, ocs := range t.conns {
+		for od := range ocs.buffered {
+			if ocs.buffered[od] > 0 && now.Sub(ocs.since[od]) > timeout {
+				t.drop(oc, ocs, capture.Direction(od), now, ErrStalled)
+			}
+		}
+	}
+}
+
+// Buffered returns the bytes of unfinished frames the Tap holds, all connections together.
+func (t *Tap) Buffered() int { return t.buffered }
+
 // Handle is the capture.Handler of the Tap.
 func (t *Tap) Handle(ev *capture.Event) {
 	cs := t.conns[ev.Conn]
@@ -197,14 +306,19 @@ func (t *Tap) Handle(ev *capture.Event) {
 	switch ev.Kind {
 	case capture.EventData:
 		cs.split[d].Write(ev.Data, yield(d))
+		t.account(cs, d, ev.Time)
+		t.enforce(ev.Conn, cs, d, ev.Time)
 	case capture.EventGap:
 		t.emit(cs, Record{Kind: RecordGap, Conn: ev.Conn, Dir: d, Time: ev.Time, Offset: ev.Offset, Lost: ev.Lost})
 		cs.split[d].Lost(ev.Lost, yield(d))
+		t.account(cs, d, ev.Time)
 	case capture.EventEnd:
 		cs.split[d].End(yield(d))
+		t.account(cs, d, ev.Time)
 	case capture.EventClose:
 		for d := range cs.split {
 			cs.split[d].End(yield(capture.Direction(d)))
+			t.account(cs, capture.Direction(d), ev.Time)
 		}
 		delete(t.conns, ev.Conn)
 		if !cs.shown {

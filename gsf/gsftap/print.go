@@ -36,7 +36,8 @@ type Printer struct {
 	// Location is the time zone of the text form's times; nil means time.Local.
 	Location *time.Location
 
-	// Frames and Problems count the frames and problems printed.
+	// Frames and Problems count the frames and problems printed; bytes missing from a
+	// capture (a RecordGap of known size) count as a problem.
 	Frames, Problems int
 }
 
@@ -80,6 +81,10 @@ func (p *Printer) Print(r *Record) error {
 		}
 	case RecordProblem:
 		p.Problems++
+	case RecordGap:
+		if r.Lost > 0 {
+			p.Problems++ // lost data is a problem; a stream picked up mid-way is not
+		}
 	}
 	if p.JSON {
 		return p.printJSON(r, ex)
@@ -150,7 +155,8 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 		if r.Lost < 0 {
 			b.WriteString("the capture starts mid-stream: looking for the first plausible frame\n")
 		} else {
-			fmt.Fprintf(&b, "%d bytes missing from the capture at byte %d: looking for the next plausible frame\n", r.Lost, r.Offset)
+			fmt.Fprintf(&b, "problem at byte %d (%d bytes): bytes %d–%d missing from the capture (not captured, or given up on by the reassembly's out-of-order window): looking for the next plausible frame\n",
+				r.Offset, r.Lost, r.Offset, r.Offset+r.Lost-1)
 		}
 	case RecordProblem:
 		fmt.Fprintf(&b, "problem at byte %d (%d bytes): %v\n", r.Offset, r.Size, r.Err)

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +217,57 @@ func TestTapHeldBack(t *testing.T) {
 	// open, 255 held frames, the ErrDropped problem, the GSF frame, close.
 	if len(kinds) != 259 || kinds[0] != "open" || kinds[257] != "frame" || dropped == nil || dropped.Error() != ErrDropped.Error()+": 145" {
 		t.Errorf("%d records (%v...), dropped: %v", len(kinds), kinds[:3], dropped)
+	}
+}
+
+// TestTapReversedSegments: a connection whose 4 200 frames arrive one per segment in reverse
+// order, the SYN first, is read whole with the default out-of-order window (4 200 frames, no
+// problem, no "starts mid-stream"); with a window too small for it, the frames it gave up on
+// are a problem with their byte range, and every frame is either printed or inside it.
+func TestTapReversedSegments(t *testing.T) {
+	frames := echoFrames(t, 4200, false)
+	pkts := []tcpPacket{{c2s: true, syn: true}, {syn: true}}
+	var stream []byte
+	var data []tcpPacket
+	for _, f := range frames {
+		data = append(data, tcpPacket{c2s: true, seq: 1 + uint32(len(stream)), payload: f})
+		stream = append(stream, f...)
+	}
+	slices.Reverse(data)
+	in := writePcap(t, append(pkts, data...))
+	read := func(opts *capture.Options) (string, *Printer, capture.Stats) {
+		var out strings.Builder
+		pr := &Printer{W: &out, Location: time.UTC}
+		tap := New(func(r *Record) {
+			if err := pr.Print(r); err != nil {
+				t.Fatal(err)
+			}
+		})
+		st, err := capture.ReadStreams(bytes.NewReader(in), opts, tap.Handle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), pr, st
+	}
+	out, pr, _ := read(nil)
+	if pr.Frames != len(frames) || pr.Problems != 0 || strings.Contains(out, "mid-stream") {
+		t.Errorf("default window: %d frames, %d problems", pr.Frames, pr.Problems)
+	}
+	out, pr, st := read(&capture.Options{MaxBufferedBytes: 1000 * 2048})
+	m := regexp.MustCompile(`problem at byte 0 \((\d+) bytes\): bytes 0–(\d+) missing from the capture`).FindStringSubmatch(out)
+	if m == nil || strings.Contains(out, "mid-stream") {
+		t.Fatalf("small window: no problem for the bytes given up on:\n%s", out[:min(len(out), 2000)])
+	}
+	lost, _ := strconv.Atoi(m[1])
+	// The frames printed are the ones after the hole, whole.
+	n, off := 0, 0
+	for _, f := range frames {
+		if off >= lost {
+			n++
+		}
+		off += len(f)
+	}
+	if pr.Frames != n || pr.Problems < 1 || st.LateBytes != int64(lost) {
+		t.Errorf("small window: %d frames (want %d after %d bytes missing), %d problems, %d bytes late", pr.Frames, n, lost, pr.Problems, st.LateBytes)
 	}
 }

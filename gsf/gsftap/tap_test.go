@@ -87,9 +87,10 @@ func TestTapRealCapture(t *testing.T) {
 	}
 }
 
-// runProxy runs a capture.Proxy with a Tap in front of upstream and returns its address, the
-// records it printed (text, and counts), and a stop function.
-func runProxy(t *testing.T, upstream string, maxFrame int) (string, func() (string, *Printer)) {
+// runProxy runs a capture.Proxy with a Tap in front of upstream and returns its address and
+// a stop function that waits until n connections have closed by themselves (their last
+// records printed), stops the proxy and returns the records it printed (text, and counts).
+func runProxy(t *testing.T, upstream string, maxFrame int) (string, func(n int) (string, *Printer)) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -103,11 +104,24 @@ func runProxy(t *testing.T, upstream string, maxFrame int) (string, func() (stri
 		}
 	})
 	tap.All, tap.MaxMessageBytes = true, maxFrame
-	p := &capture.Proxy{Upstream: upstream, Handler: tap.Handle}
+	closed := make(chan struct{}, 1000)
+	p := &capture.Proxy{Upstream: upstream, Handler: func(ev *capture.Event) {
+		tap.Handle(ev)
+		if ev.Kind == capture.EventClose {
+			closed <- struct{}{}
+		}
+	}}
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(l) }()
 	t.Cleanup(func() { p.Close() })
-	return l.Addr().String(), func() (string, *Printer) {
+	return l.Addr().String(), func(n int) (string, *Printer) {
+		for range n {
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("a connection did not close")
+			}
+		}
 		p.Close()
 		if err := <-done; !errors.Is(err, capture.ErrServerClosed) {
 			t.Error(err)
@@ -197,19 +211,9 @@ func TestProxyDemoServer(t *testing.T) {
 		wg.Wait()
 		c.Close()
 	}
-	// Wait for the server to see the ends of the connections.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		rl.mu.Lock()
-		n := len(rl.conns)
-		rl.mu.Unlock()
-		if n == clients || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	out, pr := stop()
+	// The proxy closes each connection once both sides have ended: the client closed, the
+	// proxy passed the end on, and the server closed its side in turn.
+	out, pr := stop(clients)
 	if pr.Frames != 2*clients*calls || pr.Problems != 0 {
 		t.Errorf("%d frames, %d problems", pr.Frames, pr.Problems)
 	}
@@ -315,8 +319,7 @@ func TestProxyGarbage(t *testing.T) {
 		t.Fatalf("the upstream received %x\nthe client sent        %x", got, sent)
 	}
 	c.Close()
-	time.Sleep(50 * time.Millisecond)
-	out, pr := stop()
+	out, pr := stop(1)
 	if pr.Frames != 2 {
 		t.Errorf("%d frames:\n%s", pr.Frames, out)
 	}
@@ -367,8 +370,7 @@ func TestProxyEndlessFrame(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
 		t.Errorf("allocated %d MiB to forward %d MiB", alloc>>20, total>>20)
 	}
-	time.Sleep(50 * time.Millisecond)
-	out, pr := stop()
+	out, pr := stop(1)
 	if pr.Problems != 1 || pr.Frames != 0 || !strings.Contains(out, "frame too large: 268435455 bytes") {
 		t.Errorf("%d problems, %d frames:\n%s", pr.Problems, pr.Frames, out)
 	}

@@ -59,22 +59,31 @@ type testNode struct {
 	events []natscluster.Event
 }
 
-func startNode(t *testing.T, url, id string) *testNode {
+// startNode starts a node with the test's short heartbeats and the package's other defaults;
+// set, if given, may change its options.
+func startNode(t *testing.T, url, id string, set ...func(*natscluster.Options)) *testNode {
 	t.Helper()
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.Name(id))
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.Name(id),
+		nats.ConnectHandler(func(*nats.Conn) { changes.fire() }), nats.ReconnectHandler(func(*nats.Conn) { changes.fire() }),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { changes.fire() }), nats.ClosedHandler(func(*nats.Conn) { changes.fire() }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tn := &testNode{id: id, nc: nc, served: make(chan error, 1)}
-	tn.node, err = natscluster.New(nc, &natscluster.Options{
+	opts := &natscluster.Options{
 		Node: id, HeartbeatInterval: hb, DeadAfter: dead, RequestTimeout: time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(signalHandler{slog.NewTextHandler(io.Discard, nil)}),
 		OnEvent: func(e natscluster.Event) {
 			tn.mu.Lock()
 			tn.events = append(tn.events, e)
 			tn.mu.Unlock()
+			changes.fire()
 		},
-	})
+	}
+	for _, f := range set {
+		f(opts)
+	}
+	tn.node, err = natscluster.New(nc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,19 +229,61 @@ func (p *player) expect(t *testing.T, texts ...string) {
 	}
 }
 
-// eventually retries f until it returns "" or the time is up.
+// changes is signalled whenever something a test waits for may have changed: a presence event
+// of any test node, a change of a NATS connection's status, a log record of a node.
+var changes signal
+
+// signal wakes every waiter at each fire.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel that is closed at the next fire.
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}
+
+// signalHandler is a slog.Handler that discards records and fires changes.
+type signalHandler struct{ slog.Handler }
+
+func (h signalHandler) Handle(ctx context.Context, r slog.Record) error {
+	changes.fire()
+	return nil
+}
+func (h signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h signalHandler) WithGroup(string) slog.Handler      { return h }
+
+// eventually checks f after every change (presence event, connection status, log record)
+// until it returns "" or 5 s are up.
 func eventually(t *testing.T, what string, f func() string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.After(5 * time.Second)
 	for {
+		changed := changes.wait()
 		msg := f()
 		if msg == "" {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-changed:
+		case <-deadline:
 			t.Fatalf("%s: %s", what, msg)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -267,14 +318,17 @@ func syncAll(t *testing.T, nodes ...*testNode) {
 	}
 }
 
+// checkGoroutines waits for the goroutines to end. A goroutine's end is no event a test can
+// wait for, so this one polls.
 func checkGoroutines(t *testing.T, before int) {
 	t.Helper()
-	eventually(t, "goroutines", func() string {
-		if n := runtime.NumGoroutine(); n > before+2 {
-			return fmt.Sprintf("%d goroutines, %d before", n, before)
+	deadline := time.Now().Add(5 * time.Second)
+	for n := runtime.NumGoroutine(); n > before+2; n = runtime.NumGoroutine() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines, %d before", n, before)
 		}
-		return ""
-	})
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestCluster runs three nodes on one embedded NATS server with players on each: group
@@ -428,12 +482,20 @@ func TestCluster(t *testing.T) {
 		}
 		// (On a loaded machine a heartbeat of c may come late and a drop c for a moment; only
 		// b's departure is certain.)
+		// The directory changes before the events are dispatched: wait for the NodeDown.
 		downB := 0
-		for _, e := range a.eventsOf(natscluster.NodeDown) {
-			if e.Node == "b" {
-				downB++
+		eventually(t, "NodeDown b", func() string {
+			downB = 0
+			for _, e := range a.eventsOf(natscluster.NodeDown) {
+				if e.Node == "b" {
+					downB++
+				}
 			}
-		}
+			if downB == 0 {
+				return "no NodeDown event for b"
+			}
+			return ""
+		})
 		if downB != 1 {
 			t.Errorf("a saw b go down %d times, want 1", downB)
 		}
@@ -476,7 +538,7 @@ func TestNATSRestart(t *testing.T) {
 		t.Fatalf("notify during the outage: count %d, want -1 (ErrDisconnected, ann reached)", n)
 	}
 	ann.expect(t, "during outage")
-	time.Sleep(dead + 2*hb) // long enough for the nodes to drop each other
+	// The nodes drop each other after DeadAfter without heartbeats (NodeDown events).
 	eventually(t, "peers dropped", func() string {
 		if got := strings.Join(a.node.Nodes(), ","); got != "a" {
 			return "a knows " + got

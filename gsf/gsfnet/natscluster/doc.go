@@ -41,7 +41,13 @@
 // sent them. A notify sent while the sender's NATS connection is down reaches the sender's own
 // sessions only, and Notify returns an error wrapping ErrDisconnected; one sent while a
 // receiving node's connection is down is lost for that node. Nothing is kept to be delivered
-// late. A game may rely on order per sender and on no
+// late. A connection that stalls rather than closes (the NATS server stopped or overloaded:
+// nothing fails, the bytes wait in buffers) counts as down once a ping has gone unanswered for
+// StallTimeout (noticed within 1.5 × StallTimeout, 750 ms by default); and a notify that reaches
+// a node more than DeliveryTimeout (1 s) after it was sent — one sent during a stall before it
+// was noticed — is dropped there (LateDropped counts them), so nothing arrives late. Lateness
+// is measured against the sender's clock corrected by the delays of its heartbeats over the
+// last minute, so the nodes' clocks need not agree. A game may rely on order per sender and on no
 // duplicates, not on delivery across an outage: state that a client must not miss (an
 // inventory, a trade) belongs in a response or is sent again when the client asks. The
 // directory is eventually consistent: a session that just bound its key is reachable from other

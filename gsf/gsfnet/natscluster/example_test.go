@@ -24,9 +24,9 @@ func Example() {
 	defer ns.Shutdown()
 
 	const msgJoin, msgLine int32 = 2001, 2100
-	startNode := func(id string) (*gsfnet.Server, *natscluster.Node, string) {
+	startNode := func(id string, onEvent func(natscluster.Event)) (*gsfnet.Server, *natscluster.Node, string) {
 		nc, _ := nats.Connect(ns.ClientURL())
-		node, _ := natscluster.New(nc, &natscluster.Options{Node: id})
+		node, _ := natscluster.New(nc, &natscluster.Options{Node: id, OnEvent: onEvent})
 		srv := &gsfnet.Server{Cluster: node}
 		mux := gsfnet.NewMux()
 		gsfnet.Handle(mux, gsf.SvcUserServer, msgJoin, func(ctx context.Context, s *gsfnet.Session, req *Login) (*Count, error) {
@@ -39,9 +39,14 @@ func Example() {
 		go srv.Serve(l)
 		return srv, node, l.Addr().String()
 	}
-	srvA, nodeA, _ := startNode("a")
+	bobOnline := make(chan struct{}, 1)
+	srvA, nodeA, _ := startNode("a", func(e natscluster.Event) {
+		if e.Kind == natscluster.Online && e.User == "bob" {
+			bobOnline <- struct{}{}
+		}
+	})
 	defer srvA.Close()
-	srvB, nodeB, addrB := startNode("b")
+	srvB, nodeB, addrB := startNode("b", nil)
 	defer srvB.Close()
 
 	got := make(chan string, 1)
@@ -54,9 +59,7 @@ func Example() {
 	defer c.Close()
 	_ = c.Call(ctx, gsf.SvcUserServer, msgJoin, &Login{User: "bob"}, nil)
 	_ = nodeB.Sync(ctx)
-	for len(nodeA.Online("bob")) == 0 { // until node a has heard of bob
-		time.Sleep(time.Millisecond)
-	}
+	<-bobOnline // node a has heard of bob
 
 	fmt.Println("bob is on node", nodeA.Online("bob")[0].Node)
 	n, _ := srvA.Group("lobby").Notify(gsf.SvcClient, msgLine, &Say{Room: "lobby", Text: "hello from a"})

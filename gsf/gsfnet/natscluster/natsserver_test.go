@@ -27,8 +27,8 @@ func StartNATS(tb testing.TB, port int) *server.Server {
 
 // quietNode returns a node "a", not started, on a NATS connection of its own to an embedded
 // server, whose state requests time out after requestTimeout: for feeding it control messages
-// directly.
-func quietNode(tb testing.TB, requestTimeout time.Duration) *Node {
+// directly; set may change its options.
+func quietNode(tb testing.TB, requestTimeout time.Duration, set ...func(*Options)) *Node {
 	tb.Helper()
 	ns := StartNATS(tb, -1)
 	nc, err := nats.Connect(ns.ClientURL())
@@ -36,7 +36,11 @@ func quietNode(tb testing.TB, requestTimeout time.Duration) *Node {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(nc.Close)
-	n, err := New(nc, &Options{Node: "a", RequestTimeout: requestTimeout, Logger: slog.New(slog.DiscardHandler)})
+	opts := &Options{Node: "a", RequestTimeout: requestTimeout, Logger: slog.New(slog.DiscardHandler)}
+	for _, f := range set {
+		f(opts)
+	}
+	n, err := New(nc, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

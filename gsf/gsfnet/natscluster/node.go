@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -28,6 +29,10 @@ const (
 	DefaultDeadAfter = 3 * DefaultHeartbeatInterval
 	// DefaultRequestTimeout bounds a state request to another node and a remote join or leave.
 	DefaultRequestTimeout = 2 * time.Second
+	// DefaultStallTimeout is the default of Options.StallTimeout.
+	DefaultStallTimeout = 500 * time.Millisecond
+	// DefaultDeliveryTimeout is the default of Options.DeliveryTimeout.
+	DefaultDeliveryTimeout = time.Second
 )
 
 // Errors.
@@ -35,7 +40,8 @@ var (
 	// ErrClosed is returned by the methods of a closed Node.
 	ErrClosed = errors.New("natscluster: node closed")
 	// ErrDisconnected is returned by a notify to other nodes while the node's NATS connection
-	// is down: the notify reached this node's sessions only. (A notify is not kept to be sent
+	// is down or stalled (its pings go unanswered for StallTimeout): the notify reached this
+	// node's sessions only. (A notify is not kept to be sent
 	// later: a chat line or a position that arrives minutes late is worse than one that is
 	// lost.)
 	ErrDisconnected = errors.New("natscluster: not connected to NATS")
@@ -58,6 +64,19 @@ type Options struct {
 	DeadAfter time.Duration
 	// RequestTimeout bounds requests to other nodes (default DefaultRequestTimeout).
 	RequestTimeout time.Duration
+	// StallTimeout is how long a ping to the NATS server may go unanswered before the node
+	// counts its connection as stalled (a server stopped or overloaded: the connection stays
+	// open, and what is sent waits in buffers). While it is stalled, notifies to other nodes
+	// return ErrDisconnected and are not sent. The node pings every StallTimeout/2, so a
+	// stall is noticed within 1.5 × StallTimeout (default DefaultStallTimeout). A negative
+	// value turns the check off.
+	StallTimeout time.Duration
+	// DeliveryTimeout is how late a notify from another node may reach this node: one sent
+	// longer ago is dropped, not delivered (the notifies sent during a stall before it was
+	// noticed arrive when the server resumes). Lateness is measured against the sender's
+	// clock, corrected by the smallest delay seen on its recent heartbeats, so clocks need not
+	// agree (default DefaultDeliveryTimeout; a negative value delivers however late).
+	DeliveryTimeout time.Duration
 	// OnEvent, if set, is called with every presence event, one at a time in the order the node
 	// learnt them, from a goroutine of the node's. It must not block for long.
 	OnEvent func(Event)
@@ -125,6 +144,12 @@ type Node struct {
 	subs    []*nats.Subscription
 	groupSu map[string]*nats.Subscription // group subscriptions while the node has members
 	events  []Event                       // waiting for the dispatcher
+	clocks  map[string]*clockEstimate     // per peer node, what its heartbeats took
+	stalled atomic.Bool                   // the NATS server does not answer pings
+	late    atomic.Uint64                 // notifies dropped for DeliveryTimeout
+	lateLog time.Time                     // when late notifies were last logged
+	warnMu  sync.Mutex                    // guards warns
+	warns   map[string]*warnCount         // warnLimited's counts, by message
 	evWake  chan struct{}
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -183,6 +208,12 @@ func New(nc *nats.Conn, o *Options) (*Node, error) {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
 	}
+	if opts.StallTimeout == 0 {
+		opts.StallTimeout = DefaultStallTimeout
+	}
+	if opts.DeliveryTimeout == 0 {
+		opts.DeliveryTimeout = DefaultDeliveryTimeout
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -201,6 +232,7 @@ func New(nc *nats.Conn, o *Options) (*Node, error) {
 		self:      &view{node: opts.Node, sessions: make(map[uint64]*sessionState)},
 		peers:     make(map[string]*view),
 		groupSu:   make(map[string]*nats.Subscription),
+		clocks:    make(map[string]*clockEstimate),
 		evWake:    make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 		dir: directory{
@@ -249,6 +281,10 @@ func (n *Node) Start(srv *gsfnet.Server) error {
 	n.done.Add(2)
 	go n.heartbeats()
 	go n.dispatch()
+	if n.opts.StallTimeout > 0 {
+		n.done.Add(1)
+		go n.watchStall()
+	}
 	n.publishLocked(ctlMsg{Kind: "hb", Seq: n.seq})
 	return nil
 }
@@ -306,6 +342,7 @@ type ctlMsg struct {
 	Inst  string `json:"i"`
 	Kind  string `json:"k"` // "hb", "bye", "on", "off", "join", "leave", "close"
 	Seq   uint64 `json:"q"`
+	Sent  int64  `json:"t,omitempty"` // a heartbeat's send time, Unix nanoseconds
 	Sess  uint64 `json:"s,omitempty"`
 	User  string `json:"u,omitempty"`
 	Group string `json:"g,omitempty"`
@@ -346,7 +383,7 @@ func (n *Node) heartbeats() {
 		case <-t.C:
 		}
 		n.mu.Lock()
-		n.publishLocked(ctlMsg{Kind: "hb", Seq: n.seq})
+		n.publishLocked(ctlMsg{Kind: "hb", Seq: n.seq, Sent: time.Now().UnixNano()})
 		n.reapLocked(time.Now())
 		n.mu.Unlock()
 	}
@@ -373,12 +410,12 @@ func (n *Node) dropPeerLocked(v *view) {
 func (n *Node) onControl(msg *nats.Msg) {
 	var m ctlMsg
 	if err := json.Unmarshal(msg.Data, &m); err != nil || m.Node == "" {
-		n.log.Warn("natscluster: bad control message", "subject", msg.Subject, "err", err)
+		n.warnLimited("natscluster: bad control messages", "subject", msg.Subject, "err", err)
 		return
 	}
 	if m.Node == n.opts.Node {
 		if m.Inst != n.inst {
-			n.log.Error("natscluster: another node uses this node's id", "id", m.Node)
+			n.warnLimited("natscluster: another node uses this node's id", "id", m.Node)
 		}
 		return
 	}
@@ -386,6 +423,14 @@ func (n *Node) onControl(msg *nats.Msg) {
 	defer n.mu.Unlock()
 	if n.closed {
 		return
+	}
+	if m.Kind == "hb" && m.Sent != 0 {
+		now := time.Now().UnixNano()
+		c := n.clockLocked(m.Node)
+		if v := n.peers[m.Node]; v != nil && v.inst != m.Inst {
+			*c = clockEstimate{} // restarted, perhaps on another machine
+		}
+		c.add(now, now-m.Sent)
 	}
 	v := n.peers[m.Node]
 	if m.Kind == "bye" {
@@ -492,7 +537,7 @@ func (n *Node) onStateRequest(msg *nats.Msg) {
 	n.mu.Unlock()
 	b, _ := json.Marshal(st)
 	if err := msg.Respond(b); err != nil {
-		n.log.Warn("natscluster: answering a state request", "err", err)
+		n.warnLimited("natscluster: answering a state request", "err", err)
 	}
 }
 
@@ -835,6 +880,7 @@ const (
 	hdrExcept      = "Gw-Except"
 	hdrDiscardable = "Gw-Discardable"
 	hdrUser        = "Gw-User"
+	hdrSent        = "Gw-Sent" // the sender's clock when it sent, Unix nanoseconds
 )
 
 // PublishGroup implements gsfnet.Cluster.
@@ -845,6 +891,7 @@ func (n *Node) PublishGroup(group string, except *gsfnet.Session, frame []byte, 
 	msg := nats.NewMsg(n.groupSubject(group))
 	msg.Data = frame
 	msg.Header.Set(hdrOrigin, n.opts.Node)
+	msg.Header.Set(hdrSent, strconv.FormatInt(time.Now().UnixNano(), 10))
 	if except != nil {
 		msg.Header.Set(hdrExcept, n.opts.Node+":"+strconv.FormatUint(except.ID(), 10))
 	}
@@ -863,6 +910,9 @@ func (n *Node) onGroupFrame(group string, msg *nats.Msg) {
 		if node, id, ok := strings.Cut(x, ":"); ok && node == n.opts.Node {
 			except, _ = strconv.ParseUint(id, 10, 64)
 		}
+	}
+	if n.tooLate(msg) {
+		return
 	}
 	n.mu.Lock()
 	srv := n.srv
@@ -889,6 +939,8 @@ func (n *Node) PublishUser(key string, frame []byte, discardable bool) (int, err
 		msg := nats.NewMsg(n.pfx + ".u." + node)
 		msg.Data = frame
 		msg.Header.Set(hdrUser, key)
+		msg.Header.Set(hdrOrigin, n.opts.Node)
+		msg.Header.Set(hdrSent, strconv.FormatInt(time.Now().UnixNano(), 10))
 		if discardable {
 			msg.Header.Set(hdrDiscardable, "1")
 		}
@@ -902,6 +954,9 @@ func (n *Node) PublishUser(key string, frame []byte, discardable bool) (int, err
 }
 
 func (n *Node) onUserFrame(msg *nats.Msg) {
+	if n.tooLate(msg) {
+		return
+	}
 	n.mu.Lock()
 	srv := n.srv
 	n.mu.Unlock()
@@ -918,10 +973,158 @@ func (n *Node) usable() error {
 		return ErrClosed
 	case !started:
 		return ErrNotStarted
-	case !n.nc.IsConnected():
+	case !n.nc.IsConnected() || n.stalled.Load():
 		return ErrDisconnected
 	}
 	return nil
+}
+
+// watchStall pings the NATS server every StallTimeout/2 and marks the connection stalled
+// while a ping goes unanswered for StallTimeout.
+func (n *Node) watchStall() {
+	defer n.done.Done()
+	t := time.NewTicker(n.opts.StallTimeout / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+		}
+		if !n.nc.IsConnected() {
+			continue // disconnected is reported as such; a reconnect starts afresh
+		}
+		start := time.Now()
+		err := n.nc.FlushTimeout(n.opts.StallTimeout)
+		stalled := err != nil && n.nc.IsConnected()
+		if n.stalled.Swap(stalled) != stalled {
+			if stalled {
+				n.log.Warn("natscluster: NATS connection stalled: notifies to other nodes fail with ErrDisconnected", "waited", time.Since(start), "err", err)
+			} else {
+				n.log.Info("natscluster: NATS connection answers again")
+			}
+		}
+	}
+}
+
+// warnLimited logs a warning that messages from the network can cause at will at most once a
+// second per kind (msg), with how many times it happened since: the log does not grow faster
+// than what arrives.
+func (n *Node) warnLimited(msg string, args ...any) {
+	n.warnMu.Lock()
+	if n.warns == nil {
+		n.warns = make(map[string]*warnCount)
+	}
+	w := n.warns[msg]
+	if w == nil {
+		w = &warnCount{}
+		n.warns[msg] = w
+	}
+	w.count++
+	now := time.Now()
+	if now.Sub(w.last) < time.Second {
+		n.warnMu.Unlock()
+		return
+	}
+	count := w.count
+	w.last, w.count = now, 0
+	n.warnMu.Unlock()
+	n.log.Warn(msg, append(args, "times", count)...)
+}
+
+type warnCount struct {
+	last  time.Time
+	count int
+}
+
+// LateDropped returns how many notifies from other nodes this node dropped because they
+// arrived later than DeliveryTimeout.
+func (n *Node) LateDropped() uint64 { return n.late.Load() }
+
+// tooLate reports whether a notify from another node arrived later than DeliveryTimeout
+// after it was sent, and counts and logs (at most once a second) the ones it drops.
+func (n *Node) tooLate(msg *nats.Msg) bool {
+	if n.opts.DeliveryTimeout < 0 {
+		return false
+	}
+	sent, err := strconv.ParseInt(msg.Header.Get(hdrSent), 10, 64)
+	if err != nil {
+		return false // a node that does not say when it sent
+	}
+	now := time.Now()
+	delay := now.UnixNano() - sent
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if c := n.clocks[msg.Header.Get(hdrOrigin)]; c != nil {
+		if usual, ok := c.estimate(now.UnixNano()); ok {
+			delay -= usual // the clock offset and the usual latency
+		}
+	}
+	if time.Duration(delay) <= n.opts.DeliveryTimeout {
+		return false
+	}
+	dropped := n.late.Add(1)
+	if now.Sub(n.lateLog) >= time.Second {
+		n.lateLog = now
+		n.log.Warn("natscluster: dropped notifies that arrived later than DeliveryTimeout", "from", msg.Header.Get(hdrOrigin),
+			"late", time.Duration(delay), "droppedInAll", dropped)
+	}
+	return true
+}
+
+// clockEstimate keeps the smallest delay (receive time less send time, by two clocks) of a
+// peer's heartbeats per quarter of the last minute: their minimum is the clocks' offset plus
+// the usual latency. A minute, so that the heartbeats held up by a stall (which arrive late
+// with the notifies) do not hide the usual delay; a step of the peer's clock backwards makes
+// its notifies look late for up to that minute.
+type clockEstimate struct {
+	min    [4]int64
+	bucket [4]int64 // which quarter-minute min[i] is for; 0: none
+}
+
+const clockBucket = int64(15 * time.Second)
+
+func (c *clockEstimate) add(now, d int64) {
+	b := now/clockBucket + 1
+	i := b % int64(len(c.min))
+	if c.bucket[i] != b {
+		c.bucket[i], c.min[i] = b, d
+		return
+	}
+	c.min[i] = min(c.min[i], d)
+}
+
+// estimate returns the smallest delay of the last minute, and false when there is none.
+func (c *clockEstimate) estimate(now int64) (int64, bool) {
+	b := now/clockBucket + 1
+	var m int64
+	ok := false
+	for i, cb := range c.bucket {
+		if cb != 0 && b-cb < int64(len(c.min)) && (!ok || c.min[i] < m) {
+			m, ok = c.min[i], true
+		}
+	}
+	return m, ok
+}
+
+// maxClocks bounds the peers whose clocks a node keeps (the node ids a NATS account may
+// publish heartbeats for).
+const maxClocks = 4096
+
+// clockLocked returns the clock estimate of a peer node.
+func (n *Node) clockLocked(node string) *clockEstimate {
+	c := n.clocks[node]
+	if c == nil {
+		if len(n.clocks) >= maxClocks {
+			for k := range n.clocks { // forget one at random
+				delete(n.clocks, k)
+				break
+			}
+		}
+		c = new(clockEstimate)
+		n.clocks[node] = c
+	}
+	return c
 }
 
 // groupSubject returns the subject of a group: its name when that is a valid subject token,

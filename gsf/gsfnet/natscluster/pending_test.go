@@ -13,7 +13,8 @@ import (
 // never) makes no more than maxPending of them wait; when its state arrives the view is what the
 // state says, and malformed control messages are dropped.
 func TestPendingBounded(t *testing.T) {
-	n := quietNode(t, 10*time.Second)
+	// OnEvent set: the node's events wait in n.events (it is not started) and wake evWake.
+	n := quietNode(t, 2*time.Minute, func(o *Options) { o.OnEvent = func(Event) {} })
 	nc := n.nc
 
 	// The flooding node's state requests wait here.
@@ -53,21 +54,24 @@ func TestPendingBounded(t *testing.T) {
 		t.Fatal("no state request")
 	}
 	st, _ := json.Marshal(stateMsg{Node: "evil", Inst: "i1", Seq: events + 1, Sessions: []sessionEntry{{ID: 7, User: "alice"}}})
+	select { // the node is not started: its events wait, and evWake says when one comes
+	case <-n.evWake:
+	default:
+	}
 	if err := req.Respond(st); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n.mu.Lock()
-		done := !v.fetching
-		n.mu.Unlock()
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the state was not taken")
-		}
-		time.Sleep(10 * time.Millisecond)
+	// Taking the state puts alice online: an event.
+	select {
+	case <-n.evWake:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the state was not taken")
+	}
+	n.mu.Lock()
+	fetching = v.fetching
+	n.mu.Unlock()
+	if fetching {
+		t.Fatal("an event came, but the node still waits for the state")
 	}
 	if got := n.Online("alice"); len(got) != 1 || got[0].Node != "evil" {
 		t.Errorf("alice is at %v, want at node evil", got)
