@@ -59,6 +59,7 @@ type Host struct {
 	rnd            uint32
 	recvAddr       addrKey
 	recvLen        int
+	freeCmds       []*outCmd
 	cmdScratch     protocol.Command
 	stats          Stats
 }

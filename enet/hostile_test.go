@@ -299,14 +299,14 @@ func FuzzHostDatagram(f *testing.F) {
 			t.Fatalf("accounting: host %d peer %d", h.buffered, p.waiting)
 		}
 		// Drain delivered packets so the budget frees.
-		for _, pk := range p.recvQ {
+		for _, pk := range p.recvQ[p.recvHead:] {
 			c := len(pk.Data) + inCmdOverhead
 			if p.state != stateDisconnected {
 				p.waiting -= c
 				h.buffered -= c
 			}
 		}
-		p.recvQ = nil
+		p.recvQ, p.recvHead = nil, 0
 	})
 }
 
