@@ -2,6 +2,7 @@ package enet
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,5 +135,67 @@ func TestSameBytesAsCENet(t *testing.T) {
 				t.Fatalf("C ENet answered the Go side with\n%s\nand C ENet with\n%s", strings.Join(h, "\n"), strings.Join(w, "\n"))
 			}
 		})
+	}
+}
+
+// fragmentDatagrams connects a client (Go or C ENet) through a logging relay to a C ENet server
+// and sends a 3000-byte reliable packet and a 3000-byte unreliable-fragment packet; it returns
+// the normalized datagrams the client sent that hold fragments.
+func fragmentDatagrams(t *testing.T, goClient bool) []string {
+	ctx := testCtx(t)
+	c := startCPeer(t, "server", "0", "-channels", "2")
+	serverAddr := "127.0.0.1:" + strings.TrimPrefix(c.expect("listening"), "listening ")
+	r := newRelay(t, serverAddr)
+	_, rport, _ := strings.Cut(r.addr(), ":")
+	if goClient {
+		p, err := Dial(ctx, "udp", r.addr(), &DialOptions{Channels: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Host().Close()
+		c.expect("connect")
+		p.Send(1, payload(3000, 1), Reliable)
+		c.expect("recv 1 1 3000")
+		p.Send(0, payload(3000, 2), UnreliableFragment)
+		c.expect("recv 0 8 3000")
+	} else {
+		cl := startCPeer(t, "client", "127.0.0.1", rport, "-channels", "2")
+		cl.expect("connect")
+		c.expect("connect")
+		cl.do("send 1 1 3000 1")
+		c.expect("recv 1 1 3000")
+		cl.do("send 0 8 3000 2")
+		c.expect("recv 0 8 3000")
+	}
+	var out []string
+	for _, rec := range r.records() {
+		if !rec.toServer {
+			continue
+		}
+		var d protocol.Datagram
+		if err := protocol.ParseDatagram(rec.b, false, &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range d.Commands {
+			if cmd.Number == protocol.CmdSendFragment || cmd.Number == protocol.CmdSendUnreliableFragment {
+				out = append(out, hex.EncodeToString(normalize(t, rec.b)))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestSameFragmentsAsCENet: a Go client fragments a reliable and an unreliable packet into the
+// same datagrams as C ENet's client, byte for byte but for the sent time.
+func TestSameFragmentsAsCENet(t *testing.T) {
+	needCPeer(t)
+	want := fragmentDatagrams(t, false)
+	got := fragmentDatagrams(t, true)
+	if len(want) != 6 {
+		t.Fatalf("C ENet sent %d fragment datagrams, want 6 (3 + 3)", len(want))
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Go sent\n%s\nC ENet sent\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
