@@ -54,6 +54,9 @@ func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptio
 		}
 	})
 	tap.All = len(ps) > 0
+	// A capture's frames take as long as they took: the window and the budget bound the
+	// memory, not the time.
+	tap.ReadTimeout = gsftap.NoLimit
 	if window < capture.NoLimit || window == 0 {
 		return fmt.Errorf("--reorder-window: %d is not a number of bytes (or -1 for no limit)", window)
 	}

@@ -421,6 +421,12 @@ func TestDecodeCaptureSnaplen(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "snaplen (80 bytes) cut 2 of its 20 TCP segments: 16 bytes") || !strings.Contains(out, "0c 20 c2 78 5e 18 12 00 70 69 6e 67 00") {
 		t.Errorf("-s 80: exit %d, %s\n%s", code, errOut, out)
 	}
+	// With --port, the connection whose frames were cut is shown: the bytes cut off are a
+	// problem with their range.
+	out, errOut, code = runCLI(t, "", "gsf", "decode", "--port", "40661", s80)
+	if code != 0 || strings.Count(out, "problem at byte 14 (8 bytes): bytes 14–21 missing from the capture (not captured, cut by its snaplen") != 2 {
+		t.Errorf("-s 80: exit %d, %s\n%s", code, errOut, out)
+	}
 }
 
 // reversedCapture writes a capture of one connection whose client sends frame n times, one

@@ -155,7 +155,7 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 		if r.Lost < 0 {
 			b.WriteString("the capture starts mid-stream: looking for the first plausible frame\n")
 		} else {
-			fmt.Fprintf(&b, "problem at byte %d (%d bytes): bytes %d–%d missing from the capture (not captured, or given up on by the reassembly's out-of-order window): looking for the next plausible frame\n",
+			fmt.Fprintf(&b, "problem at byte %d (%d bytes): bytes %d–%d missing from the capture (not captured, cut by its snaplen, or given up on by the out-of-order window): looking for the next plausible frame\n",
 				r.Offset, r.Lost, r.Offset, r.Offset+r.Lost-1)
 		}
 	case RecordProblem:
