@@ -26,11 +26,11 @@ func init() {
 	register(command{area: "godot", verb: "mp decode", summary: "Godot 4 multiplayer packets (or a serve --trace) → JSON Lines", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return godotMPRead("decode", args, stdin, stdout, stderr)
 	}})
-	register(command{area: "godot", verb: "mp explain", summary: "Godot 4 multiplayer packets field by field: offset, length, meaning", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-		return godotMPRead("explain", args, stdin, stdout, stderr)
+	register(command{area: "godot", verb: "mp explain", summary: "Godot 4 multiplayer packets field by field: offset, length, meaning (--godot 3: Godot 3 over ENet)", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return godotMPExplainAny(args, stdin, stdout, stderr)
 	}})
-	register(command{area: "godot", verb: "mp serve", summary: "the lobby/chat example server for Godot 4 clients (WebSocket)", run: func(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-		return godotMPServe(args, stdout, stderr)
+	register(command{area: "godot", verb: "mp serve", summary: "the lobby/chat example server for Godot 4 clients (WebSocket), or Godot 3 (--godot 3, ENet)", run: func(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return godotMPServeAny(args, stdout, stderr)
 	}})
 }
 
@@ -164,10 +164,14 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 var mpServeStarted = func(addr string) {}
 
 func godotMPServe(args []string, stdout, stderr io.Writer) error {
+	if hasProjectFlag(args) {
+		return godotMPServeProject(args, stdout, stderr)
+	}
 	fs := newCmdFlags("godot", "mp serve", "",
 		"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
 			"open lobby.tscn in Godot 4 and point its url at ws://ADDR; with --transport enet,\n"+
-			"desktop clients connect with ENetMultiplayerPeer.create_client(HOST, PORT). Ctrl-C stops it.", stderr)
+			"desktop clients connect with ENetMultiplayerPeer.create_client(HOST, PORT). Ctrl-C stops it.\n"+
+			"With --project DIR it serves the Godot 4 game in DIR instead (gamewire godot mp serve --project DIR --help).", stderr)
 	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port; port 0 picks a free one)")
 	trace := fs.String("trace", "", "write every packet to `FILE` as JSON Lines (for \"godot mp decode|explain\")")
 	transport := fs.String("transport", "websocket", "`websocket` (web exports, WebSocketMultiplayerPeer) or enet (desktop games, ENetMultiplayerPeer; UDP)")

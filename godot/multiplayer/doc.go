@@ -15,6 +15,12 @@
 //     http.Handler, and Client, a Go peer that connects like a Godot client;
 //   - the same Server and Client over ENet (ServeENet, DialENet) for desktop games with an
 //     ENetMultiplayerPeer, with its channel map and connect-data peer ids;
+//   - replication: Spawner, Scene and SyncConfig declare the clients' MultiplayerSpawners and
+//     MultiplayerSynchronizers; Server.Spawn spawns entities (SPAWN, DESPAWN, net ids, late
+//     joiners, visibility), SyncState sets what the server replicates (SYNC and delta SYNC every
+//     tick) and receives what clients replicate (SyncState.Unmarshal); nodes can be added,
+//     removed and templated while the server runs. Package project reads all of it from a
+//     game's project folder;
 //   - VarConn, for games that skip the high-level API and put_var Variants on a WebSocketPeer.
 //
 // Hostile peers: every limit holds by default (see Server's fields and docs/multiplayer.md for

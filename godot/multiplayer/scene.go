@@ -56,6 +56,8 @@ type scene struct {
 	queued   atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
 	refusals *refusalLog  // logs refused packets within a budget the input pays for
 	mode     packetMode   // the transfer mode and channel of what is being sent (guarded by mu)
+	repl      *replicator       // on a server that replicates: spawns and synchronizers
+	templates []*template       // node templates (AddTemplate)
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
@@ -195,6 +197,9 @@ func (sc *scene) admit(p *Peer) (after func()) {
 		sc.announce(p)
 	}
 	sc.peers[p.id] = p
+	if sc.repl != nil {
+		sc.repl.onPeerAdd(p.id)
+	}
 	if sc.onConnect == nil {
 		return nil
 	}
@@ -220,6 +225,9 @@ func (sc *scene) removePeer(p *Peer) {
 		delete(sc.peers, p.id)
 		if sc.relay && sc.self == 1 {
 			sc.notify(AppendSys(nil, SysDelPeer, p.id, nil))
+		}
+		if sc.repl != nil {
+			sc.repl.onPeerRemove(p.id)
 		}
 	}
 	sc.mu.Unlock()
@@ -454,6 +462,17 @@ func (sc *scene) processPacket(p *Peer, pkt []byte) error {
 	case CmdSys:
 		return nil // ignored inside RELAY, as _process_packet does
 	default:
+		sc.mu.Lock()
+		r := sc.repl
+		sc.mu.Unlock()
+		if r == nil && sc.self == 1 {
+			// A server without replication has no synchronizer to apply a SYNC to: the engine
+			// skips such entries silently, and refuses SPAWN and DESPAWN.
+			r = &replicator{sc: sc}
+		}
+		if r != nil {
+			return r.receive(p, pkt)
+		}
 		return perr(cmd, 0, ErrReplication, "")
 	}
 }
@@ -471,7 +490,7 @@ func (sc *scene) processSimplify(p *Peer, pkt []byte) error {
 	if _, dup := p.remote[sp.CacheID]; dup {
 		return perr(CmdSimplifyPath, 34, ErrDuplicateCacheID, "id %d", sp.CacheID)
 	}
-	n := sc.nodes[sp.Path]
+	n := sc.nodeLocked(sp.Path)
 	if n == nil {
 		return perr(CmdSimplifyPath, simplifyHead, ErrUnknownNode, "%q", sp.Path)
 	}
@@ -523,7 +542,9 @@ func (sc *scene) processRPC(p *Peer, pkt []byte) error {
 	}
 	var n *Node
 	if rc.HasPath {
-		n = sc.nodes[rc.Path]
+		sc.mu.Lock()
+		n = sc.nodeLocked(rc.Path)
+		sc.mu.Unlock()
 		if n == nil {
 			return perr(CmdRemoteCall, int(rc.NodeID&^pathFlag), ErrUnknownNode, "%q", rc.Path)
 		}
@@ -597,7 +618,7 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 	var stack [8]*Peer
 	targets := stack[:0]
 	for pid, q := range sc.peers {
-		if (to > 0 && pid != to) || (to < 0 && pid == -to) {
+		if (to > 0 && pid != to) || (to < 0 && pid == -to) || !sc.rpcVisible(n, pid) {
 			continue
 		}
 		targets = append(targets, q)

@@ -96,6 +96,15 @@ type Server struct {
 	// Encoding: allow_object_decoding, and the double-precision form of real_t types.
 	Encoding Encoding
 
+	// Spawners are the spawners whose authority is the server (more can be added with
+	// AddSpawner); Replication holds the replication tick and packet sizes (see Spawn and
+	// AddSynchronizer).
+	Spawners    []*Spawner
+	Replication Replication
+	// Synchronizers are synchronizers outside spawned scenes, with path-based net ids (more
+	// can be added with AddSynchronizer); Synchronizer returns their state.
+	Synchronizers []*SyncConfig
+
 	// Auth, when set, is the auth_callback: every new peer must authenticate before it is
 	// connected. It receives the data a peer sends with send_auth; call Peer.SendAuth to answer
 	// and Peer.CompleteAuth to accept.
@@ -217,6 +226,9 @@ func (s *Server) init() error {
 		s.conns = map[int32]*serverConn{}
 		s.perIP = map[string]int{}
 		s.accepts = newBudget(rateLimit(s.AcceptRate, DefaultAcceptRate), rateLimit(s.AcceptBurst, DefaultAcceptBurst))
+		if s.initErr == nil {
+			s.initErr = s.initReplication()
+		}
 	})
 	return s.initErr
 }
