@@ -232,8 +232,6 @@ func TestFragmentBudget(t *testing.T) {
 	t.Logf("closed after %d bytes of empty continuation frames", sent)
 }
 
-
-
 // TestAcceptRate (issue 21 item 3): upgrades beyond AcceptRate wait for their turn; none is
 // lost.
 func TestAcceptRate(t *testing.T) {
