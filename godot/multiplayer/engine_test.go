@@ -494,7 +494,7 @@ func TestEngineReplication(t *testing.T) {
 	var syncs, deltas, spawns, despawns []*PacketInfo
 	var cacheID, spawnerID uint32
 	for _, p := range r.ss.rec.packets(5001) {
-		if _, err := Explain(p); err != nil {
+		if _, err := Explain(p, nil); err != nil {
 			t.Errorf("Explain % x: %v", p, err)
 			continue
 		}
