@@ -722,7 +722,7 @@ func (r *replicator) sendSync(id int32, rp *replPeer, syncs []*SyncState, t uint
 		}
 		st.tooLarge = false
 		if len(b)+8+size > r.syncMTU {
-			r.sc.sendCommand(id, slices.Clone(b))
+			r.sc.sendUnreliable(id, slices.Clone(b))
 			b = b[:3]
 		}
 		if size > 0 {
@@ -732,7 +732,7 @@ func (r *replicator) sendSync(id int32, rp *replPeer, syncs []*SyncState, t uint
 		}
 	}
 	if len(b) > 3 {
-		r.sc.sendCommand(id, slices.Clone(b))
+		r.sc.sendUnreliable(id, slices.Clone(b))
 	}
 	r.buf = b
 }
