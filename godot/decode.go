@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"strings"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
 )
@@ -216,13 +214,9 @@ func Decode(data []byte) (v any, n int, err error) { return DecodeMode{}.Decode(
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
 // and allocates no more than MaxAllocBytes (by default 24 times len(data), plus 64 KiB).
 //
-// A top-level int (outside -256 … 255), float, Vector2, Vector3 or Color, for which Go would
-// allocate 8 or 16 bytes to put it in an interface, costs no allocation of its own: it is copied
-// into a 512-byte chunk that the current processor (GOMAXPROCS P) fills with the 32 to 64 such
-// values Decode returns there in turn, and the interface points into it. The chunk lives as long
-// as any of its values: a program that keeps one such value in 64 and drops the rest holds 512
-// bytes per value kept, where Go's own boxing would hold 16. Values inside containers are packed
-// in a decode's own chunks instead (see MaxAllocBytes).
+// A top-level int (outside -256 … 255), float, Vector2, Vector3 or Color is put in the interface
+// by Go (8 or 16 bytes). Values inside containers are packed in a decode's own chunks instead
+// (see MaxAllocBytes).
 //
 // The dialect must be the one of the engine that wrote the bytes, and a wrong one often does not
 // fail: the two dialects number their types differently from type 6 on. A Godot 3 Dictionary
@@ -237,9 +231,9 @@ func (m DecodeMode) Decode(data []byte) (v any, n int, err error) { return decod
 // decodeTop is Decode. Decode is small enough to be inlined, so that a call passes the options by
 // address rather than copying them, and decodeTop decodes a top-level bool, int, float, Vector2,
 // Vector3 or Color (32-bit components) itself, without setting up a decoder and exactly as value
-// does at depth 0, before it hands anything else, or input too short, to decode. It boxes what
-// it decodes in the current P's chunk (box.go), in one function, as that costs fewer
-// instructions than the value itself.
+// does at depth 0, before it hands anything else, or input too short, to decode. Go's own
+// conversion puts the value in the interface (8 or 16 bytes; none for bools and ints in
+// -256 … 255).
 func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 	if len(data) < 8 {
 		return o.decode(data)
@@ -250,9 +244,6 @@ func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 	if uint(o.MaxAllocBytes-1) < maxScalarCost-1 && !scalarFits(h, o.Dialect, o.MaxAllocBytes) {
 		return o.decode(data)
 	}
-	var typ unsafe.Pointer   // the value's type
-	n, size := 8, uintptr(8) // its size on the wire, and in the chunk
-	var val [2]uint64        // its bytes, as Go lays them out in memory (see floatPair)
 	// Each case reads its own bytes: reads of different widths from the same offset, shared,
 	// would be compiled as single-byte loads.
 	flag64 := h&wire.Flag64 != 0
@@ -260,29 +251,19 @@ func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 	case 1:
 		return binary.LittleEndian.Uint32(data[4:]) != 0, 8, nil
 	case 2:
-		var v int64
 		switch {
 		case !flag64:
-			v = int64(int32(binary.LittleEndian.Uint32(data[4:])))
+			return boxInt64(int64(int32(binary.LittleEndian.Uint32(data[4:])))), 8, nil
 		case len(data) >= 12:
-			v, n = int64(binary.LittleEndian.Uint64(data[4:])), 12
-		default:
-			return o.decode(data)
+			return boxInt64(int64(binary.LittleEndian.Uint64(data[4:]))), 12, nil
 		}
-		if uint64(v+256) < 512 {
-			return boxInt64(v), n, nil // no allocation either
-		}
-		typ, val[0] = int64Type, uint64(v)
 	case 3:
 		switch {
 		case !flag64:
-			val[0] = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4:]))))
+			return float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4:]))), 8, nil
 		case len(data) >= 12:
-			val[0], n = binary.LittleEndian.Uint64(data[4:]), 12
-		default:
-			return o.decode(data)
+			return math.Float64frombits(binary.LittleEndian.Uint64(data[4:])), 12, nil
 		}
-		typ = float64Type
 	default:
 		// The math types, whose ids differ: Vector2 is 5 in both dialects, Vector3 7 in Godot 3
 		// and 9 in Godot 4 (TypeOf's table reads any dialect but Godot3 as Godot 4), Color 14
@@ -292,43 +273,18 @@ func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 		double := o.Dialect == Godot4 && (flag64 || o.Real == RealDouble)
 		switch {
 		case id == 5 && len(data) >= 12 && !double:
-			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
-			typ, n = vector2Type, 12
+			return Vector2{f32(data[4:]), f32(data[8:])}, 12, nil
 		case (id == 7 && g3 || id == 9 && !g3) && len(data) >= 16 && !double:
-			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
-			val[1] = floatPair(uint64(binary.LittleEndian.Uint32(data[12:])))
-			typ, n, size = vector3Type, 16, 16
+			return Vector3{f32(data[4:]), f32(data[8:]), f32(data[12:])}, 16, nil
 		case (id == 14 && g3 || id == 20 && !g3) && len(data) >= 20:
-			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
-			val[1] = floatPair(binary.LittleEndian.Uint64(data[12:]))
-			typ, n, size = colorType, 20, 16
-		default:
-			return o.decode(data)
+			return Color{f32(data[4:]), f32(data[8:]), f32(data[12:]), f32(data[16:])}, 20, nil
 		}
 	}
-	// Claim size bytes of the current P's chunk (box.go), and fill them once claimed: no other
-	// goroutine can have them.
-	var p unsafe.Pointer
-	pid := procPin()
-	if t := boxSlabs.Load(); pid < len(*t) {
-		s := &(*t)[pid]
-		s.own.enter()
-		if u := s.used; u <= boxChunk-size {
-			s.used = u + size
-			p = unsafe.Add(s.chunk, u)
-		}
-		s.own.leave()
-	}
-	procUnpin()
-	if p == nil {
-		p = claimSlow(size)
-	}
-	*(*uint64)(p) = val[0]
-	if size == 16 {
-		*(*uint64)(unsafe.Add(p, 8)) = val[1]
-	}
-	return box(typ, p), n, nil
+	return o.decode(data)
 }
+
+// f32 reads a little-endian float32.
+func f32(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
 
 // decode is Decode past its fast path: it sets up a decoder.
 func (o *DecodeOptions) decode(data []byte) (any, int, error) {
@@ -339,16 +295,6 @@ func (o *DecodeOptions) decode(data []byte) (any, int, error) {
 		return nil, 0, finishPath(err)
 	}
 	return v, min(end, len(data)), nil
-}
-
-// floatPair returns the memory image, as a uint64, of the two float32s that w holds as the wire
-// has them (the first in the low half): w itself on a little-endian machine, its halves swapped on
-// a big-endian one.
-func floatPair(w uint64) uint64 {
-	if bigEndian {
-		return bits.RotateLeft64(w, 32)
-	}
-	return w
 }
 
 // maxScalarCost is the most that value charges for a type decodeTop decodes (fixedCost of
@@ -374,7 +320,7 @@ var smallNegInts = func() (t [256]int64) {
 // and it does not allocate for -256..-1 either: those point into a table that is never written.
 func boxInt64(v int64) any {
 	if uint64(v+256) < 256 {
-		return box(int64Type, unsafe.Pointer(&smallNegInts[v+256]))
+		return box(int64Type, uptr(&smallNegInts[v+256]))
 	}
 	return v
 }
@@ -913,7 +859,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 	if !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d properties", n))
 	}
-	if size := int(unsafe.Sizeof(Property{})); !dec.chargeN(n, size) {
+	if size := int(sizeOf(Property{})); !dec.chargeN(n, size) {
 		return fail(p, dec.allocErr(fmt.Sprintf("%d properties", n), n*size))
 	}
 	obj := &Object{Class: class, Properties: make([]Property, n)}
@@ -1138,7 +1084,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 	typedKey := d.Key.Kind != ContainerNone
 	capacity := min(n, max(len(dec.buf)-p, 0)/8)
 	// The entries, and the index of their keys if there are enough to need one.
-	size := int(unsafe.Sizeof(Entry{}))
+	size := int(sizeOf(Entry{}))
 	if capacity >= linearKeys {
 		size += keyIndexCost
 	}
@@ -1342,11 +1288,11 @@ func packedSlice[T any](data []byte, n int) []T {
 	s := make([]T, n)
 	var zero T
 	if n > 0 {
-		size := int(unsafe.Sizeof(zero))
+		size := int(sizeOf(zero))
 		if elemWord[T]() == 8 {
-			wire.CopyUint64s(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), n*size/8), data)
+			wire.CopyUint64s(sliceOf((*uint64)(uptr(sliceData(s))), n*size/8), data)
 		} else {
-			wire.CopyUint32s(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), n*size/4), data)
+			wire.CopyUint32s(sliceOf((*uint32)(uptr(sliceData(s))), n*size/4), data)
 		}
 	}
 	return s

@@ -26,11 +26,11 @@ func init() {
 	register(command{area: "godot", verb: "mp decode", summary: "Godot 4 multiplayer packets (or a serve --trace) → JSON Lines", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return godotMPRead("decode", args, stdin, stdout, stderr)
 	}})
-	register(command{area: "godot", verb: "mp explain", summary: "Godot 4 multiplayer packets field by field: offset, length, meaning", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-		return godotMPRead("explain", args, stdin, stdout, stderr)
+	register(command{area: "godot", verb: "mp explain", summary: "Godot 4 multiplayer packets field by field: offset, length, meaning (--godot 3: Godot 3 over ENet)", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return godotMPExplainAny(args, stdin, stdout, stderr)
 	}})
-	register(command{area: "godot", verb: "mp serve", summary: "the lobby/chat example server for Godot 4 clients (WebSocket)", run: func(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-		return godotMPServe(args, stdout, stderr)
+	register(command{area: "godot", verb: "mp serve", summary: "the lobby/chat example server for Godot 4 clients (WebSocket), or Godot 3 (--godot 3, ENet)", run: func(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return godotMPServeAny(args, stdout, stderr)
 	}})
 }
 
@@ -169,10 +169,13 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newCmdFlags("godot", "mp serve", "",
 		"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
-			"open lobby.tscn in Godot 4 and point its url at ws://ADDR. Ctrl-C stops it. With --project DIR\n"+
-			"it serves the Godot 4 game in DIR instead (gamewire godot mp serve --project DIR --help).", stderr)
+			"open lobby.tscn in Godot 4 and point its url at ws://ADDR; with --transport enet,\n"+
+			"desktop clients connect with ENetMultiplayerPeer.create_client(HOST, PORT). Ctrl-C stops it.\n"+
+			"With --project DIR it serves the Godot 4 game in DIR instead (gamewire godot mp serve --project DIR --help).", stderr)
 	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port; port 0 picks a free one)")
 	trace := fs.String("trace", "", "write every packet to `FILE` as JSON Lines (for \"godot mp decode|explain\")")
+	transport := fs.String("transport", "websocket", "`websocket` (web exports, WebSocketMultiplayerPeer) or enet (desktop games, ENetMultiplayerPeer; UDP)")
+	generation := fs.Int("godot", 4, "Godot `version` of the clients (4)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -185,6 +188,12 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		srv.Trace = multiplayer.TraceWriter(f)
+	}
+	switch {
+	case *transport == "enet" && *generation == 4:
+		return godotMPServeENet(*addr, srv, stdout)
+	case *transport != "websocket" && *transport != "enet", *generation != 4:
+		return usagef("--transport %s --godot %d is not supported (websocket or enet, Godot 4)", *transport, *generation)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -97,3 +97,53 @@ func TestGodotMPExplainHex(t *testing.T) {
 		t.Fatalf("unknown verb: exit %d", st)
 	}
 }
+
+// TestGodotMPServeENet: "godot mp serve --transport enet" serves the lobby to a Go client over
+// ENet, as a Godot 4 client with an ENetMultiplayerPeer connects.
+func TestGodotMPServeENet(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	old, oldStarted := serveContext, mpServeStarted
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	addrs := make(chan string, 1)
+	mpServeStarted = func(a string) { addrs <- a }
+	t.Cleanup(func() { serveContext, mpServeStarted = old, oldStarted })
+	code := make(chan int, 1)
+	var out, logs lockedBuffer
+	go func() {
+		code <- run([]string{"godot", "mp", "serve", "--transport", "enet", "--godot", "4", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &logs)
+	}()
+	var addr string
+	select {
+	case addr = <-addrs:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("not started: %s", logs.String())
+	}
+	said := make(chan string, 4)
+	node := multiplayer.MustNode("Lobby",
+		multiplayer.RPC{Name: "join", Mode: multiplayer.ModeAnyPeer}, multiplayer.RPC{Name: "say", Mode: multiplayer.ModeAnyPeer},
+		multiplayer.RPC{Name: "welcome"}, multiplayer.RPC{Name: "joined"}, multiplayer.RPC{Name: "left"},
+		multiplayer.RPC{Name: "said", Handler: func(p *multiplayer.Peer, id int32, name, text string) { said <- name + ": " + text }})
+	c, err := multiplayer.DialENet(ctx, addr, &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{node}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-c.Connected()
+	c.RPCID(1, node, "join", "gopher")
+	c.RPCID(1, node, "say", "hello over ENet")
+	select {
+	case s := <-said:
+		if s != "gopher: hello over ENet" {
+			t.Fatal(s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no chat")
+	}
+	c.Close(context.Background())
+	cancel()
+	if st := <-code; st != 0 {
+		t.Fatalf("exit %d: %s", st, logs.String())
+	}
+	if !strings.Contains(out.String(), "enet://127.0.0.1:") {
+		t.Errorf("output: %s", out.String())
+	}
+}

@@ -120,7 +120,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	upstream := fs.String("upstream", "", "the server's `host:port` (required)")
 	asJSON := fs.Bool("json", false, "print JSON Lines: one object per frame or event, with time, connection id and direction")
 	bits := fs.Bool("bits", false, "explain every frame bit by bit (as gsf explain) instead of the summary of gsf decode")
-	maxFrame := fs.Int("max-frame", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded")
+	maxFrame := fs.Int("max-message-bytes", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded (-1: no limit but the format's, 2^28-1)")
 	strict := fs.Bool("strict", true, "report a catalog body with bits left over (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	maxConns := fs.Int("max-conns", capture.DefaultMaxConns, "proxy at most this many connections at once (-1: no limit)")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gamewire/gamewire/enet"
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
 )
@@ -115,4 +116,40 @@ func ExampleVarServer() {
 	fmt.Println(reply)
 	c.Close(1000, "")
 	// Output: HELLO
+}
+
+// The same server for desktop games, whose clients connect with an ENetMultiplayerPeer:
+// create_client(address, port) there, DialENet here.
+func ExampleServer_ServeENet() {
+	var main *multiplayer.Node
+	main = multiplayer.MustNode("Main",
+		multiplayer.RPC{Name: "move", Mode: multiplayer.ModeAnyPeer, Transfer: multiplayer.TransferUnreliableOrdered,
+			Handler: func(p *multiplayer.Peer, pos godot.Vector2) { p.RPC(main, "moved", p.ID(), pos) }},
+		multiplayer.RPC{Name: "moved"},
+	)
+	srv := &multiplayer.Server{Nodes: []*multiplayer.Node{main}}
+	host, err := enet.Listen("udp", "127.0.0.1:0", nil) // ENetMultiplayerPeer.create_server's host
+	if err != nil {
+		panic(err)
+	}
+	go srv.ServeENet(host)
+	defer srv.Close()
+
+	done := make(chan string, 1)
+	client := multiplayer.MustNode("Main",
+		multiplayer.RPC{Name: "move", Mode: multiplayer.ModeAnyPeer, Transfer: multiplayer.TransferUnreliableOrdered},
+		multiplayer.RPC{Name: "moved", Handler: func(p *multiplayer.Peer, id int32, pos godot.Vector2) {
+			done <- fmt.Sprintf("moved to %v", pos)
+		}},
+	)
+	ctx := context.Background()
+	c, err := multiplayer.DialENet(ctx, host.LocalAddr().String(), &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{client}})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close(ctx)
+	<-c.Connected()
+	c.RPCID(1, client, "move", godot.Vector2{X: 3, Y: 4})
+	fmt.Println(<-done)
+	// Output: moved to {3 4}
 }

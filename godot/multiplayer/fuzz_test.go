@@ -92,6 +92,12 @@ type nullTransport struct{ n int }
 
 func (t *nullTransport) send(pkt []byte) bool { t.n++; return true }
 func (t *nullTransport) close(int, string)    {}
+func (t *nullTransport) sendWait(pkt []byte, stop <-chan struct{}) bool {
+	t.n++
+	return true
+}
+func (t *nullTransport) stopped() <-chan struct{} { return nil }
+func (t *nullTransport) sendLazy(pkt []byte) bool { t.n++; return true }
 func newFuzzScene(tb testing.TB) (*scene, *Peer) {
 	n := MustNode("Main",
 		RPC{Name: "a", Mode: ModeAnyPeer, Handler: func(p *Peer, x any) {}},

@@ -221,7 +221,7 @@ func TestHostileSlowReader(t *testing.T) {
 	good := dial(t, url, &ClientOptions{OnBytes: func(p *Peer, b []byte) { got <- len(b) }})
 	big := make([]byte, 60000)
 	s.mu.Lock()
-	tr := s.conns[slow.id].tr
+	tr := s.conns[slow.id].tr.(*wsTransport)
 	s.mu.Unlock()
 	for range 2000 { // 120 MB if nothing stopped it
 		if s.SendBytes(slow.id, big) != nil {
