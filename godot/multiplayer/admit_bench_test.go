@@ -41,7 +41,7 @@ func admitRound(b *testing.B, peers int, relay bool) time.Duration {
 	}
 	done := make(chan struct{})
 	var once sync.Once
-	start := cpuTime()
+	start := time.Duration(cpuTime())
 	conns := make([]net.Conn, peers)
 	for i := range conns {
 		c, br, err := upgradeRaw(b, url, nil)
@@ -62,7 +62,7 @@ func admitRound(b *testing.B, peers int, relay bool) time.Duration {
 	for range peers {
 		<-left
 	}
-	return cpuTime() - start
+	return time.Duration(cpuTime()) - start
 }
 
 // benchmarkAdmit measures the CPU that admitting and then losing peers idle peers costs with
