@@ -194,7 +194,7 @@ func gen(w *bitstream.Writer, t reflect.Type, s *allocShape, depth int, top bool
 
 // TestAllocationBound decodes thousands of adversarial inputs into every kind of container
 // (empty and null elements, repeated and distinct map keys, nesting, inputs cut short or with
-// a bit flipped), and checks that none allocates more than MaxAllocFactor (64) times its
+// a bit flipped), and checks that none allocates more than DefaultMaxAllocFactor (64) times its
 // length plus DefaultMaxAllocSlack, and the error it returns.
 func TestAllocationBound(t *testing.T) {
 	if testing.Short() {

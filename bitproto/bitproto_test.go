@@ -534,7 +534,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 
 	// Allocation limits: 100 000 null objects fit in the input (12.5 KB), but make 2.4 MB of
-	// items, more than MaxAllocFactor allows by default, or 1 KiB.
+	// items, more than MaxAllocBytes allows by default, or 1 KiB.
 	var w bitstream.Writer
 	w.WriteString("")
 	w.WriteCount(100_000)

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/bitstream"
 )
@@ -53,8 +52,8 @@ type heap struct {
 }
 
 type (
-	encFunc func(e *encoder, p unsafe.Pointer) error
-	decFunc func(d *decoder, p unsafe.Pointer) error
+	encFunc func(e *encoder, p uptr) error
+	decFunc func(d *decoder, p uptr) error
 )
 
 // A codec encodes and decodes one Go type in one position (field content or field value).
@@ -188,15 +187,15 @@ func cachedCodec(t reflect.Type) *codec {
 var ptrCache [64]atomic.Pointer[ptrEntry]
 
 type ptrEntry struct {
-	typ  unsafe.Pointer
+	typ  uptr
 	c    *codec
 	flat []field // c.fields when c.flat
 }
 
 // ptrCodec returns the content codec of the type v points to, and the pointer, when the type is
 // in ptrCache; else nil and nil (see ptrCodecMiss).
-func ptrCodec(v any) (*codec, unsafe.Pointer) {
-	e := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
+func ptrCodec(v any) (*codec, uptr) {
+	e := (*[2]uptr)(uptr(&v))
 	if pe := ptrCache[ptrSlot(e[0])].Load(); pe != nil && pe.typ == e[0] {
 		return pe.c, e[1]
 	}
@@ -205,8 +204,8 @@ func ptrCodec(v any) (*codec, unsafe.Pointer) {
 
 // flatTarget returns the fields of the struct v points to and the pointer, when v is a non-nil
 // pointer to a struct of leaf fields (see decodeFlat) that is in ptrCache; else nil and nil.
-func flatTarget(v any) ([]field, unsafe.Pointer) {
-	e := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
+func flatTarget(v any) ([]field, uptr) {
+	e := (*[2]uptr)(uptr(&v))
 	if pe := ptrCache[ptrSlot(e[0])].Load(); pe != nil && pe.typ == e[0] && e[1] != nil {
 		return pe.flat, e[1]
 	}
@@ -215,12 +214,12 @@ func flatTarget(v any) ([]field, unsafe.Pointer) {
 
 // ptrCodecMiss is ptrCodec for a type not in ptrCache, which it adds. It returns nil and nil
 // when v is not a pointer.
-func ptrCodecMiss(v any) (*codec, unsafe.Pointer) {
+func ptrCodecMiss(v any) (*codec, uptr) {
 	t := reflect.TypeOf(v)
 	if t == nil || t.Kind() != reflect.Pointer {
 		return nil, nil
 	}
-	e := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
+	e := (*[2]uptr)(uptr(&v))
 	c := cachedCodec(t.Elem())
 	pe := &ptrEntry{typ: e[0], c: c}
 	if c.flat {
@@ -231,14 +230,14 @@ func ptrCodecMiss(v any) (*codec, unsafe.Pointer) {
 }
 
 // ptrSlot returns the ptrCache slot of a type descriptor.
-func ptrSlot(typ unsafe.Pointer) uintptr {
+func ptrSlot(typ uptr) uintptr {
 	return (uintptr(typ)>>4 ^ uintptr(typ)>>10) % uintptr(len(ptrCache))
 }
 
 // typeSlot returns the codecCache slot of t, from the address of its type descriptor (the data
 // word of the interface).
 func typeSlot(t reflect.Type) uintptr {
-	p := uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1])
+	p := uintptr((*[2]uptr)(uptr(&t))[1])
 	return (p>>4 ^ p>>10) % uintptr(len(codecCache))
 }
 
@@ -452,8 +451,8 @@ func (b *builder) structFields(t reflect.Type, c *codec) error {
 		}
 	}
 	c.covered = c.flat && len(c.fields) == t.NumField()
-	c.enc = func(e *encoder, p unsafe.Pointer) error { return encodeFields(e, c.fields, p) }
-	c.dec = func(d *decoder, p unsafe.Pointer) error {
+	c.enc = func(e *encoder, p uptr) error { return encodeFields(e, c.fields, p) }
+	c.dec = func(d *decoder, p uptr) error {
 		_, err := decodeStructs(d, c.fields, p, 1, 0, false, nil)
 		return err
 	}
@@ -461,11 +460,11 @@ func (b *builder) structFields(t reflect.Type, c *codec) error {
 }
 
 // encodeFields writes the fields of the struct at p. The common leaf types are written inline.
-func encodeFields(e *encoder, fields []field, p unsafe.Pointer) error {
+func encodeFields(e *encoder, fields []field, p uptr) error {
 	w := e.w
 	for i := range fields {
 		f := &fields[i]
-		fp := unsafe.Add(p, f.offset)
+		fp := addPtr(p, f.offset)
 		switch f.op {
 		case opBool:
 			w.WriteBool(*(*bool)(fp))
@@ -508,7 +507,7 @@ func (b *builder) custom(t reflect.Type, custEnc, custDec bool) (*codec, error) 
 		}
 	}
 	if custEnc {
-		c.enc = func(e *encoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error {
 			off := e.w.Len()
 			if err := reflect.NewAt(t, p).Interface().(Marshaler).MarshalBits(e.w); err != nil {
 				return wrapCustom(true, off, err)
@@ -519,7 +518,7 @@ func (b *builder) custom(t reflect.Type, custEnc, custDec bool) (*codec, error) 
 		c.enc = fallback.enc
 	}
 	if custDec {
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.dec = func(d *decoder, p uptr) error {
 			off := d.r.Offset()
 			if err := reflect.NewAt(t, p).Interface().(Unmarshaler).UnmarshalBits(d.r); err != nil {
 				return wrapCustom(false, off, err)

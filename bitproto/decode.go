@@ -6,7 +6,6 @@ import (
 	"math"
 	"reflect"
 	"time"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/bitstream"
 )
@@ -27,7 +26,7 @@ import (
 // bytes apart, and returns the index of the struct that failed. With objects set every struct is
 // an object: a null bit, then its fields. A null object is zeroed when zero (the struct type) is
 // not nil, and otherwise left alone, for memory the caller has zeroed.
-func decodeStructs(d *decoder, fields []field, base unsafe.Pointer, n int, size uintptr, objects bool, zero reflect.Type) (int, error) {
+func decodeStructs(d *decoder, fields []field, base uptr, n int, size uintptr, objects bool, zero reflect.Type) (int, error) {
 	// The fields one by one: a composite literal would be built and then copied.
 	var job scanJob
 	job.buf, job.fields, job.base, job.n, job.size, job.h = d.buf, fields, base, n, size, &d.heap
@@ -51,12 +50,12 @@ func decodeStructs(d *decoder, fields []field, base unsafe.Pointer, n int, size 
 			return i, newError(0, err)
 		case scanNull:
 			if zero != nil {
-				reflect.NewAt(zero, unsafe.Add(base, uintptr(i)*size)).Elem().SetZero()
+				reflect.NewAt(zero, addPtr(base, uintptr(i)*size)).Elem().SetZero()
 			}
 			i, j = i+1, job.first
 		case scanField:
 			f := &fields[j]
-			fp := unsafe.Add(base, uintptr(i)*size+f.offset)
+			fp := addPtr(base, uintptr(i)*size+f.offset)
 			next, ok := d.heap.stringAt(d.buf, f, fp, x, avail, wend)
 			if !ok {
 				d.seek(wend - avail)
@@ -75,7 +74,7 @@ func decodeStructs(d *decoder, fields []field, base unsafe.Pointer, n int, size 
 // scan for a single struct. The struct's strings go to h. It reports false when it meets
 // anything that needs the reader, errors included; the struct is then partly decoded and must be
 // decoded again.
-func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap) (uint, bool) {
+func decodeFlat(buf []byte, pos uint, fields []field, p uptr, h *heap) (uint, bool) {
 	// x holds the avail input bits before bit offset wend, left-aligned.
 	var x uint64
 	var avail uint
@@ -92,7 +91,7 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 		}
 		// The window holds the f.need bits the case may read, unless it is the end of the input,
 		// which the cases check.
-		fp := unsafe.Add(p, f.offset)
+		fp := addPtr(p, f.offset)
 		switch f.op {
 		case opBool:
 			if avail >= 1 {
@@ -197,7 +196,7 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 					dst := h.strs[h.nstrs:]
 					copyShort(dst, buf[s:], n)
 					h.nstrs += n
-					*(*string)(fp) = unsafe.String(&dst[0], n)
+					*(*string)(fp) = stringOf(&dst[0], n)
 				default:
 					*(*string)(fp) = h.string(buf[s:end], (uint(len(buf))-end)*8)
 				}
@@ -216,7 +215,7 @@ func decodeFlat(buf []byte, pos uint, fields []field, p unsafe.Pointer, h *heap)
 type scanJob struct {
 	buf    []byte
 	fields []field
-	base   unsafe.Pointer
+	base   uptr
 	n      int
 	size   uintptr
 	first  int
@@ -238,7 +237,7 @@ const (
 func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, uint, int, int, int) {
 	fields := job.fields
 	for ; i < job.n; i, j = i+1, job.first {
-		p := unsafe.Add(job.base, uintptr(i)*job.size)
+		p := addPtr(job.base, uintptr(i)*job.size)
 		if j < 0 {
 			if avail == 0 {
 				var ok bool
@@ -264,7 +263,7 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 					return x, avail, wend, i, j, scanField
 				}
 			}
-			fp := unsafe.Add(p, f.offset)
+			fp := addPtr(p, f.offset)
 			// The window holds the f.need bits the case may read. Shift counts are masked,
 			// which changes nothing but spares the compiler's checks for counts of 64 and more.
 			switch f.op {
@@ -335,7 +334,7 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 				if l > 0 && l <= 16 && l <= int64(uint(len(job.buf))-s) && int(l) <= job.h.budget && int(l) <= len(job.h.strs)-job.h.nstrs {
 					dst := job.h.strs[job.h.nstrs:]
 					copyShort(dst, job.buf[s:], int(l))
-					*(*string)(fp) = unsafe.String(&dst[0], int(l))
+					*(*string)(fp) = stringOf(&dst[0], int(l))
 					job.h.nstrs += int(l)
 					job.h.budget -= int(l)
 					wend, avail = (s+uint(l))*8, 0
@@ -352,7 +351,7 @@ func (job *scanJob) scan(x uint64, avail, wend uint, i, j int) (uint64, uint, ui
 // wend) into fp, for the strings scan does not copy, and returns the offset after it. It reports
 // false, having changed nothing, when f is not a string or the string is not one with its
 // length in the window, all its bytes within buf and within the allocation limit.
-func (h *heap) stringAt(buf []byte, f *field, fp unsafe.Pointer, x uint64, avail, wend uint) (uint, bool) {
+func (h *heap) stringAt(buf []byte, f *field, fp uptr, x uint64, avail, wend uint) (uint, bool) {
 	if f.op != opString {
 		return 0, false
 	}
@@ -411,7 +410,7 @@ func uint64At(buf []byte, pos uint) (uint64, bool) {
 }
 
 // field decodes one field through the reader.
-func (d *decoder) field(f *field, fp unsafe.Pointer) error {
+func (d *decoder) field(f *field, fp uptr) error {
 	if f.op == opCall {
 		if err := f.c.dec(d, fp); err != nil {
 			return withField(err, f.name)
@@ -429,7 +428,7 @@ func (d *decoder) field(f *field, fp unsafe.Pointer) error {
 
 // readLeaf reads the leaf field f (f.op is not opCall) into fp with r, and its string into h's
 // chunk. Errors are the reader's, or an *Error for a string beyond the allocation limit.
-func (h *heap) readLeaf(r *bitstream.Reader, f *field, fp unsafe.Pointer) error {
+func (h *heap) readLeaf(r *bitstream.Reader, f *field, fp uptr) error {
 	var err error
 	switch f.op {
 	case opBool:

@@ -341,7 +341,7 @@ func checkAgainstReader(t *testing.T, data []byte, off int, kind int, reused any
 				t.Fatalf("decode %d of % x at %d: error %v, the reader's %v", i, data, off, err, wantErr)
 			}
 			if err != nil && errors.Is(err, ErrAllocLimit) {
-				// The input claims more than MaxAllocFactor lets it have, and fails before
+				// The input claims more than the default MaxAllocBytes lets it have, and fails before
 				// the reader finds the error that the reference (which has no limit) meets.
 				continue
 			}
@@ -578,7 +578,7 @@ func TestFastPathLimits(t *testing.T) {
 	err = dm(DecodeOptions{MaxAllocBytes: 8}).Unmarshal(data, &v)
 	var e *DecodeError
 	if !errors.Is(err, ErrAllocLimit) || !errors.As(err, &e) || e.Path != "B" {
-		t.Fatalf("MaxAlloc 8: %v", err)
+		t.Fatalf("MaxAllocBytes 8: %v", err)
 	}
 	dec := Decoder{Mode: dm(DecodeOptions{MaxAllocBytes: 8})}
 	for range 2 { // the budget is per decode

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"time"
-	"unsafe"
 )
 
 // zeroBase is where the empty slices that decoding makes point: not nil, and no allocation.
@@ -14,7 +13,7 @@ var zeroBase [0]uint64
 
 // sliceHeader is the memory layout of a Go slice.
 type sliceHeader struct {
-	data     unsafe.Pointer
+	data     uptr
 	len, cap int
 }
 
@@ -22,11 +21,11 @@ func boolCodec() *codec {
 	return &codec{
 		op:      opBool,
 		minBits: 1,
-		enc: func(e *encoder, p unsafe.Pointer) error {
+		enc: func(e *encoder, p uptr) error {
 			e.w.WriteBool(*(*bool)(p))
 			return nil
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			v, err := d.r.ReadBool()
 			if err != nil {
 				return newError(0, err)
@@ -41,11 +40,11 @@ func stringCodec() *codec {
 	return &codec{
 		op:      opString,
 		minBits: 6,
-		enc: func(e *encoder, p unsafe.Pointer) error {
+		enc: func(e *encoder, p uptr) error {
 			e.w.WriteString(*(*string)(p))
 			return nil
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			off := d.r.Offset()
 			b, err := d.r.ReadBytesView()
 			if err != nil {
@@ -63,11 +62,11 @@ func stringCodec() *codec {
 func bytesCodec(t reflect.Type) *codec {
 	return &codec{
 		minBits: 6,
-		enc: func(e *encoder, p unsafe.Pointer) error {
+		enc: func(e *encoder, p uptr) error {
 			e.w.WriteBytes(*(*[]byte)(p))
 			return nil
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			off := d.r.Offset()
 			b, err := d.r.ReadBytesView()
 			if err != nil {
@@ -90,11 +89,11 @@ func dateCodec() *codec {
 	return &codec{
 		op:      opDate,
 		minBits: 1,
-		enc: func(e *encoder, p unsafe.Pointer) error {
+		enc: func(e *encoder, p uptr) error {
 			e.w.WriteDate(*(*time.Time)(p))
 			return nil
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			v, err := d.r.ReadDate()
 			if err != nil {
 				return newError(0, err)
@@ -113,30 +112,30 @@ func floatCodec(k reflect.Kind, wire FieldType) *codec {
 	switch {
 	case k == reflect.Float32 && wire == Float32:
 		c.op = opFloat32
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteFloat32(*(*float32)(p)); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteFloat32(*(*float32)(p)); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadFloat32()
 			*(*float32)(p) = v
 			return wrapLeaf(err)
 		}
 	case k == reflect.Float64 && wire == Float64:
 		c.op = opFloat64
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteFloat64(*(*float64)(p)); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteFloat64(*(*float64)(p)); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadFloat64()
 			*(*float64)(p) = v
 			return wrapLeaf(err)
 		}
 	case k == reflect.Float64: // wire float32
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteFloat32(float32(*(*float64)(p))); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteFloat32(float32(*(*float64)(p))); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadFloat32()
 			*(*float64)(p) = float64(v)
 			return wrapLeaf(err)
 		}
 	default: // float32 as wire float64
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteFloat64(float64(*(*float32)(p))); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteFloat64(float64(*(*float32)(p))); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadFloat64()
 			*(*float32)(p) = float32(v)
 			return wrapLeaf(err)
@@ -162,7 +161,7 @@ func kindBits(k reflect.Kind) uint {
 	case reflect.Int32, reflect.Uint32:
 		return 32
 	case reflect.Int, reflect.Uint, reflect.Uintptr:
-		return uint(unsafe.Sizeof(uintptr(0))) * 8
+		return uint(sizeOf(uintptr(0))) * 8
 	}
 	return 64
 }
@@ -171,7 +170,7 @@ func isUnsigned(k reflect.Kind) bool { return k >= reflect.Uint && k <= reflect.
 
 // loadInt returns the integer at p as an int64 bit pattern and whether it is an unsigned value
 // above math.MaxInt64.
-func loadInt(p unsafe.Pointer, k reflect.Kind) (int64, bool) {
+func loadInt(p uptr, k reflect.Kind) (int64, bool) {
 	switch k {
 	case reflect.Int:
 		return int64(*(*int)(p)), false
@@ -199,7 +198,7 @@ func loadInt(p unsafe.Pointer, k reflect.Kind) (int64, bool) {
 }
 
 // storeInt stores the low bits of v at p.
-func storeInt(p unsafe.Pointer, k reflect.Kind, v int64) {
+func storeInt(p uptr, k reflect.Kind, v int64) {
 	switch k {
 	case reflect.Int, reflect.Uint, reflect.Uintptr:
 		*(*int)(p) = int(v)
@@ -245,8 +244,8 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 	switch {
 	case wire == Int32 && gb == 32:
 		c.op = opInt32
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteInt32(*(*int32)(p)); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteInt32(*(*int32)(p)); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadInt32()
 			*(*int32)(p) = v
 			return wrapLeaf(err)
@@ -254,8 +253,8 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 		return c
 	case wire == Int16 && gb == 16:
 		c.op = opInt16
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteInt16(*(*int16)(p)); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteInt16(*(*int16)(p)); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadInt16()
 			*(*int16)(p) = v
 			return wrapLeaf(err)
@@ -263,8 +262,8 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 		return c
 	case wire == Int64 && gb == 64:
 		c.op = opInt64
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteInt64(*(*int64)(p)); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteInt64(*(*int64)(p)); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadInt64()
 			*(*int64)(p) = v
 			return wrapLeaf(err)
@@ -272,8 +271,8 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 		return c
 	case wire == Byte && gb == 8:
 		c.op = opByte
-		c.enc = func(e *encoder, p unsafe.Pointer) error { e.w.WriteByte(*(*uint8)(p)); return nil }
-		c.dec = func(d *decoder, p unsafe.Pointer) error {
+		c.enc = func(e *encoder, p uptr) error { e.w.WriteByte(*(*uint8)(p)); return nil }
+		c.dec = func(d *decoder, p uptr) error {
 			v, err := d.r.ReadByte()
 			*(*uint8)(p) = v
 			return wrapLeaf(err)
@@ -294,7 +293,7 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 	default:
 		wb = 64
 	}
-	c.enc = func(e *encoder, p unsafe.Pointer) error {
+	c.enc = func(e *encoder, p uptr) error {
 		v, big := loadInt(p, k)
 		if wire == Char {
 			// Like the reference's WriteChar(rune): the form is chosen from the whole value and
@@ -317,7 +316,7 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 		}
 		return nil
 	}
-	c.dec = func(d *decoder, p unsafe.Pointer) error {
+	c.dec = func(d *decoder, p uptr) error {
 		off := d.r.Offset()
 		var v int64
 		var err error
@@ -369,11 +368,11 @@ func objectCodec(t reflect.Type, content *codec) *codec {
 	return &codec{
 		object:  content,
 		minBits: 1,
-		enc: func(e *encoder, p unsafe.Pointer) error {
+		enc: func(e *encoder, p uptr) error {
 			e.w.WriteBool(false)
 			return content.enc(e, p)
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			null, err := d.r.ReadNull()
 			if err != nil {
 				return newError(0, err)
@@ -397,35 +396,35 @@ func pointerCodec(et reflect.Type, content *codec) *codec {
 	size := int(et.Size())
 	return &codec{
 		minBits: 1,
-		enc: func(e *encoder, p unsafe.Pointer) error {
-			ptr := *(*unsafe.Pointer)(p)
+		enc: func(e *encoder, p uptr) error {
+			ptr := *(*uptr)(p)
 			e.w.WriteBool(ptr == nil)
 			if ptr == nil {
 				return nil
 			}
 			return content.enc(e, ptr)
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			off := d.r.Offset()
 			null, err := d.r.ReadNull()
 			if err != nil {
 				return newError(0, err)
 			}
 			if null {
-				*(*unsafe.Pointer)(p) = nil
+				*(*uptr)(p) = nil
 				return nil
 			}
 			if err := d.enter(); err != nil {
 				return err
 			}
 			defer func() { d.depth-- }()
-			ptr := *(*unsafe.Pointer)(p)
+			ptr := *(*uptr)(p)
 			if ptr == nil {
 				if err := d.allocObject(off, size); err != nil {
 					return err
 				}
 				ptr = reflect.New(et).UnsafePointer()
-				*(*unsafe.Pointer)(p) = ptr
+				*(*uptr)(p) = ptr
 			}
 			return content.dec(d, ptr)
 		},
@@ -439,7 +438,7 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 	minBits := max(elem.minBits, 1)
 	return &codec{
 		minBits: 6,
-		enc: func(e *encoder, p unsafe.Pointer) error {
+		enc: func(e *encoder, p uptr) error {
 			s := (*sliceHeader)(p)
 			if s.data == nil {
 				e.w.WriteCount(-1)
@@ -450,20 +449,20 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 				// Objects of a plain struct: the null bit and the fields, inline.
 				for i := range s.len {
 					e.w.WriteBool(false)
-					if err := encodeFields(e, oc.fields, unsafe.Add(s.data, uintptr(i)*size)); err != nil {
+					if err := encodeFields(e, oc.fields, addPtr(s.data, uintptr(i)*size)); err != nil {
 						return withIndex(err, i)
 					}
 				}
 				return nil
 			}
 			for i := range s.len {
-				if err := elem.enc(e, unsafe.Add(s.data, uintptr(i)*size)); err != nil {
+				if err := elem.enc(e, addPtr(s.data, uintptr(i)*size)); err != nil {
 					return withIndex(err, i)
 				}
 			}
 			return nil
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			off := d.r.Offset()
 			n, err := d.r.ReadCount()
 			if err != nil {
@@ -500,7 +499,7 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 				// Not reflect.MakeSlice, which allocates a slice header besides the elements
 				// (as much again as the elements of a slice of empty slices): Grow makes
 				// the elements only, zeroed, in place. An empty slice allocates nothing.
-				*(*sliceHeader)(p) = sliceHeader{data: unsafe.Pointer(&zeroBase)}
+				*(*sliceHeader)(p) = sliceHeader{data: uptr(&zeroBase)}
 				if n > 0 {
 					*(*sliceHeader)(p) = sliceHeader{}
 					sv.Grow(n)
@@ -521,7 +520,7 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 				return nil
 			}
 			for i := range n {
-				if err := elem.dec(d, unsafe.Add(data, uintptr(i)*size)); err != nil {
+				if err := elem.dec(d, addPtr(data, uintptr(i)*size)); err != nil {
 					return withIndex(err, i)
 				}
 			}
@@ -538,7 +537,7 @@ func mapCodec(t reflect.Type, elem *codec) *codec {
 	minBits := 6 + elem.minBits
 	return &codec{
 		minBits: 6,
-		enc: func(e *encoder, p unsafe.Pointer) error {
+		enc: func(e *encoder, p uptr) error {
 			m := reflect.NewAt(t, p).Elem()
 			if m.IsNil() {
 				e.w.WriteCount(-1)
@@ -564,7 +563,7 @@ func mapCodec(t reflect.Type, elem *codec) *codec {
 			e.keys = keys[:0]
 			return nil
 		},
-		dec: func(d *decoder, p unsafe.Pointer) error {
+		dec: func(d *decoder, p uptr) error {
 			off := d.r.Offset()
 			n, err := d.r.ReadCount()
 			if err != nil {

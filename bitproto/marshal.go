@@ -5,7 +5,6 @@ import (
 	"math"
 	"reflect"
 	"sync"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/bitstream"
 )
@@ -149,7 +148,7 @@ func encode(e *encoder, v any) error {
 	if t == nil {
 		return encodeErr(start, fmt.Errorf("%w: Marshal(nil)", ErrNil))
 	}
-	var p unsafe.Pointer
+	var p uptr
 	if t.Kind() == reflect.Pointer {
 		rv := reflect.ValueOf(v)
 		if rv.IsNil() {
@@ -421,7 +420,7 @@ func (h *heap) string(b []byte, left uint) string {
 	dst := h.room(len(b), left)
 	copy(dst[:len(b)], b)
 	h.nstrs += len(b)
-	return unsafe.String(&dst[0], len(b))
+	return stringOf(&dst[0], len(b))
 }
 
 // room returns the free part of the string chunk, starting a new chunk when fewer than n bytes

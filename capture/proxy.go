@@ -54,7 +54,10 @@ var (
 // Handler has returned, so a slow Handler slows the traffic down instead of buffering it.
 // Handler calls are serialized in the order the connections asked for them (first come,
 // first served), so one connection that pushes bytes as fast as it can gets one call in turn
-// with the others and cannot keep them waiting for more than one of its calls each.
+// with the others and cannot keep them waiting for more than one of its calls each; and a
+// direction that fills its whole buffer while another connection had traffic in the last
+// 100 ms pauses as long as that read took to pass (at most 10 ms), so it takes at most about
+// half the machine from them.
 //
 // A warning that a client can cause at will (a connection refused, an upstream that cannot be
 // reached) is logged at most once per second, with how many times it happened: the log does
@@ -88,18 +91,20 @@ type Proxy struct {
 	// turn serializes Handler calls first come, first served.
 	turn fifoLock
 
-	mu         sync.Mutex // guards the fields below
-	nextID     uint64
-	conns      map[*proxyConn]struct{}
-	perIP      map[netip.Addr]int
-	listeners  map[net.Listener]struct{}
-	closing    bool
-	active     sync.WaitGroup // handle goroutines
-	idleCh     chan struct{}  // closed when a connection ends, replaced: Shutdown's wake-up
-	refusedLog logLimit       // guarded by mu
-	dialLog    logLimit       // guarded by mu
-	dialCtx    context.Context
-	dialCancel context.CancelFunc // cancels dials in progress at Close
+	mu          sync.Mutex // guards the fields below
+	nextID      uint64
+	conns       map[*proxyConn]struct{}
+	perIP       map[netip.Addr]int
+	listeners   map[net.Listener]struct{}
+	closing     bool
+	active      sync.WaitGroup // handle goroutines
+	idleCh      chan struct{}  // closed when a connection ends, replaced: Shutdown's wake-up
+	refusedLog  logLimit       // guarded by mu
+	dialLog     logLimit       // guarded by mu
+	lastLight   atomic.Uint64  // the direction (proxyConn.id) of the last read that did not fill the buffer
+	lastLightAt atomic.Int64   // and when, Unix nanoseconds
+	dialCtx     context.Context
+	dialCancel  context.CancelFunc // cancels dials in progress at Close
 }
 
 type proxyConn struct {
@@ -429,9 +434,17 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction, src, dst net.Conn, idle time.Du
 			}
 			p.emit(Event{Kind: EventData, Conn: info, Dir: d, Time: t, Offset: off, Data: buf[:n]})
 			off += int64(n)
-			if n == len(buf) {
-				// A full buffer: this direction pushes as fast as it can. Let the other
-				// connections' goroutines run first, so that it cannot crowd them out.
+			if n < len(buf) {
+				p.lastLight.Store(info.ID)
+				p.lastLightAt.Store(time.Now().UnixNano())
+			} else {
+				// A full buffer: this direction pushes as fast as it can. When another
+				// connection has had traffic lately, it waits as long as its last read took
+				// to pass (half the machine for it at most), and lets the others run first.
+				if other := p.lastLight.Load(); other != info.ID && time.Since(time.Unix(0, p.lastLightAt.Load())) < 100*time.Millisecond {
+					pause := time.Since(t)
+					time.Sleep(min(pause, 10*time.Millisecond))
+				}
 				runtime.Gosched()
 			}
 		}

@@ -57,8 +57,8 @@ func (o ExplainOptions) Explain(b []byte) *explain.Frame {
 	if h.Compressed {
 		if o.Compressor == nil {
 			f.Fields = append(f.Fields, &explain.Field{Name: "compressed", Type: "bytes", Bit: int64(hl) * 8, Bits: int64(len(body)) * 8,
-				Value: preview(body), Text: fmt.Sprintf("%d bytes", len(body)), Note: "commands compressed (say which compressor to see them)"})
-			f.Summary = fmt.Sprintf("ENet datagram to %s, %d compressed bytes", peer, len(body))
+				Value: preview(body), Text: fmt.Sprintf("%d %s", len(body), plural(len(body), "byte", "bytes")), Note: "commands compressed (say which compressor to see them)"})
+			f.Summary = fmt.Sprintf("ENet datagram to %s, %d compressed %s", peer, len(body), plural(len(body), "byte", "bytes"))
 			return f
 		}
 		out, err := o.Compressor.Decompress(append([]byte(nil), b[:hl]...), body, protocol.MaximumMTU)
@@ -84,11 +84,25 @@ func (o ExplainOptions) Explain(b []byte) *explain.Frame {
 		names = append(names, c.Number.String())
 		off += n
 	}
-	f.Summary = fmt.Sprintf("ENet datagram to %s: %d commands", peer, len(names))
+	f.Summary = fmt.Sprintf("ENet datagram to %s: %d %s", peer, len(names), plural(len(names), "command", "commands"))
 	if len(names) > 0 {
 		f.Summary += " " + fmt.Sprint(names)
 	}
 	return f
+}
+
+func ackNote(ack bool) string {
+	if ack {
+		return "reliable: the receiver acknowledges it"
+	}
+	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func explainErr(err error) *explain.Error {
@@ -116,7 +130,7 @@ func explainCommand(i int, c *protocol.Command, off, n int) *explain.Field {
 	ack := c.Flags&protocol.FlagAcknowledge != 0
 	unseq := c.Flags&protocol.FlagUnsequenced != 0
 	cf.Children = append(cf.Children,
-		&explain.Field{Name: "acknowledge", Type: "bit", Bit: base, Bits: 1, Value: ack, Text: fmt.Sprint(ack), Note: "reliable: the receiver acknowledges it"},
+		&explain.Field{Name: "acknowledge", Type: "bit", Bit: base, Bits: 1, Value: ack, Text: fmt.Sprint(ack), Note: ackNote(ack)},
 		&explain.Field{Name: "unsequenced", Type: "bit", Bit: base + 1, Bits: 1, Value: unseq, Text: fmt.Sprint(unseq)},
 		&explain.Field{Name: "reserved", Type: "bits", Bit: base + 2, Bits: 2, Value: uint64(c.Flags>>4) & 3, Text: fmt.Sprint(uint64(c.Flags>>4) & 3)},
 		&explain.Field{Name: "command", Type: "u4", Bit: base + 4, Bits: 4, Value: uint64(c.Number), Text: fmt.Sprintf("%d (%s)", c.Number, c.Number)},
@@ -179,7 +193,7 @@ func explainCommand(i int, c *protocol.Command, off, n int) *explain.Field {
 	}
 	if dataLen >= 0 {
 		cf.Children = append(cf.Children, &explain.Field{Name: "data", Type: "bytes", Bit: base + int64(dataLen)*8,
-			Bits: int64(len(c.Payload)) * 8, Value: preview(c.Payload), Text: fmt.Sprintf("%d bytes", len(c.Payload))})
+			Bits: int64(len(c.Payload)) * 8, Value: preview(c.Payload), Text: fmt.Sprintf("%d %s", len(c.Payload), plural(len(c.Payload), "byte", "bytes"))})
 	}
 	cf.Text = fmt.Sprintf("%s on channel %d, seq %d", c.Number, c.ChannelID, c.ReliableSeq)
 	return cf

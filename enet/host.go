@@ -475,6 +475,7 @@ func (h *Host) Shutdown(ctx context.Context) error {
 func (h *Host) readLoop() {
 	defer h.loops.Done()
 	buf := make([]byte, 65536)
+	wake := false
 	for {
 		var n int
 		var key addrKey
@@ -519,9 +520,17 @@ func (h *Host) readLoop() {
 		h.recvAddr = key
 		p := h.handleDatagram(buf[:n], addr)
 		if p != nil && p.state != stateDisconnected {
-			h.flushPeer(p, p.state == stateAckConnect)
+			// The service goroutine sends the acknowledgements (and what they let go): while
+			// datagrams keep coming, this loop reads on and they go out together, as C ENet
+			// acknowledges what one enet_host_service call received in one datagram.
+			h.markDirty(p)
+			wake = true
 		}
 		h.mu.Unlock()
+		if wake {
+			h.signalWake()
+			wake = false
+		}
 	}
 }
 

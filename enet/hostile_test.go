@@ -2,8 +2,6 @@ package enet
 
 import (
 	"context"
-	"encoding/binary"
-	"fmt"
 	"net"
 	"runtime"
 	"sync"
@@ -163,7 +161,8 @@ func TestNoAmplification(t *testing.T) {
 // rest of 10 000 spoofed CONNECTs are dropped.
 func TestHalfOpenPeersMemory(t *testing.T) {
 	c := newMemConn()
-	h, err := NewHost(c, &HostOptions{MaxConnsPerIP: NoLimit})
+	h, err := NewHost(c, &HostOptions{MaxConnsPerIP: NoLimit, HandshakeTimeout: 10 * time.Minute,
+		MinimumTimeout: 10 * time.Minute, MaximumTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,9 +309,6 @@ func FuzzHostDatagram(f *testing.F) {
 		p.recvQ = nil
 	})
 }
-
-var _ = binary.BigEndian
-var _ = fmt.Sprint
 
 // TestFuzzedDatagramsBesideGoodPeer: random and mutated datagrams (3000 a second) hit a running
 // host from other sockets (claiming every peer id and session, with valid and broken commands) while a

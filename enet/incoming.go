@@ -310,6 +310,7 @@ func (h *Host) handleDisconnect(p *Peer, c *protocol.Command) error {
 	case stateAckConnect:
 		h.finish(p, nil)
 	default: // connected, disconnect later
+		p.release()
 		recv := p.recvQ
 		h.resetQueues(p)
 		p.recvQ = recv

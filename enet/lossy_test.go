@@ -74,8 +74,8 @@ func TestLossyGoToGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	reliableOverLoss(t, ctx, p, 300)
-	t.Logf("client conn: %d written, %d read, %d dropped, %d duplicated, %d reordered", lcli.Written, lcli.Read, lcli.Dropped, lcli.Duplicated, lcli.Reordered)
-	t.Logf("server conn: %d written, %d read, %d dropped, %d duplicated, %d reordered", lsrv.Written, lsrv.Read, lsrv.Dropped, lsrv.Duplicated, lsrv.Reordered)
+	t.Logf("client conn: %+v", lcli.Counts())
+	t.Logf("server conn: %+v", lsrv.Counts())
 }
 
 // TestLossyGoWithCENet: a Go client behind 15 % loss each way (about 28 % of round trips
@@ -96,7 +96,7 @@ func TestLossyGoWithCENet(t *testing.T) {
 		}
 	}()
 	reliableOverLoss(t, ctx, p, 300)
-	t.Logf("lossy conn: %d written, %d read, %d dropped, %d duplicated, %d reordered", lc.Written, lc.Read, lc.Dropped, lc.Duplicated, lc.Reordered)
+	t.Logf("lossy conn: %+v", lc.Counts())
 }
 
 // TestLossyOneWayWithCENet: 30 % of what the Go client sends to C ENet is lost.
@@ -124,7 +124,7 @@ func TestLossyOneWayWithCENet(t *testing.T) {
 		}
 	}()
 	reliableOverLoss(t, ctx, p, 300)
-	t.Logf("lossy conn: %d written, %d dropped", lc.Written, lc.Dropped)
+	t.Logf("lossy conn: %+v", lc.Counts())
 }
 
 // writeLossy loses only what is written.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"slices"
 
 	"github.com/gamewire/gamewire/enet/protocol"
 )
@@ -54,7 +53,6 @@ type Peer struct {
 	addr              net.Addr
 	state             peerState
 	dirty             bool
-	zombieAfterSend   bool
 	connectID         uint32
 	connectData       uint32
 	eventData         uint32
@@ -108,6 +106,7 @@ type Peer struct {
 	waiting              int // bytes charged to the buffer budget: reassembly, undelivered
 
 	recvQ     []Packet
+	held      []Packet // delivered, waiting for their acknowledgements to be sent
 	recvCh    chan struct{}
 	connected chan struct{}
 	done      chan struct{}
@@ -308,7 +307,7 @@ func (p *Peer) send(chID uint8, data []byte, flags Flags) error {
 	switch {
 	case flags&(Reliable|Unsequenced) == Unsequenced:
 		c.Number, c.Flags = protocol.CmdSendUnsequenced, protocol.FlagUnsequenced
-	case flags&Reliable != 0 || ch.outUnrelSeq >= 0xFFFF:
+	case flags&Reliable != 0 || ch.outUnrelSeq == 0xFFFF:
 		c.Number, c.Flags = protocol.CmdSendReliable, protocol.FlagAcknowledge
 	default:
 		c.Number = protocol.CmdSendUnreliable
@@ -392,9 +391,21 @@ func (p *Peer) Receive(ctx context.Context) (Packet, error) {
 	}
 }
 
-// deliver hands a packet to Receive.
+// deliver hands a packet to Receive once the acknowledgements queued with it are sent (see
+// release): as with C ENet, whose application gets a packet only after enet_host_service has
+// acknowledged it, a reply never travels in the acknowledgement's datagram.
 func (p *Peer) deliver(ch uint8, data []byte, flags Flags) {
-	p.recvQ = append(p.recvQ, Packet{Channel: ch, Data: data, Flags: flags})
+	p.held = append(p.held, Packet{Channel: ch, Data: data, Flags: flags})
+}
+
+// release makes the held packets available to Receive.
+func (p *Peer) release() {
+	if len(p.held) == 0 {
+		return
+	}
+	p.recvQ = append(p.recvQ, p.held...)
+	clear(p.held)
+	p.held = p.held[:0]
 	select {
 	case p.recvCh <- struct{}{}:
 	default:
@@ -514,6 +525,7 @@ func (h *Host) resetQueues(p *Peer) {
 	h.buffered -= p.waiting
 	p.waiting = 0
 	p.recvQ = nil
+	p.held = nil
 }
 
 func (h *Host) onConnect(p *Peer) {
@@ -545,6 +557,7 @@ func (h *Host) finish(p *Peer, err error) {
 		h.recalcBW = true
 	}
 	h.sessions[p.id] = uint16(p.incomingSessionID)<<8 | uint16(p.outgoingSessionID)
+	p.release()
 	recv := p.recvQ
 	h.resetQueues(p)
 	p.recvQ = recv
@@ -655,5 +668,3 @@ func timeDiff(a, b uint32) uint32 {
 	}
 	return a - b
 }
-
-var _ = slices.Sort[[]int]

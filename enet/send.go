@@ -15,8 +15,13 @@ type datagram struct {
 
 // flushPeer sends what is due for p: acknowledgements, resends after timeouts, queued
 // commands, a ping — as many datagrams as it takes (enet_protocol_send_outgoing_commands for
-// one peer).
+// one peer) — and then hands Receive the packets those acknowledgements were for.
 func (h *Host) flushPeer(p *Peer, checkTimeouts bool) {
+	h.flushPeerCommands(p, checkTimeouts)
+	p.release()
+}
+
+func (h *Host) flushPeerCommands(p *Peer, checkTimeouts bool) {
 	for pass := 0; pass < 1<<16; pass++ {
 		if p.state == stateDisconnected || p.state == stateZombie {
 			return

@@ -1,8 +1,6 @@
 package godot
 
-import (
-	"unsafe"
-)
+import ()
 
 // Decoding a large container creates many small values: strings, and interface values boxing an
 // int64, a float64, a string or a Vector3. Allocating each one separately dominates the cost of
@@ -23,11 +21,11 @@ const (
 
 // eface is the layout of an empty interface value.
 type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
+	typ  uptr
+	data uptr
 }
 
-func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+func typeOf(v any) uptr { return (*eface)(uptr(&v)).typ }
 
 var (
 	stringType  = typeOf("")
@@ -41,9 +39,9 @@ var (
 
 // box makes an interface value of dynamic type typ whose data is *p. The caller guarantees that
 // *p is never written again.
-func box(typ unsafe.Pointer, p unsafe.Pointer) any {
+func box(typ uptr, p uptr) any {
 	var v any
-	e := (*eface)(unsafe.Pointer(&v))
+	e := (*eface)(uptr(&v))
 	e.typ, e.data = typ, p
 	return v
 }
@@ -51,13 +49,13 @@ func box(typ unsafe.Pointer, p unsafe.Pointer) any {
 // slab hands out stable slots for values of type T.
 type slab[T any] struct{ buf []T }
 
-func (s *slab[T]) put(v T) unsafe.Pointer {
+func (s *slab[T]) put(v T) uptr {
 	if len(s.buf) == cap(s.buf) {
 		n := min(max(2*cap(s.buf), firstChunk), maxChunk)
 		s.buf = make([]T, 0, n)
 	}
 	s.buf = append(s.buf, v)
-	return unsafe.Pointer(&s.buf[len(s.buf)-1])
+	return uptr(&s.buf[len(s.buf)-1])
 }
 
 // allocator holds a decoder's chunks.
@@ -88,7 +86,7 @@ func (a *allocator) str(b []byte) string {
 	}
 	off := len(a.bytes)
 	a.bytes = append(a.bytes, b...)
-	return unsafe.String(&a.bytes[off], len(b))
+	return stringOf(&a.bytes[off], len(b))
 }
 
 func (a *allocator) boxString(s string) any { return box(stringType, a.strings.put(s)) }
@@ -139,18 +137,18 @@ func (a *allocator) entryList(n int) []Entry {
 // must hold the little-endian form of T (the caller checks the host's byte order).
 func cloneAs[T any](b []byte, n int) []T {
 	var zero T
-	size := int(unsafe.Sizeof(zero))
+	size := int(sizeOf(zero))
 	if n == 0 {
 		return []T{}
 	}
 	c := append([]byte(nil), b[:n*size]...)
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(c))), n)
+	return sliceOf((*T)(uptr(sliceData(c))), n)
 }
 
 // hostLittle reports whether the host stores words little-endian, like the wire.
 var hostLittle = func() bool {
 	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
+	return *(*byte)(uptr(&x)) == 1
 }()
 
 // The allocation budget. A decoder charges every allocation it makes to dec.bytes before making
@@ -223,11 +221,11 @@ var fixedCost = func() (c [numTypes]uint16) {
 	}
 	c[TypeInt], c[TypeFloat], c[TypeRID] = 8, 8, 8
 	c[TypeString], c[TypeStringName] = 16, 16
-	c[TypeNodePath] = uint16(sizeClass(int(unsafe.Sizeof(NodePath{}))))
-	c[TypeSignal] = uint16(sizeClass(int(unsafe.Sizeof(Signal{}))))
-	c[TypeObject] = uint16(sizeClass(int(unsafe.Sizeof(Object{}))))
-	c[TypeArray] = uint16(sizeClass(int(unsafe.Sizeof(TypedArray{}))))
-	c[TypeDictionary] = uint16(sizeClass(int(unsafe.Sizeof(Dictionary{}))))
+	c[TypeNodePath] = uint16(sizeClass(int(sizeOf(NodePath{}))))
+	c[TypeSignal] = uint16(sizeClass(int(sizeOf(Signal{}))))
+	c[TypeObject] = uint16(sizeClass(int(sizeOf(Object{}))))
+	c[TypeArray] = uint16(sizeClass(int(sizeOf(TypedArray{}))))
+	c[TypeDictionary] = uint16(sizeClass(int(sizeOf(Dictionary{}))))
 	for t := TypePackedByteArray; t <= TypePackedVector4Array; t++ {
 		c[t] = 24 // the slice header, boxed
 	}
@@ -242,7 +240,7 @@ func aliases(sub, b []byte) bool {
 	if len(b) == 0 {
 		return false
 	}
-	s, start := uintptr(unsafe.Pointer(unsafe.SliceData(sub))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	s, start := uintptr(uptr(sliceData(sub))), uintptr(uptr(sliceData(b)))
 	return s >= start && s < start+uintptr(len(b))
 }
 

@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"strings"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
 )
@@ -216,13 +214,9 @@ func Decode(data []byte) (v any, n int, err error) { return DecodeMode{}.Decode(
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
 // and allocates no more than MaxAllocBytes (by default 24 times len(data), plus 64 KiB).
 //
-// A top-level int (outside -256 … 255), float, Vector2, Vector3 or Color, for which Go would
-// allocate 8 or 16 bytes to put it in an interface, costs no allocation of its own: it is copied
-// into a 512-byte chunk that the current processor (GOMAXPROCS P) fills with the 32 to 64 such
-// values Decode returns there in turn, and the interface points into it. The chunk lives as long
-// as any of its values: a program that keeps one such value in 64 and drops the rest holds 512
-// bytes per value kept, where Go's own boxing would hold 16. Values inside containers are packed
-// in a decode's own chunks instead (see MaxAllocBytes).
+// A top-level int (outside -256 … 255), float, Vector2, Vector3 or Color is put in the interface
+// by Go (8 or 16 bytes). Values inside containers are packed in a decode's own chunks instead
+// (see MaxAllocBytes).
 //
 // The dialect must be the one of the engine that wrote the bytes, and a wrong one often does not
 // fail: the two dialects number their types differently from type 6 on. A Godot 3 Dictionary
@@ -237,9 +231,9 @@ func (m DecodeMode) Decode(data []byte) (v any, n int, err error) { return decod
 // decodeTop is Decode. Decode is small enough to be inlined, so that a call passes the options by
 // address rather than copying them, and decodeTop decodes a top-level bool, int, float, Vector2,
 // Vector3 or Color (32-bit components) itself, without setting up a decoder and exactly as value
-// does at depth 0, before it hands anything else, or input too short, to decode. It boxes what
-// it decodes in the current P's chunk (box.go), in one function, as that costs fewer
-// instructions than the value itself.
+// does at depth 0, before it hands anything else, or input too short, to decode. Go's own
+// conversion puts the value in the interface (8 or 16 bytes; none for bools and ints in
+// -256 … 255).
 func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 	if len(data) < 8 {
 		return o.decode(data)
@@ -250,9 +244,6 @@ func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 	if uint(o.MaxAllocBytes-1) < maxScalarCost-1 && !scalarFits(h, o.Dialect, o.MaxAllocBytes) {
 		return o.decode(data)
 	}
-	var typ unsafe.Pointer   // the value's type
-	n, size := 8, uintptr(8) // its size on the wire, and in the chunk
-	var val [2]uint64        // its bytes, as Go lays them out in memory (see floatPair)
 	// Each case reads its own bytes: reads of different widths from the same offset, shared,
 	// would be compiled as single-byte loads.
 	flag64 := h&wire.Flag64 != 0
@@ -260,29 +251,19 @@ func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 	case 1:
 		return binary.LittleEndian.Uint32(data[4:]) != 0, 8, nil
 	case 2:
-		var v int64
 		switch {
 		case !flag64:
-			v = int64(int32(binary.LittleEndian.Uint32(data[4:])))
+			return boxInt64(int64(int32(binary.LittleEndian.Uint32(data[4:])))), 8, nil
 		case len(data) >= 12:
-			v, n = int64(binary.LittleEndian.Uint64(data[4:])), 12
-		default:
-			return o.decode(data)
+			return boxInt64(int64(binary.LittleEndian.Uint64(data[4:]))), 12, nil
 		}
-		if uint64(v+256) < 512 {
-			return boxInt64(v), n, nil // no allocation either
-		}
-		typ, val[0] = int64Type, uint64(v)
 	case 3:
 		switch {
 		case !flag64:
-			val[0] = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4:]))))
+			return float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4:]))), 8, nil
 		case len(data) >= 12:
-			val[0], n = binary.LittleEndian.Uint64(data[4:]), 12
-		default:
-			return o.decode(data)
+			return math.Float64frombits(binary.LittleEndian.Uint64(data[4:])), 12, nil
 		}
-		typ = float64Type
 	default:
 		// The math types, whose ids differ: Vector2 is 5 in both dialects, Vector3 7 in Godot 3
 		// and 9 in Godot 4 (TypeOf's table reads any dialect but Godot3 as Godot 4), Color 14
@@ -292,43 +273,18 @@ func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 		double := o.Dialect == Godot4 && (flag64 || o.Real == RealDouble)
 		switch {
 		case id == 5 && len(data) >= 12 && !double:
-			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
-			typ, n = vector2Type, 12
+			return Vector2{f32(data[4:]), f32(data[8:])}, 12, nil
 		case (id == 7 && g3 || id == 9 && !g3) && len(data) >= 16 && !double:
-			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
-			val[1] = floatPair(uint64(binary.LittleEndian.Uint32(data[12:])))
-			typ, n, size = vector3Type, 16, 16
+			return Vector3{f32(data[4:]), f32(data[8:]), f32(data[12:])}, 16, nil
 		case (id == 14 && g3 || id == 20 && !g3) && len(data) >= 20:
-			val[0] = floatPair(binary.LittleEndian.Uint64(data[4:]))
-			val[1] = floatPair(binary.LittleEndian.Uint64(data[12:]))
-			typ, n, size = colorType, 20, 16
-		default:
-			return o.decode(data)
+			return Color{f32(data[4:]), f32(data[8:]), f32(data[12:]), f32(data[16:])}, 20, nil
 		}
 	}
-	// Claim size bytes of the current P's chunk (box.go), and fill them once claimed: no other
-	// goroutine can have them.
-	var p unsafe.Pointer
-	pid := procPin()
-	if t := boxSlabs.Load(); pid < len(*t) {
-		s := &(*t)[pid]
-		s.own.enter()
-		if u := s.used; u <= boxChunk-size {
-			s.used = u + size
-			p = unsafe.Add(s.chunk, u)
-		}
-		s.own.leave()
-	}
-	procUnpin()
-	if p == nil {
-		p = claimSlow(size)
-	}
-	*(*uint64)(p) = val[0]
-	if size == 16 {
-		*(*uint64)(unsafe.Add(p, 8)) = val[1]
-	}
-	return box(typ, p), n, nil
+	return o.decode(data)
 }
+
+// f32 reads a little-endian float32.
+func f32(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
 
 // decode is Decode past its fast path: it sets up a decoder.
 func (o *DecodeOptions) decode(data []byte) (any, int, error) {
@@ -339,16 +295,6 @@ func (o *DecodeOptions) decode(data []byte) (any, int, error) {
 		return nil, 0, finishPath(err)
 	}
 	return v, min(end, len(data)), nil
-}
-
-// floatPair returns the memory image, as a uint64, of the two float32s that w holds as the wire
-// has them (the first in the low half): w itself on a little-endian machine, its halves swapped on
-// a big-endian one.
-func floatPair(w uint64) uint64 {
-	if bigEndian {
-		return bits.RotateLeft64(w, 32)
-	}
-	return w
 }
 
 // maxScalarCost is the most that value charges for a type decodeTop decodes (fixedCost of
@@ -374,7 +320,7 @@ var smallNegInts = func() (t [256]int64) {
 // and it does not allocate for -256..-1 either: those point into a table that is never written.
 func boxInt64(v int64) any {
 	if uint64(v+256) < 256 {
-		return box(int64Type, unsafe.Pointer(&smallNegInts[v+256]))
+		return box(int64Type, uptr(&smallNegInts[v+256]))
 	}
 	return v
 }
@@ -474,20 +420,13 @@ func (dec *decoder) take(n int) bool {
 	return true
 }
 
-// tracedValue is value for Explain: it completes the Variant's header field with the Variant's
-// length and decoded value. The decoder calls it instead of value where dec.tr is set, so that
+// tracedValue is value for Explain: it opens the Variant's field and completes it with the
+// Variant's length and decoded value. The decoder calls it instead of value where dec.tr is set, so that
 // decoding without a tracer pays no extra call.
 func (dec *decoder) tracedValue(p, depth int) (any, int, error) {
-	i := len(dec.tr.fields)
+	mark := dec.tr.openVariant(p)
 	v, end, err := dec.value(p, depth)
-	if i < len(dec.tr.fields) && dec.tr.fields[i].Kind == "header" && dec.tr.fields[i].Offset == p {
-		f := &dec.tr.fields[i]
-		if err != nil {
-			f.Span = -1
-		} else {
-			f.Span, f.Value = min(end, len(dec.buf))-p, v
-		}
-	}
+	dec.tr.closeVariant(dec, mark, v, min(end, len(dec.buf)), err)
 	return v, end, err
 }
 
@@ -505,7 +444,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		return nil, 0, dec.fail(p, 0, false, detail(ErrUnknownType, "type id %d (%s has %d types)", h&wire.TypeMask, dec.d, dec.d.NumTypes()))
 	}
 	if dec.tr != nil {
-		dec.tr.header(dec, p, depth, h, t)
+		dec.tr.header(dec, h, t)
 	}
 	start := p
 	p += 4
@@ -534,7 +473,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(4)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "bool", "%v", x != 0)
+			dec.tr.leaf(p, 4, "bool", "value", x != 0, "")
 		}
 		return x != 0, p + 4, nil
 
@@ -545,7 +484,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 				return short(8)
 			}
 			if dec.tr != nil {
-				dec.tr.add(p, 8, depth, "int64", "%d", int64(x))
+				dec.tr.leaf(p, 8, "int64", "value", int64(x), "")
 			}
 			return dec.boxInt(int64(x), depth), p + 8, nil
 		}
@@ -554,7 +493,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(4)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "int32", "%d", int32(x))
+			dec.tr.leaf(p, 4, "int32", "value", int64(int32(x)), "")
 		}
 		return dec.boxInt(int64(int32(x)), depth), p + 4, nil
 
@@ -566,7 +505,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			}
 			f := math.Float64frombits(x)
 			if dec.tr != nil {
-				dec.tr.add(p, 8, depth, "float64", "%s", fmtFloat(f))
+				dec.tr.leaf(p, 8, "float64", "value", f, fmtFloat(f))
 			}
 			return dec.boxFloat(f, depth), p + 8, nil
 		}
@@ -576,7 +515,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		}
 		f := float64(math.Float32frombits(x))
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "float32", "%s", fmtFloat32(math.Float32frombits(x)))
+			dec.tr.leaf(p, 4, "float32", "value", float64(math.Float32frombits(x)), fmtFloat32(math.Float32frombits(x)))
 		}
 		return dec.boxFloat(f, depth), p + 4, nil
 
@@ -602,7 +541,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		for i := range n {
 			c[i] = int32(binary.LittleEndian.Uint32(dec.buf[p+4*i:]))
 			if dec.tr != nil {
-				dec.tr.add(p+4*i, 4, depth, "int32", "%s %d", componentName(t, i), c[i])
+				dec.tr.leaf(p+4*i, 4, "int32", componentName(t, i), int64(c[i]), "")
 			}
 		}
 		return intVecValue(t, &c), p + 4*n, nil
@@ -618,7 +557,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			for i := range n {
 				c[i] = math.Float64frombits(binary.LittleEndian.Uint64(dec.buf[p+8*i:]))
 				if dec.tr != nil {
-					dec.tr.add(p+8*i, 8, depth, "float64", "%s %s", componentName(t, i), fmtFloat(c[i]))
+					dec.tr.leaf(p+8*i, 8, "float64", componentName(t, i), float64(c[i]), fmtFloat(c[i]))
 				}
 			}
 			if dec.real == RealSingle {
@@ -637,7 +576,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		for i := range n {
 			c[i] = math.Float32frombits(binary.LittleEndian.Uint32(dec.buf[p+4*i:]))
 			if dec.tr != nil {
-				dec.tr.add(p+4*i, 4, depth, "float32", "%s %s", componentName(t, i), fmtFloat32(c[i]))
+				dec.tr.leaf(p+4*i, 4, "float32", componentName(t, i), float64(c[i]), fmtFloat32(c[i]))
 			}
 		}
 		if dec.real == RealDouble && dec.d == Godot4 && t != TypeColor {
@@ -671,7 +610,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(8)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 8, depth, "u64", "RID id %d", x)
+			dec.tr.leaf(p, 8, "u64", "RID id", uint64(x), "")
 		}
 		return RID(x), p + 8, nil
 
@@ -692,7 +631,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(8)
 		}
 		if dec.tr != nil {
-			dec.tr.add(next, 8, depth, "u64", "object id %d", id)
+			dec.tr.leaf(next, 8, "u64", "object id", uint64(id), "")
 		}
 		return Signal{Name: name, Object: ObjectID(id)}, next + 8, nil
 
@@ -708,8 +647,8 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return fail(p, dec.countErr(err, p, 1))
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "u32", "count %d", len(b))
-			dec.tr.bytes(p+4, b, depth)
+			dec.tr.leaf(p, 4, "u32", "count", int64(len(b)), "")
+			dec.tr.bytes(p+4, b)
 		}
 		if !dec.charge(sizeClass(len(b))) {
 			return fail(p, dec.allocErr("PackedByteArray", sizeClass(len(b))))
@@ -776,7 +715,7 @@ func (dec *decoder) str(p, depth int, what string) (string, int, error) {
 		s = string(sb)
 	}
 	if dec.tr != nil {
-		dec.tr.str(p, depth, what, b, s)
+		dec.tr.str(p, what, b, s)
 	}
 	return s, p + n, nil
 }
@@ -811,13 +750,13 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 	subs, _ := dec.u32(p + 4)
 	flags, _ := dec.u32(p + 8)
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "name count %d | 0x80000000 (new format)", names)
-		dec.tr.add(p+4, 4, depth, "u32", "subname count %d", subs)
+		dec.tr.leaf(p, 4, "u32", "name count", int64(names), fmt.Sprintf("%d | 0x80000000 (new format)", names))
+		dec.tr.leaf(p+4, 4, "u32", "subname count", int64(subs), "")
 		prop := ""
 		if flags&wire.NodePathProperty != 0 {
 			prop = ", obsolete property flag: one more subname"
 		}
-		dec.tr.add(p+8, 4, depth, "u32", "flags %#x (absolute %v%s)", flags, flags&wire.NodePathAbsolute != 0, prop)
+		dec.tr.leaf(p+8, 4, "u32", "flags", int64(flags), fmt.Sprintf("%#x (absolute %v%s)", flags, flags&wire.NodePathAbsolute != 0, prop))
 	}
 	if flags&wire.NodePathProperty != 0 {
 		subs++
@@ -877,7 +816,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 			return fail(p, detail(ErrTruncated, "object id needs 8 bytes, have %d", max(len(dec.buf)-p, 0)))
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 8, depth, "u64", "instance id %d (EncodedObjectAsID)", id)
+			dec.tr.leaf(p, 8, "u64", "instance id", uint64(id), fmt.Sprintf("%d (EncodedObjectAsID)", id))
 		}
 		if id == 0 {
 			return nil, p + 8, nil
@@ -900,7 +839,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 		return fail(p, detail(ErrTruncated, "property count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
 	}
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "property count %d", int32(cnt))
+		dec.tr.leaf(p, 4, "u32", "property count", int64(int32(cnt)), "")
 	}
 	p += 4
 	n := int(int32(cnt))
@@ -913,7 +852,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 	if !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d properties", n))
 	}
-	if size := int(unsafe.Sizeof(Property{})); !dec.chargeN(n, size) {
+	if size := int(sizeOf(Property{})); !dec.chargeN(n, size) {
 		return fail(p, dec.allocErr(fmt.Sprintf("%d properties", n), n*size))
 	}
 	obj := &Object{Class: class, Properties: make([]Property, n)}
@@ -972,7 +911,7 @@ func (dec *decoder) containerType(p, depth int, kind ContainerKind, what string)
 			return ct, 0, detail(ErrContainerType, "%s builtin type %d out of range", what, id)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "u32", "%s type %d %s", what, id, dec.d.TypeName(t))
+			dec.tr.leaf(p, 4, "u32", what+" type", int64(id), fmt.Sprintf("%d %s", id, dec.d.TypeName(t)))
 		}
 		if t == TypeObject && !dec.allowObjects {
 			return asID, p + 4, nil
@@ -1027,7 +966,7 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 	}
 	n := int(cnt & wire.CountMask)
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "element count %d", n)
+		dec.tr.leaf(p, 4, "u32", "element count", int64(n), "")
 	}
 	p += 4
 	fits := dec.countFits(n, p, 4)
@@ -1127,7 +1066,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 	}
 	n := int(cnt & wire.CountMask)
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "entry count %d", n)
+		dec.tr.leaf(p, 4, "u32", "entry count", int64(n), "")
 	}
 	p += 4
 	fits := dec.countFits(n, p, 8)
@@ -1138,7 +1077,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 	typedKey := d.Key.Kind != ContainerNone
 	capacity := min(n, max(len(dec.buf)-p, 0)/8)
 	// The entries, and the index of their keys if there are enough to need one.
-	size := int(unsafe.Sizeof(Entry{}))
+	size := int(sizeOf(Entry{}))
 	if capacity >= linearKeys {
 		size += keyIndexCost
 	}
@@ -1155,7 +1094,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		var next int
 		var err error
 		if dec.tr != nil {
-			dec.tr.enterf(".key(%d)", i)
+			dec.tr.openEntry(p)
 			k, next, err = dec.tracedValue(p, depth+1)
 		} else {
 			k, next, err = dec.value(p, depth+1)
@@ -1164,8 +1103,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 			return nil, 0, prependPath(err, fmt.Sprintf(".key(%d)", i))
 		}
 		if dec.tr != nil {
-			dec.tr.leave()
-			dec.tr.enterKey(k)
+			dec.tr.entryValue(k)
 			v, next, err = dec.tracedValue(next, depth+1)
 		} else {
 			v, next, err = dec.value(next, depth+1)
@@ -1174,7 +1112,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 			return nil, 0, prependPath(err, "["+keyLabel(k)+"]")
 		}
 		if dec.tr != nil {
-			dec.tr.leave()
+			dec.tr.closeEntry()
 		}
 		p = next
 		if typedKey {
@@ -1242,12 +1180,12 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 		return nil, 0, dec.fail(p, t, true, dec.allocErr(dec.d.TypeName(t), sizeClass(n*outElem)))
 	}
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "count %d", n)
+		dec.tr.leaf(p, 4, "u32", "count", int64(n), "")
 	}
 	p += 4
 	data := dec.buf[p : p+n*elem]
 	if dec.tr != nil {
-		dec.tr.packed(dec, p, depth, t, n, comps, size)
+		dec.tr.packed(dec, p, t, n, comps, size)
 	}
 	end := p + n*elem
 	var out any
@@ -1342,11 +1280,11 @@ func packedSlice[T any](data []byte, n int) []T {
 	s := make([]T, n)
 	var zero T
 	if n > 0 {
-		size := int(unsafe.Sizeof(zero))
+		size := int(sizeOf(zero))
 		if elemWord[T]() == 8 {
-			wire.CopyUint64s(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), n*size/8), data)
+			wire.CopyUint64s(sliceOf((*uint64)(uptr(sliceData(s))), n*size/8), data)
 		} else {
-			wire.CopyUint32s(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), n*size/4), data)
+			wire.CopyUint32s(sliceOf((*uint32)(uptr(sliceData(s))), n*size/4), data)
 		}
 	}
 	return s
@@ -1373,7 +1311,7 @@ func (dec *decoder) packedStrings(p, depth int) (any, int, error) {
 		return fail(p, detail(ErrTruncated, "element count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
 	}
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "count %d", int32(cnt))
+		dec.tr.leaf(p, 4, "u32", "count", int64(int32(cnt)), "")
 	}
 	p += 4
 	n := int(int32(cnt))

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
 )
@@ -264,25 +263,25 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 	case []int32:
 		b = e.header(b, TypePackedInt32Array, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
-		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+		return wire.AppendUint32s(b, sliceOf((*uint32)(uptr(sliceData(v))), len(v))), nil
 	case []float32:
 		b = e.header(b, TypePackedFloat32Array, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
-		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+		return wire.AppendUint32s(b, sliceOf((*uint32)(uptr(sliceData(v))), len(v))), nil
 	case []int64:
 		if e.d == Godot3 {
 			return e.int64Array(b, v), nil // Godot 3 has no PackedInt64Array
 		}
 		b = e.header(b, TypePackedInt64Array, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
-		return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+		return wire.AppendUint64s(b, sliceOf((*uint64)(uptr(sliceData(v))), len(v))), nil
 	case []float64:
 		if e.d == Godot3 {
 			return e.float64Array(b, v), nil // Godot 3 has no PackedFloat64Array
 		}
 		b = e.header(b, TypePackedFloat64Array, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
-		return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))), nil
+		return wire.AppendUint64s(b, sliceOf((*uint64)(uptr(sliceData(v))), len(v))), nil
 	case []string:
 		b = e.header(b, TypePackedStringArray, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
@@ -296,19 +295,19 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, error) {
 	case []Color:
 		b = e.header(b, TypePackedColorArray, 0)
 		b = wire.AppendUint32(b, uint32(len(v)))
-		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)), nil
+		return wire.AppendUint32s(b, sliceOf((*uint32)(uptr(sliceData(v))), len(v)*4)), nil
 	case []Vector2:
-		return e.vectors32(b, TypePackedVector2Array, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2), len(v))
+		return e.vectors32(b, TypePackedVector2Array, sliceOf((*float32)(uptr(sliceData(v))), len(v)*2), len(v))
 	case []Vector3:
-		return e.vectors32(b, TypePackedVector3Array, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*3), len(v))
+		return e.vectors32(b, TypePackedVector3Array, sliceOf((*float32)(uptr(sliceData(v))), len(v)*3), len(v))
 	case []Vector4:
-		return e.vectors32(b, TypePackedVector4Array, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4), len(v))
+		return e.vectors32(b, TypePackedVector4Array, sliceOf((*float32)(uptr(sliceData(v))), len(v)*4), len(v))
 	case []Vector2d:
-		return e.vectors64(b, TypePackedVector2Array, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2), len(v))
+		return e.vectors64(b, TypePackedVector2Array, sliceOf((*float64)(uptr(sliceData(v))), len(v)*2), len(v))
 	case []Vector3d:
-		return e.vectors64(b, TypePackedVector3Array, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*3), len(v))
+		return e.vectors64(b, TypePackedVector3Array, sliceOf((*float64)(uptr(sliceData(v))), len(v)*3), len(v))
 	case []Vector4d:
-		return e.vectors64(b, TypePackedVector4Array, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4), len(v))
+		return e.vectors64(b, TypePackedVector4Array, sliceOf((*float64)(uptr(sliceData(v))), len(v)*4), len(v))
 	}
 	return e.other(b, v, depth)
 }
@@ -392,7 +391,7 @@ func (e *encoder) vectors32(b []byte, t Type, comps []float32, n int) ([]byte, e
 	}
 	b = e.header(b, t, 0)
 	b = wire.AppendUint32(b, uint32(n))
-	return wire.AppendUint32s(b, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(comps))), len(comps))), nil
+	return wire.AppendUint32s(b, sliceOf((*uint32)(uptr(sliceData(comps))), len(comps))), nil
 }
 
 func (e *encoder) vectors64(b []byte, t Type, comps []float64, n int) ([]byte, error) {
@@ -402,7 +401,7 @@ func (e *encoder) vectors64(b []byte, t Type, comps []float64, n int) ([]byte, e
 	}
 	b = e.header(b, t, wire.Flag64)
 	b = wire.AppendUint32(b, uint32(n))
-	return wire.AppendUint64s(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(comps))), len(comps))), nil
+	return wire.AppendUint64s(b, sliceOf((*uint64)(uptr(sliceData(comps))), len(comps))), nil
 }
 
 // maySelfUnequal3 is the quick test before selfUnequal3: only a PoolRealArray or an Array can be.

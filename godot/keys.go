@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
-	"unsafe"
 )
 
 // KeyEqual reports whether Godot 4 treats a and b as the same Dictionary key; it is
@@ -466,7 +465,7 @@ func writeFloat(h *maphash.Hash, f float64) {
 func writeWords[T int32 | int64](h *maphash.Hash, s []T) {
 	writeLen(h, len(s))
 	if len(s) > 0 {
-		h.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0]))))
+		h.Write(sliceOf((*byte)(uptr(sliceData(s))), len(s)*int(sizeOfElem(s))))
 	}
 }
 
@@ -636,12 +635,12 @@ func (kh *keyHasher) write(h *maphash.Hash, k any, depth int, strict bool) bool 
 
 // floats32 views a slice of math values made of n float32 components each as their components.
 func floats32[V any](s []V, n int) []float32 {
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*n)
+	return sliceOf((*float32)(uptr(sliceData(s))), len(s)*n)
 }
 
 // floats64 is floats32 for float64 components.
 func floats64[V any](s []V, n int) []float64 {
-	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*n)
+	return sliceOf((*float64)(uptr(sliceData(s))), len(s)*n)
 }
 
 // writeFloats writes a packed array of n math values, given as their components.

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
 )
@@ -78,15 +77,15 @@ var escapeSink struct {
 // boxAt builds an interface value of the dynamic type typ whose data word is p. It does not let p
 // escape (unlike box, whose v is addressed through unsafe). For a type stored indirectly in
 // interfaces p points to the value, which must not change while the interface is in use.
-func boxAt(typ, p unsafe.Pointer) any {
-	return *(*any)(unsafe.Pointer(&eface{typ, p}))
+func boxAt(typ, p uptr) any {
+	return *(*any)(uptr(&eface{typ, p}))
 }
 
 // noescape hides p from escape analysis. It is used only where the callee neither keeps p nor
 // hands it to other code (see encoder.callMarshaler for why that is sound).
-func noescape(p unsafe.Pointer) unsafe.Pointer {
+func noescape(p uptr) uptr {
 	x := uintptr(p)
-	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
+	return *(*uptr)(uptr(&x))
 }
 
 // other encodes the values that the fast type switch of encoder.value does not list: the float
@@ -105,7 +104,7 @@ func (e *encoder) other(b []byte, v any, depth int) ([]byte, error) {
 	if realTypeOf(v) {
 		return e.math(b, v)
 	}
-	ef := *(*eface)(unsafe.Pointer(&v))
+	ef := *(*eface)(uptr(&v))
 	if escapeSink.on {
 		escapeSink.v = *(*any)(ef.data)
 	}
@@ -133,7 +132,7 @@ func (e *encoder) other(b []byte, v any, depth int) ([]byte, error) {
 		if depth == 0 {
 			mem = memRootPtr
 		}
-		out, err := e.run(b, pl, noescape(unsafe.Pointer(&word)), mem, depth)
+		out, err := e.run(b, pl, noescape(uptr(&word)), mem, depth)
 		runtime.KeepAlive(word)
 		return out, err
 	}
@@ -201,8 +200,8 @@ const (
 type encPlan struct {
 	kind    encKind
 	rtype   reflect.Type
-	typ     unsafe.Pointer // the type's runtime type word, for boxAt
-	ptrTyp  unsafe.Pointer // the runtime type word of *T, for calling Marshaler methods
+	typ     uptr // the type's runtime type word, for boxAt
+	ptrTyp  uptr // the runtime type word of *T, for calling Marshaler methods
 	size    uintptr
 	direct  bool // stored directly in interface values (pointer-shaped)
 	marshal marshalKind
@@ -213,12 +212,12 @@ type encPlan struct {
 	comps        int  // ekReal32: number of components
 	elem, key    *encPlan
 	fields       []encField
-	n            int            // array length
-	packedTyp    unsafe.Pointer // ekPacked: the fast-path type to box as
-	typedElem    Type           // ekTypedArr: the element's Variant type
-	typedSlice   bool           // ekTypedArr: the Go type is a slice (else an array)
-	keyOrder     keyOrder       // ekMap
-	err          error          // ekUnsupported: why
+	n            int      // array length
+	packedTyp    uptr     // ekPacked: the fast-path type to box as
+	typedElem    Type     // ekTypedArr: the element's Variant type
+	typedSlice   bool     // ekTypedArr: the Go type is a slice (else an array)
+	keyOrder     keyOrder // ekMap
+	err          error    // ekUnsupported: why
 }
 
 // encField is one field of a struct plan.
@@ -240,7 +239,7 @@ const (
 )
 
 // run encodes the value of plan pl at p, whose memory is of kind mem.
-func (e *encoder) run(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, depth int) ([]byte, error) {
+func (e *encoder) run(b []byte, pl *encPlan, p uptr, mem memKind, depth int) ([]byte, error) {
 	if depth > e.maxDepth {
 		return b, &EncodeError{GoType: pl.rtype.String(), Err: detail(ErrTooDeep, "more than %d levels (a cycle?)", e.maxDepth)}
 	}
@@ -278,7 +277,7 @@ func (e *encoder) run(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, dept
 		if err := e.need(pl.real, nil); err != nil {
 			return b, &EncodeError{GoType: pl.rtype.String(), Err: errors.Unwrap(err)}
 		}
-		comps := unsafe.Slice((*float32)(p), pl.comps)
+		comps := sliceOf((*float32)(p), pl.comps)
 		if e.double && pl.real != TypeColor {
 			b = e.header(b, pl.real, wire.Flag64)
 			for _, x := range comps {
@@ -287,10 +286,10 @@ func (e *encoder) run(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, dept
 			return b, nil
 		}
 		b = e.header(b, pl.real, 0)
-		return wire.AppendUint32s(b, unsafe.Slice((*uint32)(p), pl.comps)), nil
+		return wire.AppendUint32s(b, sliceOf((*uint32)(p), pl.comps)), nil
 	case ekGodot:
 		if pl.direct {
-			return e.value(b, boxAt(pl.typ, *(*unsafe.Pointer)(p)), depth)
+			return e.value(b, boxAt(pl.typ, *(*uptr)(p)), depth)
 		}
 		return e.value(b, boxAt(pl.typ, p), depth)
 	case ekPacked:
@@ -298,7 +297,7 @@ func (e *encoder) run(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, dept
 	case ekRaw:
 		return e.raw(b, *(*[]byte)(p))
 	case ekPtr:
-		q := *(*unsafe.Pointer)(p)
+		q := *(*uptr)(p)
 		if q == nil {
 			return e.header(b, TypeNil, 0), nil
 		}
@@ -327,7 +326,7 @@ func (e *encoder) run(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, dept
 		}
 		return e.arrayOf(b, pl.elem, ct, p, pl.n, mem, depth)
 	case ekMap:
-		return e.mapValue(b, pl, *(*unsafe.Pointer)(p), depth)
+		return e.mapValue(b, pl, *(*uptr)(p), depth)
 	}
 	return b, &EncodeError{GoType: pl.rtype.String(), Err: pl.err}
 }
@@ -336,7 +335,7 @@ func (e *encoder) run(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, dept
 // when p is addressable heap memory; otherwise it gets a heap copy, so that no method can keep a pointer to
 // memory on a stack (see encoder.other). A value-receiver method is called through the *T
 // wrapper, which copies *p before the call, so it never sees p either.
-func (e *encoder) callMarshaler(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, depth int) ([]byte, error) {
+func (e *encoder) callMarshaler(b []byte, pl *encPlan, p uptr, mem memKind, depth int) ([]byte, error) {
 	recv := noescape(p)
 	if pl.marshal == mPtr && mem != memHeap {
 		c := reflect.New(pl.rtype)
@@ -365,7 +364,7 @@ func (e *encoder) raw(b []byte, r []byte) ([]byte, error) {
 		return e.header(b, TypeNil, 0), nil
 	}
 	// Decode copies whatever it keeps, so it may read r where it lies.
-	check := unsafe.Slice((*byte)(noescape(unsafe.Pointer(unsafe.SliceData(r)))), len(r))
+	check := sliceOf((*byte)(noescape(uptr(sliceData(r)))), len(r))
 	_, n, err := DecodeMode{o: DecodeOptions{Dialect: e.d, AllowObjects: true, MaxDepth: e.maxDepth}}.Decode(check)
 	if err != nil {
 		return b, &EncodeError{GoType: "godot.RawVariant", Err: detail(ErrUnsupported, "not a valid %s Variant: %v", e.d, err)}
@@ -377,12 +376,12 @@ func (e *encoder) raw(b []byte, r []byte) ([]byte, error) {
 }
 
 type sliceHeader struct {
-	data unsafe.Pointer
+	data uptr
 	len  int
 	cap  int
 }
 
-func loadInt(p unsafe.Pointer, size uintptr) int64 {
+func loadInt(p uptr, size uintptr) int64 {
 	switch size {
 	case 1:
 		return int64(*(*int8)(p))
@@ -394,7 +393,7 @@ func loadInt(p unsafe.Pointer, size uintptr) int64 {
 	return *(*int64)(p)
 }
 
-func loadUint(p unsafe.Pointer, size uintptr) uint64 {
+func loadUint(p uptr, size uintptr) uint64 {
 	switch size {
 	case 1:
 		return uint64(*(*uint8)(p))
@@ -407,7 +406,7 @@ func loadUint(p unsafe.Pointer, size uintptr) uint64 {
 }
 
 // arrayOf writes an Array of n elements of plan elem stored contiguously from data.
-func (e *encoder) arrayOf(b []byte, elem *encPlan, ct ContainerType, data unsafe.Pointer, n int, mem memKind, depth int) ([]byte, error) {
+func (e *encoder) arrayOf(b []byte, elem *encPlan, ct ContainerType, data uptr, n int, mem memKind, depth int) ([]byte, error) {
 	start := len(b)
 	var flags uint32
 	if ct.Kind != ContainerNone {
@@ -423,14 +422,14 @@ func (e *encoder) arrayOf(b []byte, elem *encPlan, ct ContainerType, data unsafe
 	b = wire.AppendUint32(b, uint32(n))
 	for i := range n {
 		var err error
-		if b, err = e.run(b, elem, unsafe.Add(data, uintptr(i)*elem.size), mem, depth+1); err != nil {
+		if b, err = e.run(b, elem, addPtr(data, uintptr(i)*elem.size), mem, depth+1); err != nil {
 			return b[:start], prependPath(err, "["+itoa(i)+"]")
 		}
 	}
 	return b, nil
 }
 
-func (e *encoder) structValue(b []byte, pl *encPlan, p unsafe.Pointer, mem memKind, depth int) ([]byte, error) {
+func (e *encoder) structValue(b []byte, pl *encPlan, p uptr, mem memKind, depth int) ([]byte, error) {
 	start := len(b)
 	b = e.header(b, TypeDictionary, 0)
 	cnt := len(b)
@@ -441,7 +440,7 @@ func (e *encoder) structValue(b []byte, pl *encPlan, p unsafe.Pointer, mem memKi
 		fp, fmem := p, mem
 		if len(f.steps) > 0 {
 			for _, s := range f.steps {
-				fp = *(*unsafe.Pointer)(unsafe.Add(fp, s.off))
+				fp = *(*uptr)(addPtr(fp, s.off))
 				fmem = fmem.pointee()
 				if fp == nil {
 					break
@@ -451,7 +450,7 @@ func (e *encoder) structValue(b []byte, pl *encPlan, p unsafe.Pointer, mem memKi
 				continue // a field promoted through a nil embedded pointer: absent, as in encoding/json
 			}
 		}
-		fp = unsafe.Add(fp, f.offset)
+		fp = addPtr(fp, f.offset)
 		if f.omitEmpty && isEmpty(f.plan, fp) {
 			continue
 		}
@@ -468,7 +467,7 @@ func (e *encoder) structValue(b []byte, pl *encPlan, p unsafe.Pointer, mem memKi
 
 // isEmpty implements omitempty, as encoding/json defines empty: false, 0, "", a nil pointer or
 // interface, and an array, slice or map of length zero.
-func isEmpty(pl *encPlan, p unsafe.Pointer) bool {
+func isEmpty(pl *encPlan, p uptr) bool {
 	switch pl.rtype.Kind() {
 	case reflect.Bool:
 		return !*(*bool)(p)
@@ -487,18 +486,18 @@ func isEmpty(pl *encPlan, p unsafe.Pointer) bool {
 	case reflect.Array:
 		return pl.rtype.Len() == 0
 	case reflect.Pointer:
-		return *(*unsafe.Pointer)(p) == nil
+		return *(*uptr)(p) == nil
 	case reflect.Interface:
 		return *(*any)(p) == nil
 	case reflect.Map:
-		m := *(*unsafe.Pointer)(p)
+		m := *(*uptr)(p)
 		return m == nil || reflect.ValueOf(boxAt(pl.typ, noescape(m))).Len() == 0
 	}
 	return false
 }
 
 // mapValue writes a Go map as a Dictionary with its keys in a deterministic order.
-func (e *encoder) mapValue(b []byte, pl *encPlan, m unsafe.Pointer, depth int) ([]byte, error) {
+func (e *encoder) mapValue(b []byte, pl *encPlan, m uptr, depth int) ([]byte, error) {
 	start := len(b)
 	b = e.header(b, TypeDictionary, 0)
 	if m == nil {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
 )
@@ -30,7 +29,7 @@ var (
 )
 
 // typeWord returns the runtime type word of t, as it appears in interface values.
-func typeWord(t reflect.Type) unsafe.Pointer {
+func typeWord(t reflect.Type) uptr {
 	return typeOf(reflect.New(t).Elem().Interface())
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"unsafe"
 
 	"github.com/gamewire/gamewire/godot/wire"
 )
@@ -416,7 +415,7 @@ func (dec *decoder) skip(off, depth int) (int, error) {
 }
 
 // into decodes the Variant at off into the value of plan pl at p and returns the offset after it.
-func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, error) {
+func (dec *decoder) into(pl *decPlan, p uptr, off, depth int) (int, error) {
 	h, t, err := dec.head(off, depth)
 	if err != nil {
 		return 0, err
@@ -506,7 +505,7 @@ func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, er
 			if len(dec.buf)-off-4 < 8*n {
 				return 0, dec.short(off+4, t, 8*n)
 			}
-			c := unsafe.Slice((*float32)(p), n)
+			c := sliceOf((*float32)(p), n)
 			for i := range c {
 				c[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(dec.buf[off+4+8*i:])))
 			}
@@ -515,7 +514,7 @@ func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, er
 		if len(dec.buf)-off-4 < 4*n {
 			return 0, dec.short(off+4, t, 4*n)
 		}
-		wire.CopyUint32s(unsafe.Slice((*uint32)(p), n), dec.buf[off+4:])
+		wire.CopyUint32s(sliceOf((*uint32)(p), n), dec.buf[off+4:])
 		return off + 4 + 4*n, nil
 
 	case dkGodot:
@@ -552,16 +551,16 @@ func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, er
 
 	case dkPtr:
 		if t == TypeNil {
-			*(*unsafe.Pointer)(p) = nil
+			*(*uptr)(p) = nil
 			return off + 4, nil
 		}
-		q := *(*unsafe.Pointer)(p)
+		q := *(*uptr)(p)
 		if q == nil {
 			if size := sizeClass(int(pl.elem.size)); !dec.charge(size) {
 				return 0, dec.fail(off, t, true, dec.allocErr(pl.rtype.String(), size))
 			}
 			q = reflect.New(pl.rtype.Elem()).UnsafePointer()
-			*(*unsafe.Pointer)(p) = q
+			*(*uptr)(p) = q
 		}
 		return dec.into(pl.elem, q, off, depth+pl.elemIndirect)
 
@@ -577,7 +576,7 @@ func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, er
 	case dkMap:
 		switch t {
 		case TypeNil:
-			*(*unsafe.Pointer)(p) = nil
+			*(*uptr)(p) = nil
 			return off + 4, nil
 		case TypeDictionary:
 			return dec.mapValue(pl, p, off, depth, h)
@@ -587,7 +586,7 @@ func (dec *decoder) into(pl *decPlan, p unsafe.Pointer, off, depth int) (int, er
 	return 0, dec.fail(off, t, true, pl.err)
 }
 
-func (dec *decoder) unmarshaler(pl *decPlan, p unsafe.Pointer, off, depth int, t Type) (int, error) {
+func (dec *decoder) unmarshaler(pl *decPlan, p uptr, off, depth int, t Type) (int, error) {
 	v, next, err := dec.value(off, depth)
 	if err != nil {
 		return 0, err
@@ -599,7 +598,7 @@ func (dec *decoder) unmarshaler(pl *decPlan, p unsafe.Pointer, off, depth int, t
 	return next, nil
 }
 
-func (dec *decoder) iface(pl *decPlan, p unsafe.Pointer, off, depth int, t Type) (int, error) {
+func (dec *decoder) iface(pl *decPlan, p uptr, off, depth int, t Type) (int, error) {
 	if pl.rtype.NumMethod() == 0 {
 		v, next, err := dec.value(off, depth)
 		if err != nil {
@@ -629,7 +628,7 @@ func (dec *decoder) iface(pl *decPlan, p unsafe.Pointer, off, depth int, t Type)
 }
 
 // storeInt stores an integer into an int, uint or float destination, checking its range.
-func storeInt(pl *decPlan, p unsafe.Pointer, x int64) error {
+func storeInt(pl *decPlan, p uptr, x int64) error {
 	switch pl.kind {
 	case dkInt:
 		switch pl.size {
@@ -683,7 +682,7 @@ func overflow(x any, pl *decPlan) error {
 
 // storeFloat stores a float into a float destination, or into an integer one if it holds an
 // integer.
-func storeFloat(pl *decPlan, p unsafe.Pointer, f float64) error {
+func storeFloat(pl *decPlan, p uptr, f float64) error {
 	switch pl.kind {
 	case dkFloat:
 		if pl.size == 4 {
@@ -708,13 +707,13 @@ func storeFloat(pl *decPlan, p unsafe.Pointer, f float64) error {
 }
 
 // typedmemclr zeroes the value of type t at p.
-func typedmemclr(t reflect.Type, p unsafe.Pointer) {
+func typedmemclr(t reflect.Type, p uptr) {
 	reflect.NewAt(t, p).Elem().SetZero()
 }
 
 // assignGodot stores a generically decoded value v into a destination of one of this package's
 // types, accepting the forms that mean the same thing.
-func assignGodot(t reflect.Type, p unsafe.Pointer, v any) bool {
+func assignGodot(t reflect.Type, p uptr, v any) bool {
 	dst := reflect.NewAt(t, p).Elem()
 	vt := reflect.TypeOf(v)
 	if vt == t {
@@ -757,7 +756,7 @@ func assignGodot(t reflect.Type, p unsafe.Pointer, v any) bool {
 
 // assignValue stores a generically decoded value into the destination of plan pl (used for the
 // elements of packed arrays that are decoded element by element).
-func assignValue(pl *decPlan, p unsafe.Pointer, v any) error {
+func assignValue(pl *decPlan, p uptr, v any) error {
 	switch x := v.(type) {
 	case int64:
 		return storeInt(pl, p, x)
@@ -781,10 +780,10 @@ func assignValue(pl *decPlan, p unsafe.Pointer, v any) error {
 			return nil
 		}
 	case dkPtr:
-		q := *(*unsafe.Pointer)(p)
+		q := *(*uptr)(p)
 		if q == nil {
 			q = reflect.New(pl.rtype.Elem()).UnsafePointer()
-			*(*unsafe.Pointer)(p) = q
+			*(*uptr)(p) = q
 		}
 		return assignValue(pl.elem, q, v)
 	}
@@ -793,7 +792,7 @@ func assignValue(pl *decPlan, p unsafe.Pointer, v any) error {
 
 // sliceFor makes the slice at p (of plan pl, a slice type) n elements long, reusing its capacity,
 // and returns its data. Reused elements are zeroed when zero is set.
-func sliceFor(pl *decPlan, p unsafe.Pointer, n int, zero bool) unsafe.Pointer {
+func sliceFor(pl *decPlan, p uptr, n int, zero bool) uptr {
 	h := (*sliceHeader)(p)
 	if h.data != nil && h.cap >= n {
 		h.len = n
@@ -801,7 +800,7 @@ func sliceFor(pl *decPlan, p unsafe.Pointer, n int, zero bool) unsafe.Pointer {
 			if pl.elemPointers {
 				reflect.NewAt(pl.rtype, p).Elem().Clear()
 			} else {
-				clear(unsafe.Slice((*byte)(h.data), uintptr(n)*pl.elem.size))
+				clear(sliceOf((*byte)(h.data), uintptr(n)*pl.elem.size))
 			}
 		}
 		return h.data
@@ -812,7 +811,7 @@ func sliceFor(pl *decPlan, p unsafe.Pointer, n int, zero bool) unsafe.Pointer {
 }
 
 // sequence decodes an Array or a packed array into a slice or array.
-func (dec *decoder) sequence(pl *decPlan, p unsafe.Pointer, off, depth int, h uint32, t Type) (int, error) {
+func (dec *decoder) sequence(pl *decPlan, p uptr, off, depth int, h uint32, t Type) (int, error) {
 	switch {
 	case t == TypeNil:
 		if pl.kind == dkSlice {
@@ -840,7 +839,7 @@ func (dec *decoder) sequence(pl *decPlan, p unsafe.Pointer, off, depth int, h ui
 }
 
 // arrayInto decodes an Array, typed or not, element by element.
-func (dec *decoder) arrayInto(pl *decPlan, p unsafe.Pointer, off, depth int, h uint32) (int, error) {
+func (dec *decoder) arrayInto(pl *decPlan, p uptr, off, depth int, h uint32) (int, error) {
 	q := off + 4
 	if dec.d == Godot4 {
 		kind := ContainerKind(h >> wire.ContainerKeyShift & wire.ContainerKindMask)
@@ -869,7 +868,7 @@ func (dec *decoder) arrayInto(pl *decPlan, p unsafe.Pointer, off, depth int, h u
 	for i := range n {
 		var err error
 		if i < keep {
-			q, err = dec.into(pl.elem, unsafe.Add(data, uintptr(i)*pl.elem.size), q, depth+1)
+			q, err = dec.into(pl.elem, addPtr(data, uintptr(i)*pl.elem.size), q, depth+1)
 		} else {
 			q, err = dec.skip(q, depth+1)
 		}
@@ -917,7 +916,7 @@ func (dec *decoder) shortSeq(q, n, depth int, t Type, pairs bool) error {
 // seqStorage returns where the n decoded elements go and how many of them are kept: all of them
 // in a slice; for an array, the first len ones (the rest of the array is zeroed). A new slice is
 // charged to the allocation budget.
-func (dec *decoder) seqStorage(pl *decPlan, p unsafe.Pointer, n int, zero bool) (unsafe.Pointer, int, error) {
+func (dec *decoder) seqStorage(pl *decPlan, p uptr, n int, zero bool) (uptr, int, error) {
 	if pl.kind == dkSlice {
 		if h := (*sliceHeader)(p); h.data == nil || h.cap < n {
 			size := int(pl.elem.size)
@@ -934,7 +933,7 @@ func (dec *decoder) seqStorage(pl *decPlan, p unsafe.Pointer, n int, zero bool) 
 }
 
 // packedInto copies a packed array whose elements have the destination's memory layout.
-func (dec *decoder) packedInto(pl *decPlan, p unsafe.Pointer, off int, t Type) (int, error) {
+func (dec *decoder) packedInto(pl *decPlan, p uptr, off int, t Type) (int, error) {
 	q := off + 4
 	elemBytes := int(pl.elem.size)
 	var n, end int
@@ -959,12 +958,12 @@ func (dec *decoder) packedInto(pl *decPlan, p unsafe.Pointer, off int, t Type) (
 		return 0, dec.fail(q, t, true, err)
 	}
 	if keep > 0 {
-		dst := unsafe.Slice((*byte)(data), keep*elemBytes)
+		dst := sliceOf((*byte)(data), keep*elemBytes)
 		switch pl.packedWord {
 		case 8:
-			wire.CopyUint64s(unsafe.Slice((*uint64)(data), keep*elemBytes/8), src)
+			wire.CopyUint64s(sliceOf((*uint64)(data), keep*elemBytes/8), src)
 		case 4:
-			wire.CopyUint32s(unsafe.Slice((*uint32)(data), keep*elemBytes/4), src)
+			wire.CopyUint32s(sliceOf((*uint32)(data), keep*elemBytes/4), src)
 		default:
 			copy(dst, src)
 		}
@@ -973,7 +972,7 @@ func (dec *decoder) packedInto(pl *decPlan, p unsafe.Pointer, off int, t Type) (
 }
 
 // stringsInto decodes a PackedStringArray into a slice or array of strings.
-func (dec *decoder) stringsInto(pl *decPlan, p unsafe.Pointer, off int) (int, error) {
+func (dec *decoder) stringsInto(pl *decPlan, p uptr, off int) (int, error) {
 	q := off + 4
 	t := TypePackedStringArray
 	cnt, ok := dec.u32(q)
@@ -1001,7 +1000,7 @@ func (dec *decoder) stringsInto(pl *decPlan, p unsafe.Pointer, off int) (int, er
 			return 0, prependPath(dec.fail(q, t, true, err), "["+itoa(i)+"]")
 		}
 		if i < keep {
-			*(*string)(unsafe.Add(data, uintptr(i)*pl.elem.size)) = s
+			*(*string)(addPtr(data, uintptr(i)*pl.elem.size)) = s
 		}
 		q = next
 	}
@@ -1010,7 +1009,7 @@ func (dec *decoder) stringsInto(pl *decPlan, p unsafe.Pointer, off int) (int, er
 
 // packedElements decodes a packed array into a slice or array whose elements have another
 // layout, element by element (a PoolIntArray into []int64, a PackedVector3Array into []any …).
-func (dec *decoder) packedElements(pl *decPlan, p unsafe.Pointer, off, depth int, t Type) (int, error) {
+func (dec *decoder) packedElements(pl *decPlan, p uptr, off, depth int, t Type) (int, error) {
 	v, next, err := dec.value(off, depth)
 	if err != nil {
 		return 0, err
@@ -1027,7 +1026,7 @@ func (dec *decoder) packedElements(pl *decPlan, p unsafe.Pointer, off, depth int
 			return 0, dec.fail(off, t, true, dec.allocErr(fmt.Sprintf("%d elements of %s", keep, pl.elem.rtype), keep*size))
 		}
 	}
-	at := func(i int) unsafe.Pointer { return unsafe.Add(data, uintptr(i)*pl.elem.size) }
+	at := func(i int) uptr { return addPtr(data, uintptr(i)*pl.elem.size) }
 	for i := range keep {
 		var err error
 		switch s := v.(type) {
@@ -1052,7 +1051,7 @@ func (dec *decoder) packedElements(pl *decPlan, p unsafe.Pointer, off, depth int
 }
 
 // structValue decodes a Dictionary into a struct.
-func (dec *decoder) structValue(pl *decPlan, p unsafe.Pointer, off, depth int, h uint32) (int, error) {
+func (dec *decoder) structValue(pl *decPlan, p uptr, off, depth int, h uint32) (int, error) {
 	q, n, err := dec.dictHeader(off, depth, h)
 	if err != nil {
 		return 0, err
@@ -1097,7 +1096,7 @@ func (dec *decoder) structValue(pl *decPlan, p unsafe.Pointer, off, depth int, h
 		f := &pl.fields[field]
 		fp := p
 		for _, s := range f.steps {
-			ptr := (*unsafe.Pointer)(unsafe.Add(fp, s.off))
+			ptr := (*uptr)(addPtr(fp, s.off))
 			if *ptr == nil {
 				if size := sizeClass(int(s.elem.Size())); !dec.charge(size) {
 					return 0, prependPath(dec.fail(vq, kt, true, dec.allocErr(s.elem.String(), size)), "."+f.goName)
@@ -1106,7 +1105,7 @@ func (dec *decoder) structValue(pl *decPlan, p unsafe.Pointer, off, depth int, h
 			}
 			fp = *ptr
 		}
-		q, err = dec.into(f.plan, unsafe.Add(fp, f.offset), vq, depth+1)
+		q, err = dec.into(f.plan, addPtr(fp, f.offset), vq, depth+1)
 		if err != nil {
 			return 0, prependPath(err, "."+f.goName)
 		}
@@ -1182,7 +1181,7 @@ func (dec *decoder) dictHeader(off, depth int, h uint32) (int, int, error) {
 }
 
 // mapValue decodes a Dictionary into a map.
-func (dec *decoder) mapValue(pl *decPlan, p unsafe.Pointer, off, depth int, h uint32) (int, error) {
+func (dec *decoder) mapValue(pl *decPlan, p uptr, off, depth int, h uint32) (int, error) {
 	q, n, err := dec.dictHeader(off, depth, h)
 	if err != nil {
 		return 0, err

@@ -141,7 +141,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 type inputFlags struct{ format *string }
 
 func addInputFlags(fs *flag.FlagSet) inputFlags {
-	return inputFlags{fs.String("format", "auto", "input `encoding`: auto, hex, base64 or raw (auto also reads xxd, hexdump -C, od -Ax -tx1 and Wireshark dumps)")}
+	return inputFlags{fs.String("format", "auto", "input `encoding`: auto, hex, hexdump, base64 or raw (auto also reads xxd, hexdump -C, od -Ax -tx1 and Wireshark dumps)")}
 }
 
 // read reads the bytes of the positional argument: a file, hex when no file has that name, or

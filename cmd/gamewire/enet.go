@@ -56,8 +56,7 @@ func enetExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	c, ok := enetCompressor(*compress)
 	if !ok {
-		fmt.Fprintf(stderr, "gamewire enet explain: --compress: unknown %q (%s)\n", *compress, compressNames)
-		return errUsage
+		return usagef("--compress %q: want %s", *compress, compressNames)
 	}
 	b, err := in.read(fs, stdin)
 	if err != nil {
@@ -128,14 +127,12 @@ func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
-		fmt.Fprintf(stderr, "gamewire enet echo: --log: %v\n", err)
-		return errUsage
+		return asUsage("log", err)
 	}
 	opts := &enet.HostOptions{Channels: *channels, MaxConns: *maxConns, Checksum: *checksum, MTU: *mtu}
 	c, ok := enetCompressor(*compress)
 	if !ok {
-		fmt.Fprintf(stderr, "gamewire enet echo: --compress: unknown %q (%s)\n", *compress, compressNames)
-		return errUsage
+		return usagef("--compress %q: want %s", *compress, compressNames)
 	}
 	opts.Compressor = c
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))

@@ -172,7 +172,7 @@ func TestEnetExplain(t *testing.T) {
 	if c := run([]string{"enet", "explain", connect}, strings.NewReader(""), &out, &errb); c != 0 {
 		t.Fatalf("exit %d: %s", c, errb.String())
 	}
-	for _, want := range []string{"1 commands [CONNECT]", "  48 +4      data u32 = 1234", "   0.4+12    peerID u12 = 4095"} {
+	for _, want := range []string{"1 command [CONNECT]", "  48 +4      data u32 = 1234", "   0.4+12    peerID u12 = 4095"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -266,6 +266,9 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 func writeFields3(w io.Writer, fs []*explain.Field, depth int) {
 	for _, f := range fs {
 		text := f.Text
+		if text == "" && f.Value != nil {
+			text = fmt.Sprint(f.Value) // the model's value when it has no text of its own
+		}
 		if f.Note != "" {
 			text += " (" + f.Note + ")"
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/gamewire/gamewire/explain"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,17 +76,26 @@ func TestGodotMPServeTraceDecode(t *testing.T) {
 	if st := run([]string{"godot", "mp", "explain", trace}, nil, &ex, &errb); st != 0 {
 		t.Fatalf("explain exit %d: %s", st, errb.String())
 	}
-	for _, want := range []string{"packet 2 (in, peer", "peer-id message", "SIMPLIFY_PATH", `node path "Lobby"`, "argument count 1"} {
+	for _, want := range []string{"packet 2 (in, peer", "peer-id message", "SIMPLIFY_PATH", `node path: "Lobby"`, "argument count: 1"} {
 		if !strings.Contains(ex.String(), want) {
 			t.Errorf("explain output lacks %q:\n%s", want, ex.String())
 		}
+	}
+	// --json: one frame a line, the trace's direction and peer in its context.
+	ex.Reset()
+	if st := run([]string{"godot", "mp", "explain", "--json", trace}, nil, &ex, &errb); st != 0 {
+		t.Fatalf("explain --json exit %d: %s", st, errb.String())
+	}
+	frames := jsonLines[explain.Frame](t, ex.String())
+	if len(frames) < 3 || frames[0].Context["dir"] != "id" || frames[1].Context["peer"] == "" || frames[1].Index != 1 || frames[1].Format != "multiplayer" {
+		t.Errorf("explain --json:\n%s", ex.String())
 	}
 }
 
 func TestGodotMPExplainHex(t *testing.T) {
 	var out, errb bytes.Buffer
 	st := run([]string{"godot", "mp", "explain"}, strings.NewReader("04 00 02000000 05000000 00000000 02000000 5000 0203"), &out, &errb)
-	if st != 0 || !strings.Contains(out.String(), "SPAWN") || !strings.Contains(out.String(), `node name "P"`) {
+	if st != 0 || !strings.Contains(out.String(), "SPAWN") || !strings.Contains(out.String(), `node name: "P"`) {
 		t.Fatalf("exit %d\n%s%s", st, out.String(), errb.String())
 	}
 	out.Reset()
@@ -95,5 +105,55 @@ func TestGodotMPExplainHex(t *testing.T) {
 	}
 	if st := run([]string{"godot", "mp", "nope"}, nil, &out, &errb); st != 2 {
 		t.Fatalf("unknown verb: exit %d", st)
+	}
+}
+
+// TestGodotMPServeENet: "godot mp serve --transport enet" serves the lobby to a Go client over
+// ENet, as a Godot 4 client with an ENetMultiplayerPeer connects.
+func TestGodotMPServeENet(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	old, oldStarted := serveContext, mpServeStarted
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	addrs := make(chan string, 1)
+	mpServeStarted = func(a string) { addrs <- a }
+	t.Cleanup(func() { serveContext, mpServeStarted = old, oldStarted })
+	code := make(chan int, 1)
+	var out, logs lockedBuffer
+	go func() {
+		code <- run([]string{"godot", "mp", "serve", "--transport", "enet", "--godot", "4", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &logs)
+	}()
+	var addr string
+	select {
+	case addr = <-addrs:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("not started: %s", logs.String())
+	}
+	said := make(chan string, 4)
+	node := multiplayer.MustNode("Lobby",
+		multiplayer.RPC{Name: "join", Mode: multiplayer.ModeAnyPeer}, multiplayer.RPC{Name: "say", Mode: multiplayer.ModeAnyPeer},
+		multiplayer.RPC{Name: "welcome"}, multiplayer.RPC{Name: "joined"}, multiplayer.RPC{Name: "left"},
+		multiplayer.RPC{Name: "said", Handler: func(p *multiplayer.Peer, id int32, name, text string) { said <- name + ": " + text }})
+	c, err := multiplayer.DialENet(ctx, addr, &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{node}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-c.Connected()
+	c.RPCID(1, node, "join", "gopher")
+	c.RPCID(1, node, "say", "hello over ENet")
+	select {
+	case s := <-said:
+		if s != "gopher: hello over ENet" {
+			t.Fatal(s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no chat")
+	}
+	c.Close(context.Background())
+	cancel()
+	if st := <-code; st != 0 {
+		t.Fatalf("exit %d: %s", st, logs.String())
+	}
+	if !strings.Contains(out.String(), "enet://127.0.0.1:") {
+		t.Errorf("output: %s", out.String())
 	}
 }

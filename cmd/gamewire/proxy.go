@@ -39,13 +39,14 @@ func portsFlag(s string) ([]uint16, error) {
 }
 
 // inspectCapture prints the GSF frames of a pcap or pcapng capture, each described as gsf
-// decode (or explain) describes a frame: opts and write are theirs.
-func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, stdout io.Writer) error {
+// decode (or explain) describes a frame: opts and write are theirs; model prints each frame's
+// explanation in the one model's text form instead of write's (gsf explain).
+func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, model bool, stdout io.Writer) error {
 	ps, err := portsFlag(ports)
 	if err != nil {
 		return err
 	}
-	pr := &gsftap.Printer{W: stdout, JSON: asJSON, Explain: opts, Text: write, Location: time.UTC}
+	pr := &gsftap.Printer{W: stdout, JSON: asJSON, Explain: opts, Text: write, Model: model, Location: time.UTC}
 	var printErr error
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if printErr == nil {
@@ -120,7 +121,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	upstream := fs.String("upstream", "", "the server's `host:port` (required)")
 	asJSON := fs.Bool("json", false, "print JSON Lines: one object per frame or event, with time, connection id and direction")
 	bits := fs.Bool("bits", false, "explain every frame bit by bit (as gsf explain) instead of the summary of gsf decode")
-	maxFrame := fs.Int("max-frame", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded")
+	maxFrame := fs.Int("max-message-bytes", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded (-1: no limit but the format's, 2^28-1)")
 	strict := fs.Bool("strict", true, "report a catalog body with bits left over (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	maxConns := fs.Int("max-conns", capture.DefaultMaxConns, "proxy at most this many connections at once (-1: no limit)")
@@ -143,7 +144,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	// The description of gsf decode: catalog bodies field by field, others dumped.
 	opts := messages.ExplainOptions(messages.Options{Strict: *strict, MaxFields: *maxFields})
-	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write, Explain: opts, Location: time.UTC}
+	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write, Model: *bits, Explain: opts, Location: time.UTC}
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if err := pr.Print(r); err != nil {
 			logger.Error("gamewire gsf proxy: cannot print", "err", err)

@@ -5,16 +5,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/gamewire/gamewire/explain"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 )
 
@@ -22,6 +26,12 @@ import (
 // returns its address and a function that stops it and returns its exit status, output and
 // log.
 func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func() (int, string, string)) {
+	addr, stop, _ := startProxyCmdOut(t, upstream, args...)
+	return addr, stop
+}
+
+// startProxyCmdOut is startProxyCmd that also returns the proxy's output as it grows.
+func startProxyCmdOut(t *testing.T, upstream string, args ...string) (string, func() (int, string, string), *lockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	old := serveContext
@@ -48,7 +58,7 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 			t.Fatal("gamewire gsf proxy does not stop")
 			return 0, "", ""
 		}
-	}
+	}, out
 }
 
 // demoCalls are "gamewire call" runs against the demo server: the protocol documentation's
@@ -92,9 +102,14 @@ func TestProxyCommand(t *testing.T) {
 	}
 
 	// JSON Lines.
-	addr, stop = startProxyCmd(t, serveAddr, "--json")
+	addr, stop, jsonOut := startProxyCmdOut(t, serveAddr, "--json")
 	if _, errOut, code := runCLI(t, "", append([]string{"call", "--addr", addr}, demoCalls[0]...)...); code != 0 {
 		t.Fatal(errOut)
+	}
+	// The proxy prints the connection's close once it has seen it: stopping it before would race
+	// with the records still on their way.
+	if _, _, ok := jsonOut.waitMatch(regexp.MustCompile(`"kind":"close"`), nil, 10*time.Second); !ok {
+		t.Errorf("no close record:\n%s", jsonOut.String())
 	}
 	code, out, logs = stop()
 	if code != 0 {
@@ -151,13 +166,27 @@ func TestCaptureServeCall(t *testing.T) {
 	// -Z root: keep the privileges, so that tcpdump may write into the test's directory.
 	// Not --immediate-mode: with it, libpcap's ring holds a few packets of the full snap
 	// length, and a burst of loopback packets overflows it; the default ring with -B 16 MiB
-	// holds them all, and -U writes each packet once tcpdump has it.
-	cmd := exec.Command(tcpdump, "-i", "lo", "-w", file, "-Z", "root", "-B", "16384", "-U",
+	// holds them all, and -U writes each packet once tcpdump has it. --print -l also prints
+	// each packet, a line at a time: the test counts the FINs there.
+	cmd := exec.Command(tcpdump, "-i", "lo", "-w", file, "-Z", "root", "-B", "16384", "-U", "--print", "-l", "-n",
 		"--time-stamp-precision=nano", "tcp port "+servePort+" or tcp port "+proxyPort)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fins := make(chan struct{}, 1000) // a FIN packet went through tcpdump
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Flags [F") {
+				fins <- struct{}{}
+			}
+		}
+	}()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -204,13 +233,17 @@ func TestCaptureServeCall(t *testing.T) {
 	stopProxy()
 	stopServe()
 	// Every call appears twice through the proxy (client → proxy, proxy → server) and once
-	// directly: 3 connections per call, each with its request and its response. tcpdump
-	// writes the packets as it reads them; wait until they are all in the file.
+	// directly: 3 connections per call, each with its request and its response and a FIN
+	// each way. tcpdump writes the packets as it reads them, and prints them: once it has
+	// printed every FIN, the packets that matter are in (SIGTERM makes it flush the file).
 	wantConns := 3 * len(demoCalls)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		out, _, _ := runCLI(t, "", "gsf", "decode", file)
-		if strings.Count(out, " close client ") == wantConns || time.Now().After(deadline) {
-			break
+	timeout := time.After(20 * time.Second)
+	for n := 0; n < 2*wantConns; n++ {
+		select {
+		case <-fins:
+		case <-timeout:
+			t.Errorf("tcpdump printed %d FINs of %d in 20 s", n, 2*wantConns)
+			n = 2 * wantConns
 		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
@@ -260,25 +293,26 @@ func TestCaptureServeCall(t *testing.T) {
 	var answered int
 	for line := range strings.Lines(out) {
 		var r struct {
-			Kind  string `json:"kind"`
-			Conn  uint64 `json:"conn"`
-			Dir   string `json:"dir"`
-			Frame struct {
-				Header struct {
-					Flags     int32 `json:"flags"`
-					RequestID int32 `json:"requestId"`
-				} `json:"header"`
-			} `json:"frame"`
+			Kind  string        `json:"kind"`
+			Conn  uint64        `json:"conn"`
+			Dir   string        `json:"dir"`
+			Frame explain.Frame `json:"frame"`
 		}
 		json.Unmarshal([]byte(line), &r)
 		if r.Kind != "frame" {
 			continue
 		}
-		k := key{r.Conn, r.Frame.Header.RequestID}
+		header := map[string]int32{}
+		for _, f := range r.Frame.Fields {
+			if v, ok := f.Value.(float64); ok {
+				header[f.Name] = int32(v)
+			}
+		}
+		k := key{r.Conn, header["requestId"]}
 		switch {
-		case r.Dir == "c2s" && r.Frame.Header.Flags&1 == 0:
+		case r.Dir == "c2s" && header["flags"]&1 == 0:
 			pending[k] = true
-		case r.Dir == "s2c" && r.Frame.Header.Flags&1 == 1 && pending[k]:
+		case r.Dir == "s2c" && header["flags"]&1 == 1 && pending[k]:
 			delete(pending, k)
 			answered++
 		default:
@@ -295,7 +329,7 @@ func TestCaptureServeCall(t *testing.T) {
 func TestDecodeCaptureFile(t *testing.T) {
 	const file = "../../capture/testdata/serve-call.pcap"
 	out, errOut, code := runCLI(t, "", "gsf", "explain", file)
-	if code != 0 || !strings.Contains(out, "  Bit  31:     [0000001000110110]   -> msgType = 566 (GET_CLIENT_VERSION_INFO)\n") {
+	if code != 0 || !strings.Contains(out, "       31    16    bits                 msgType: msgType = 566 (GET_CLIENT_VERSION_INFO)  [0000001000110110]\n") {
 		t.Errorf("explain: exit %d %s\n%s", code, errOut, out)
 	}
 	// A real pcapng file (Wireshark's dumpcap).
@@ -386,5 +420,73 @@ func TestDecodeCaptureSnaplen(t *testing.T) {
 	out, errOut, code = runCLI(t, "", "gsf", "decode", s80)
 	if code != 0 || !strings.Contains(out, "snaplen (80 bytes) cut 2 of its 20 TCP segments: 16 bytes") || !strings.Contains(out, "0c 20 c2 78 5e 18 12 00 70 69 6e 67 00") {
 		t.Errorf("-s 80: exit %d, %s\n%s", code, errOut, out)
+	}
+}
+
+// reversedCapture writes a capture of one connection whose client sends frame n times, one
+// frame per segment, the segments after the handshake in reverse order.
+func reversedCapture(t *testing.T, frame []byte, n int) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := pcapgo.NewWriter(&out)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	type seg struct {
+		c2s, syn bool
+		seq      uint32
+		payload  []byte
+	}
+	segs := []seg{{c2s: true, syn: true}, {syn: true}}
+	var data []seg
+	for i := range n {
+		data = append(data, seg{c2s: true, seq: 1 + uint32(i*len(frame)), payload: frame})
+	}
+	slices.Reverse(data)
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, s := range append(segs, data...) {
+		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IP{10, 0, 0, 1}, DstIP: net.IP{10, 0, 0, 2}}
+		tcp := &layers.TCP{SrcPort: 40000, DstPort: 7566, Seq: 1000 + s.seq, ACK: !s.syn || !s.c2s, SYN: s.syn, Window: 65535}
+		if !s.c2s {
+			ip.SrcIP, ip.DstIP = ip.DstIP, ip.SrcIP
+			tcp.SrcPort, tcp.DstPort = tcp.DstPort, tcp.SrcPort
+		}
+		tcp.SetNetworkLayerForChecksum(ip)
+		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{0, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{0, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
+		buf := gopacket.NewSerializeBuffer()
+		if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, tcp, gopacket.Payload(s.payload)); err != nil {
+			t.Fatal(err)
+		}
+		ci := gopacket.CaptureInfo{Timestamp: base.Add(time.Duration(i) * time.Millisecond), CaptureLength: len(buf.Bytes()), Length: len(buf.Bytes())}
+		if err := w.WritePacket(ci, buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
+}
+
+// TestDecodeCaptureReorderWindow: 300 ECHO frames whose segments arrive in reverse order read
+// whole by default; with --reorder-window too small for them, the bytes given up on are a
+// problem with their range, and the late segments are counted.
+func TestDecodeCaptureReorderWindow(t *testing.T) {
+	echo := []byte{0x0c, 0x20, 0xc2, 0x78, 0x5e, 0x18, 0x12, 0x00, 0x70, 0x69, 0x6e, 0x67, 0x00}
+	file := filepath.Join(t.TempDir(), "reversed.pcap")
+	if err := os.WriteFile(file, reversedCapture(t, echo, 300), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "gsf", "decode", file)
+	if code != 0 || !strings.Contains(out, "; 300 frames, 0 problems\n") || strings.Contains(out, "mid-stream") {
+		t.Errorf("default window: exit %d %s\n%s", code, errOut, out[max(len(out)-600, 0):])
+	}
+	// 100 pages of 2 KiB: 100 segments may wait, the other 200 are given up.
+	out, errOut, code = runCLI(t, "", "gsf", "decode", "--reorder-window", "204800", file)
+	for _, want := range []string{
+		"problem at byte 0 (2600 bytes): bytes 0–2599 missing from the capture",
+		"; 100 frames, 1 problem\n",
+		"pcap: 200 TCP segments (2600 bytes) came after the reassembly had stopped waiting for them",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("--reorder-window 204800: exit %d %s: the output lacks %q\n%s", code, errOut, want, out[max(len(out)-600, 0):])
+		}
 	}
 }

@@ -36,8 +36,18 @@ type LossyConn struct {
 	inbox     chan readDatagram
 	readErr   error
 
-	// Counters of what was done, for the test's log.
+	// Counters of what was done; read them with Counts.
 	Written, Read, Dropped, Duplicated, Reordered int
+}
+
+// LossCounts are a LossyConn's counters.
+type LossCounts struct{ Written, Read, Dropped, Duplicated, Reordered int }
+
+// Counts returns the counters of what the conn did so far.
+func (l *LossyConn) Counts() LossCounts {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return LossCounts{l.Written, l.Read, l.Dropped, l.Duplicated, l.Reordered}
 }
 
 type heldDatagram struct {

@@ -35,7 +35,9 @@ func benchRPC(b *testing.B, size, clients int) {
 		}},
 		RPC{Name: "pong"},
 	)
-	s := &Server{Nodes: []*Node{srvNode}}
+	// The per-peer budget is policy, not protocol work: off, so that the round trips measure
+	// what they cost and not how fast a peer may go.
+	s := &Server{Nodes: []*Node{srvNode}, PeerBytesPerSecond: NoLimit}
 	url := testServer(b, s)
 	type cl struct {
 		c    *Client

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/gamewire/gamewire/enet"
 )
 
 // ClientOptions configures a Client. The zero value connects like a Godot client with the
@@ -39,6 +40,11 @@ type ClientOptions struct {
 	MaxQueuePackets int
 	MaxQueueBytes   int
 	WriteTimeout    time.Duration
+	// ENet configures the client's ENet host for DialENet (nil: every default), and
+	// ENetChannels is create_client's channel_count: the custom channels asked for besides
+	// SYSCH_MAX (0 asks for 255 channels in all, as Godot does).
+	ENet         *enet.HostOptions
+	ENetChannels int
 	// HTTPHeader is sent with the upgrade request (handshake_headers).
 	HTTPHeader http.Header
 	// Subprotocols are offered in the upgrade request (supported_protocols).
@@ -53,11 +59,12 @@ type ClientOptions struct {
 // Godot client with WebSocketMultiplayerPeer does, for bots and tests. It sends byte for byte
 // what the engine sends for the same calls.
 type Client struct {
-	id     int32
-	sc     *scene
-	server *Peer
-	tr     *wsTransport
-	conn   *websocket.Conn
+	id       int32
+	sc       *scene
+	server   *Peer
+	tr       transport
+	closeNow func() // drops the connection at once
+	admitted func() // the callbacks of admitting the server, run by run
 
 	connectedOnce sync.Once
 	connected     chan struct{}
@@ -85,7 +92,26 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 		conn.Close(1000, "")
 		return nil, fmt.Errorf("multiplayer: invalid ID received from server (% x): %w", msg, ErrBadPacket)
 	}
-	c := &Client{id: int32(binary.LittleEndian.Uint32(msg)), conn: conn, connected: make(chan struct{}), done: make(chan struct{})}
+	tr := newWSTransport(conn, nil, limit(opts.MaxQueuePackets, DefaultMaxQueuePackets), limit(opts.MaxQueueBytes, DefaultMaxQueueBytes),
+		timeout(opts.WriteTimeout, DefaultWriteTimeout))
+	c, err := newClient(int32(binary.LittleEndian.Uint32(msg)), tr, opts)
+	if err != nil {
+		conn.CloseNow()
+		return nil, err
+	}
+	c.closeNow = func() { conn.CloseNow() }
+	go c.run(func() {
+		readLoop(conn, nil, func(msg []byte) bool { c.sc.receive(c.server, msg); return true })
+	}, func() {
+		tr.close(-1, "")
+		<-tr.done
+	})
+	return c, nil
+}
+
+// newClient makes the client of id over tr, the transport to the server.
+func newClient(id int32, tr transport, opts *ClientOptions) (*Client, error) {
+	c := &Client{id: id, tr: tr, connected: make(chan struct{}), done: make(chan struct{})}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -100,30 +126,28 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 			opts.OnConnect(p)
 		}
 	}
+	var err error
 	if c.sc, err = newScene(c.id, !opts.NoRelay, opts.Nodes, h, timeout(opts.AuthTimeout, DefaultAuthTimeout), opts.Encoding); err != nil {
-		conn.CloseNow()
 		return nil, err
 	}
 	c.sc.maxPacket = limit(opts.MaxMessageBytes, DefaultMaxMessageBytes)
-	c.tr = newWSTransport(conn, limit(opts.MaxQueuePackets, DefaultMaxQueuePackets), limit(opts.MaxQueueBytes, DefaultMaxQueueBytes),
-		timeout(opts.WriteTimeout, DefaultWriteTimeout))
-	c.server = c.sc.newPeer(1, c.tr)
+	c.server = c.sc.newPeer(1, tr)
 	c.sc.server = c.server
 	c.sc.mu.Lock()
-	after := c.sc.addPeer(c.server)
+	c.admitted = c.sc.addPeer(c.server) // before Dial returns: SendAuth may follow at once
 	c.sc.mu.Unlock()
-	go c.read(after)
 	return c, nil
 }
 
-func (c *Client) read(after func()) {
+// run runs the callbacks of admitting the server, reads with read until the connection ends, and then forgets every
+// peer; end runs between the two.
+func (c *Client) run(read, end func()) {
 	defer close(c.done)
-	if after != nil {
-		after()
+	if c.admitted != nil {
+		c.admitted()
 	}
-	readLoop(c.conn, func(msg []byte) { c.sc.receive(c.server, msg) })
-	c.tr.close(-1, "")
-	<-c.tr.done
+	read()
+	end()
 	// The server went away: forget the relayed peers, then the server.
 	c.sc.mu.Lock()
 	var others []*Peer
@@ -184,7 +208,7 @@ func (c *Client) Close(ctx context.Context) error {
 	case <-c.done:
 		return nil
 	case <-ctx.Done():
-		c.conn.CloseNow()
+		c.closeNow()
 		<-c.done
 		return ctx.Err()
 	}

@@ -485,14 +485,16 @@ func TestEngineVars(t *testing.T) {
 
 // TestEngineReplication: a MultiplayerSynchronizer whose authority is the engine client sends
 // SYNC (ALWAYS properties) and delta SYNC (ON_CHANGE) packets, and a MultiplayerSpawner SPAWN and
-// DESPAWN; Explain and Decode read them, and the server refuses them with ErrReplication.
+// DESPAWN; Explain and Decode read them. The server, which declares no such synchronizer or
+// spawner, skips the SYNCs silently and reports the delta SYNCs, as the engine does, and refuses
+// the SPAWN and DESPAWN (ErrNotAuthority).
 func TestEngineReplication(t *testing.T) {
 	r := runEngine(t)
 	r.printed(t, "S sync done")
 	var syncs, deltas, spawns, despawns []*PacketInfo
 	var cacheID, spawnerID uint32
 	for _, p := range r.ss.rec.packets(5001) {
-		if _, err := Explain(p); err != nil {
+		if _, err := Explain(p, nil); err != nil {
 			t.Errorf("Explain % x: %v", p, err)
 			continue
 		}
@@ -551,7 +553,18 @@ func TestEngineReplication(t *testing.T) {
 	rec := r.ss.rec
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if !slices.ContainsFunc(rec.errs[5001], func(e error) bool { return errors.Is(e, ErrReplication) }) {
-		t.Errorf("no ErrReplication: %v", rec.errs[5001])
+	if !slices.ContainsFunc(rec.errs[5001], func(e error) bool { return errors.Is(e, ErrNotAuthority) }) {
+		t.Errorf("the SPAWN was not refused: %v", rec.errs[5001])
+	}
+	// The engine reports a delta SYNC for a synchronizer it does not have ("Ignoring delta for
+	// non-authority or invalid synchronizer"), and skips a plain SYNC silently.
+	refused := 0
+	for _, e := range rec.errs[5001] {
+		if pe, ok := e.(*PacketError); ok && pe.Command == CmdSync {
+			refused++
+		}
+	}
+	if refused > len(deltas) {
+		t.Errorf("%d SYNC refusals for %d delta SYNCs: %v", refused, len(deltas), rec.errs[5001])
 	}
 }

@@ -278,3 +278,21 @@ func TestHandshakeSubprotocol(t *testing.T) {
 		hs.Close()
 	}
 }
+
+// unwrapOnly is middleware's ResponseWriter: it hides Hijack but unwraps to one that has it.
+type unwrapOnly struct{ w http.ResponseWriter }
+
+func (u unwrapOnly) Header() http.Header         { return u.w.Header() }
+func (u unwrapOnly) Write(b []byte) (int, error) { return u.w.Write(b) }
+func (u unwrapOnly) WriteHeader(code int)        { u.w.WriteHeader(code) }
+func (u unwrapOnly) Unwrap() http.ResponseWriter { return u.w }
+
+// TestHandshakeBehindMiddleware: the server upgrades through middleware whose ResponseWriter
+// only unwraps to a Hijacker, as the WebSocket library does.
+func TestHandshakeBehindMiddleware(t *testing.T) {
+	s := &Server{}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.ServeHTTP(unwrapOnly{w}, r) }))
+	defer hs.Close()
+	defer s.Close()
+	dial(t, "ws"+strings.TrimPrefix(hs.URL, "http"), nil)
+}

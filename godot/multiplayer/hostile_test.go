@@ -133,7 +133,8 @@ func TestHostilePackets(t *testing.T) {
 		{"RELAY to the server", AppendSys(nil, SysRelay, 1, []byte{3, 1}), ErrBadPacket},
 		{"RELAY without a packet", AppendSys(nil, SysRelay, 0, nil), ErrTruncated},
 		{"AUTH data after authentication", []byte{7, 0, 1}, ErrBadPacket},
-		{"SPAWN", []byte{4, 0, 0}, ErrReplication},
+		{"SPAWN", []byte{4, 0, 0}, ErrNotAuthority},
+		{"SYNC of an unknown synchronizer", []byte{6, 1, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0}, nil}, // skipped silently, as the engine does
 		{"RELAY of garbage to everyone", AppendSys(nil, SysRelay, 0, []byte{0x20}), ErrTruncated},
 	} {
 		bad.send(t, tc.pkt)
@@ -220,7 +221,7 @@ func TestHostileSlowReader(t *testing.T) {
 	good := dial(t, url, &ClientOptions{OnBytes: func(p *Peer, b []byte) { got <- len(b) }})
 	big := make([]byte, 60000)
 	s.mu.Lock()
-	tr := s.conns[slow.id].tr
+	tr := s.conns[slow.id].tr.(*wsTransport)
 	s.mu.Unlock()
 	for range 2000 { // 120 MB if nothing stopped it
 		if s.SendBytes(slow.id, big) != nil {

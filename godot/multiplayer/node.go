@@ -79,6 +79,9 @@ type Node struct {
 	checksum string
 	// authority is the peer id of the node's multiplayer authority (1 unless set).
 	authority int32
+	// entity is set on the root node of a spawned entity: its RPCs go only to the peers that
+	// have the entity (SceneReplicationInterface::is_rpc_visible).
+	entity *Entity
 }
 
 type method struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gamewire/gamewire/godot"
@@ -14,7 +15,12 @@ import (
 // transport sends whole packets to the other end of one WebSocket connection, in order.
 type transport interface {
 	send(pkt []byte) bool       // queue pkt; false if the queue is full (the peer is then closed)
+	sendLazy(pkt []byte) bool   // as send, but pkt may wait a few ms to share a write with others
 	close(code int, why string) // queue a Close frame after the queued packets
+	// sendWait queues pkt once the queue is under half its limits, waiting for that until
+	// the transport closes or stop is closed; false if pkt was not queued.
+	sendWait(pkt []byte, stop <-chan struct{}) bool
+	stopped() <-chan struct{} // closed once close has been called
 }
 
 // hooks are the user's callbacks, shared by Server and Client.
@@ -46,11 +52,17 @@ type scene struct {
 	cacheIDs  map[string]uint32 // node path → our cache id, kept for all peers
 	peers     map[int32]*Peer   // admitted peers ("connected_peers")
 	server    *Peer             // on a client: peer 1's transport
+
+	queued   atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
+	refusals *refusalLog  // logs refused packets within a budget the input pays for
+	mode     packetMode   // the transfer mode and channel of what is being sent (guarded by mu)
+	repl      *replicator       // on a server that replicates: spawns and synchronizers
+	templates []*template       // node templates (AddTemplate)
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
 	sc := &scene{hooks: h, self: self, relay: relay, nodes: map[string]*Node{}, authTimeout: authTimeout,
-		cacheIDs: map[string]uint32{}, peers: map[int32]*Peer{}, encoding: enc, dec: enc.decOptions()}
+		cacheIDs: map[string]uint32{}, peers: map[int32]*Peer{}, encoding: enc, dec: enc.decOptions(), refusals: newRefusalLog()}
 	for _, n := range nodes {
 		if _, dup := sc.nodes[n.path]; dup {
 			return nil, fmt.Errorf("multiplayer: node %q declared twice", n.path)
@@ -83,6 +95,7 @@ type Peer struct {
 	authFailed  bool // peer_authentication_failed was reported
 	authTimer   *time.Timer
 	connectedAt time.Time
+	inMode      packetMode // how the packet being handled came (ENet); its reader's only
 }
 
 // ID returns the peer's unique id (1 for the server).
@@ -99,7 +112,7 @@ func (sc *scene) report(p *Peer, err error) {
 	if errors.As(err, &pe) && p != nil && pe.Peer == 0 {
 		pe.Peer = p.id
 	}
-	sc.log.Debug("multiplayer: packet refused", "peer", p.ID(), "err", err)
+	sc.refusals.refused(sc.log, slog.LevelInfo, p.ID(), err)
 	if sc.onError != nil {
 		sc.onError(p, err)
 	}
@@ -122,6 +135,11 @@ func (sc *scene) write(tr transport, to int32, pkt []byte) {
 	}
 	if sc.trace != nil {
 		sc.trace("out", to, pkt)
+	}
+	sc.queued.Add(int64(max(len(pkt), messageCost)))
+	if ms, ok := tr.(modeSender); ok {
+		ms.sendMode(pkt, sc.mode)
+		return
 	}
 	tr.send(pkt)
 }
@@ -176,12 +194,12 @@ func (sc *scene) admit(p *Peer) (after func()) {
 	p.pending = false
 	p.admitted = true
 	if sc.relay && sc.self == 1 {
-		for id, q := range sc.peers {
-			sc.write(q.tr, id, AppendSys(nil, SysAddPeer, p.id, nil))
-			sc.write(p.tr, p.id, AppendSys(nil, SysAddPeer, id, nil))
-		}
+		sc.announce(p)
 	}
 	sc.peers[p.id] = p
+	if sc.repl != nil {
+		sc.repl.onPeerAdd(p.id)
+	}
 	if sc.onConnect == nil {
 		return nil
 	}
@@ -206,9 +224,10 @@ func (sc *scene) removePeer(p *Peer) {
 	if wasAdmitted {
 		delete(sc.peers, p.id)
 		if sc.relay && sc.self == 1 {
-			for id, q := range sc.peers {
-				sc.write(q.tr, id, AppendSys(nil, SysDelPeer, p.id, nil))
-			}
+			sc.notify(AppendSys(nil, SysDelPeer, p.id, nil))
+		}
+		if sc.repl != nil {
+			sc.repl.onPeerRemove(p.id)
 		}
 	}
 	sc.mu.Unlock()
@@ -283,6 +302,7 @@ func (sc *scene) receive(p *Peer, pkt []byte) {
 	if sc.trace != nil {
 		sc.trace("in", p.id, pkt)
 	}
+	sc.refusals.income(len(pkt) + 6) // and the frame header
 	if err := sc.receive1(p, pkt); err != nil {
 		sc.report(p, err)
 	}
@@ -399,18 +419,15 @@ func (sc *scene) processSys(p *Peer, pkt []byte) error {
 			return nil // dropped silently, as the engine does since 4.3
 		}
 		out := AppendSys(make([]byte, 0, len(pkt)), SysRelay, p.id, inner)
-		if id > 0 {
-			sc.write(sc.peers[id].tr, id, out)
-			sc.mu.Unlock()
-			return nil
-		}
+		var targets []relayTarget
 		for qid, q := range sc.peers {
-			if qid != p.id && qid != -id {
-				sc.write(q.tr, qid, out)
+			if (id > 0 && qid == id) || (id <= 0 && qid != p.id && qid != -id) {
+				targets = append(targets, relayTarget{qid, q.tr})
 			}
 		}
 		sc.mu.Unlock()
-		if id == -1 {
+		sc.relayTo(p, targets, out)
+		if id > 0 || id == -1 {
 			return nil
 		}
 		if Command(inner[0]&cmdMask) == CmdSys {
@@ -445,6 +462,17 @@ func (sc *scene) processPacket(p *Peer, pkt []byte) error {
 	case CmdSys:
 		return nil // ignored inside RELAY, as _process_packet does
 	default:
+		sc.mu.Lock()
+		r := sc.repl
+		sc.mu.Unlock()
+		if r == nil && sc.self == 1 {
+			// A server without replication has no synchronizer to apply a SYNC to: the engine
+			// skips such entries silently, and refuses SPAWN and DESPAWN.
+			r = &replicator{sc: sc}
+		}
+		if r != nil {
+			return r.receive(p, pkt)
+		}
 		return perr(cmd, 0, ErrReplication, "")
 	}
 }
@@ -462,7 +490,7 @@ func (sc *scene) processSimplify(p *Peer, pkt []byte) error {
 	if _, dup := p.remote[sp.CacheID]; dup {
 		return perr(CmdSimplifyPath, 34, ErrDuplicateCacheID, "id %d", sp.CacheID)
 	}
-	n := sc.nodes[sp.Path]
+	n := sc.nodeLocked(sp.Path)
 	if n == nil {
 		return perr(CmdSimplifyPath, simplifyHead, ErrUnknownNode, "%q", sp.Path)
 	}
@@ -514,7 +542,9 @@ func (sc *scene) processRPC(p *Peer, pkt []byte) error {
 	}
 	var n *Node
 	if rc.HasPath {
-		n = sc.nodes[rc.Path]
+		sc.mu.Lock()
+		n = sc.nodeLocked(rc.Path)
+		sc.mu.Unlock()
 		if n == nil {
 			return perr(CmdRemoteCall, int(rc.NodeID&^pathFlag), ErrUnknownNode, "%q", rc.Path)
 		}
@@ -588,7 +618,7 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 	var stack [8]*Peer
 	targets := stack[:0]
 	for pid, q := range sc.peers {
-		if (to > 0 && pid != to) || (to < 0 && pid == -to) {
+		if (to > 0 && pid != to) || (to < 0 && pid == -to) || !sc.rpcVisible(n, pid) {
 			continue
 		}
 		targets = append(targets, q)
@@ -618,6 +648,8 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 			sc.sendCommand(q.id, AppendSimplifyPath(nil, n.checksum, id, n.path))
 		}
 	}
+	sc.mode = packetMode{m.Transfer, m.Channel} // for a transport that carries them (ENet)
+	defer func() { sc.mode = packetMode{} }()
 	for _, q := range targets {
 		switch {
 		case allConfirmed:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/gamewire/gamewire/enet"
 )
 
 // Defaults of the Server's and Client's limits.
@@ -24,15 +25,26 @@ const (
 	DefaultMaxConns = 4096
 	// DefaultMaxConnsPerIP bounds the connections from one source address.
 	DefaultMaxConnsPerIP = 64
+	// DefaultAcceptRate and DefaultAcceptBurst bound the upgrades per second.
+	DefaultAcceptRate  = 200
+	DefaultAcceptBurst = 200
 	// DefaultAuthTimeout is SceneMultiplayer's default auth_timeout.
 	DefaultAuthTimeout = 3 * time.Second
 	// DefaultMaxQueuePackets is the per-peer outgoing queue, in packets (the engine's
 	// max_queued_packets).
 	DefaultMaxQueuePackets = 4096
-	// DefaultMaxQueueBytes bounds the bytes in a peer's outgoing queue.
-	DefaultMaxQueueBytes = 4 << 20
+	// DefaultMaxQueueBytes bounds the bytes in a peer's outgoing queue (a Godot server's
+	// outbound_buffer_size is 64 KiB).
+	DefaultMaxQueueBytes = 1 << 20
 	// DefaultWriteTimeout bounds the time one message may take to write.
 	DefaultWriteTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds the time one message may take to arrive, first frame to last.
+	DefaultReadTimeout = 10 * time.Second
+	// DefaultHandshakeTimeout bounds the upgrade request's headers.
+	DefaultHandshakeTimeout = 5 * time.Second
+	// DefaultPingInterval and DefaultPingTimeout are the liveness check's.
+	DefaultPingInterval = 15 * time.Second
+	DefaultPingTimeout  = 10 * time.Second
 )
 
 // NoLimit, as the value of a limit or timeout, means none.
@@ -49,6 +61,13 @@ var ErrServerClosed = errors.New("multiplayer: server closed")
 // before the first request and do not change them afterwards; the zero value (with Nodes) is
 // ready to use. For every limit 0 means its default and NoLimit none; any other negative value
 // is taken as NoLimit.
+//
+// Memory: an idle peer costs the server about 5–12 KB (one goroutine; its writer runs only
+// while there is something to write, and its buffers are released when idle). The worst case
+// per peer is MaxQueueBytes + 24 × MaxQueuePackets + 3 × MaxMessageBytes + 12 KiB (its queue
+// full, a message being read, a batch being written), 1.29 MiB with the defaults: 5.2 GiB
+// for MaxConns (4096) peers that all stop reading while the server sends to them. Lower
+// MaxQueueBytes or MaxConns to lower it.
 //
 // Callbacks and RPC handlers run on the goroutine that reads the calling peer's connection:
 // calls from one peer run in order, calls from different peers concurrently.
@@ -76,6 +95,15 @@ type Server struct {
 
 	// Encoding: allow_object_decoding, and the double-precision form of real_t types.
 	Encoding Encoding
+
+	// Spawners are the spawners whose authority is the server (more can be added with
+	// AddSpawner); Replication holds the replication tick and packet sizes (see Spawn and
+	// AddSynchronizer).
+	Spawners    []*Spawner
+	Replication Replication
+	// Synchronizers are synchronizers outside spawned scenes, with path-based net ids (more
+	// can be added with AddSynchronizer); Synchronizer returns their state.
+	Synchronizers []*SyncConfig
 
 	// Auth, when set, is the auth_callback: every new peer must authenticate before it is
 	// connected. It receives the data a peer sends with send_auth; call Peer.SendAuth to answer
@@ -115,12 +143,46 @@ type Server struct {
 	// MaxConnsPerIP bounds the connections from one source IP address; more are refused with
 	// 503, so that one host cannot take every slot of MaxConns. 0 means DefaultMaxConnsPerIP.
 	MaxConnsPerIP int
+	// AcceptRate bounds the upgrades per second, with bursts of AcceptBurst: every admission
+	// costs each connected peer an ADD_PEER (and every departure a DEL_PEER), so the rate
+	// bounds that work per second. An upgrade over the rate waits for its turn, up to a
+	// second; longer, it is refused with 503. 0 means DefaultAcceptRate (200) and
+	// DefaultAcceptBurst (200); AcceptRate NoLimit sets none.
+	AcceptRate  int
+	AcceptBurst int
 	// MaxQueuePackets bounds each peer's outgoing queue in packets; a peer whose queue is full is
 	// dropped (it does not read, so no Close handshake is attempted). 0 means DefaultMaxQueuePackets.
 	MaxQueuePackets int
 	// MaxQueueBytes bounds the bytes in each peer's outgoing queue, with the same effect. 0 means
 	// DefaultMaxQueueBytes.
 	MaxQueueBytes int
+	// PeerBytesPerSecond and PeerBurstBytes are each peer's budget: the bytes it sends plus the
+	// bytes the server queues for other peers while handling them (relay fan-out, broadcasts
+	// made by its calls), each message counted as at least 64 bytes, may average
+	// PeerBytesPerSecond with bursts of PeerBurstBytes. A peer over its budget is not read until
+	// it is back within it, so TCP slows it down; it is not dropped. 0 means
+	// DefaultPeerBytesPerSecond (4 MiB/s) and DefaultPeerBurstBytes (1 MiB): a peer making
+	// 1 KiB round trips (a call and its answer) gets ~2 000 a second.
+	PeerBytesPerSecond int
+	PeerBurstBytes     int
+	// ReadTimeout bounds the time from the first frame of a message to its last, and
+	// MaxMessageBytes × 2 + 1 KiB the bytes on the wire in between (frame headers, empty
+	// continuation frames, control frames); past either the connection is dropped. 0 means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// HandshakeTimeout bounds the time from accepting a TCP connection to the end of the
+	// upgrade request's headers, when the Server serves with Serve or ListenAndServe (mounted on
+	// another http.Server, that server's ReadHeaderTimeout does this). The first message a peer
+	// must send is bounded by AuthTimeout when Auth is set; without Auth a Godot client sends
+	// nothing until the game calls, so there is no first-message deadline. 0 means
+	// DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+	// PingInterval is the time between WebSocket pings to each peer, and PingTimeout the time
+	// a pong may take: a peer that does not answer (a dead or stalled connection) is dropped.
+	// Godot's WebSocketPeer and browsers answer pings by themselves. 0 means
+	// DefaultPingInterval / DefaultPingTimeout; PingInterval NoLimit sends no pings.
+	PingInterval time.Duration
+	PingTimeout  time.Duration
 	// WriteTimeout bounds the write of one message. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// NewPeerID returns the id for the peer connecting with r; it must be ≥ 2 and unused, or 0
@@ -130,20 +192,23 @@ type Server struct {
 	// Logger receives the server's logs. nil means slog.Default().
 	Logger *slog.Logger
 
-	once    sync.Once
-	initErr error
-	sc      *scene
-	mu      sync.Mutex
-	conns   map[int32]*serverConn // every connection, admitted or not
-	perIP   map[string]int        // connections by source IP
-	closing bool
-	wg      sync.WaitGroup
-	hs      []*http.Server // the servers Serve runs
+	once      sync.Once
+	initErr   error
+	sc        *scene
+	mu        sync.Mutex
+	conns     map[int32]*serverConn // every connection, admitted or not
+	perIP     map[string]int        // connections by source IP
+	accepts   *budget               // AcceptRate, guarded by mu
+	closing   bool
+	wg        sync.WaitGroup
+	hs        []*http.Server // the servers Serve runs
+	enetHosts []*enet.Host   // the hosts ServeENet serves
 }
 
 type serverConn struct {
-	peer *Peer
-	tr   *wsTransport
+	peer     *Peer
+	tr       transport
+	closeNow func() // drops the connection at once
 }
 
 func (s *Server) init() error {
@@ -160,6 +225,10 @@ func (s *Server) init() error {
 		}
 		s.conns = map[int32]*serverConn{}
 		s.perIP = map[string]int{}
+		s.accepts = newBudget(rateLimit(s.AcceptRate, DefaultAcceptRate), rateLimit(s.AcceptBurst, DefaultAcceptBurst))
+		if s.initErr == nil {
+			s.initErr = s.initReplication()
+		}
 	})
 	return s.initErr
 }
@@ -182,6 +251,17 @@ func limit(v, d int) int {
 		return d
 	case v < 0:
 		return int(^uint(0) >> 1)
+	}
+	return v
+}
+
+// rateLimit returns a rate's value: d for 0, 0 (none) for a negative v.
+func rateLimit(v, d int) int {
+	switch {
+	case v == 0:
+		return d
+	case v < 0:
+		return 0
 	}
 	return v
 }
@@ -218,7 +298,7 @@ func (s *Server) Serve(l net.Listener) error {
 		l.Close()
 		return err
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(s.sc.log.Handler(), slog.LevelDebug)}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: timeout(s.HandshakeTimeout, DefaultHandshakeTimeout), ErrorLog: slog.NewLogLogger(s.sc.log.Handler(), slog.LevelDebug)}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -246,7 +326,8 @@ func (s *Server) Close() error {
 	return err
 }
 
-// ServeHTTP upgrades the request to a WebSocket and serves the peer until it disconnects.
+// ServeHTTP upgrades the request to a WebSocket and serves the peer, on a goroutine of its
+// own, until it disconnects.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.init(); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -269,12 +350,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "too many connections from your address", http.StatusServiceUnavailable)
 		return
 	}
+	if wait := s.accepts.take(time.Now(), 1); wait > time.Second {
+		s.accepts.take(time.Now(), -1) // give the turn back
+		s.mu.Unlock()
+		http.Error(w, "too many connections, try again", http.StatusServiceUnavailable)
+		return
+	} else if wait > 0 {
+		s.mu.Unlock()
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+			s.mu.Lock()
+			s.accepts.take(time.Now(), -1)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		if s.perIP[ip] >= limit(s.MaxConnsPerIP, DefaultMaxConnsPerIP) || len(s.conns) >= limit(s.MaxConns, DefaultMaxConns) {
+			s.mu.Unlock()
+			http.Error(w, "too many peers", http.StatusServiceUnavailable)
+			return
+		}
+	}
 	s.perIP[ip]++
 	id := s.newID(r)
 	s.conns[id] = nil // reserve the id
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer s.wg.Done()
 	release := func() {
 		s.mu.Lock()
 		delete(s.conns, id)
@@ -284,15 +391,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
+	var pc *peerConn
+	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
+	hw := &hijackWriter{ResponseWriter: w, wrap: func(nc net.Conn) net.Conn {
+		pc = &peerConn{Conn: nc, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout), writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
+			msgBudget: int64(min(maxMsg, 1<<40))*2 + 1024,
+			b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
+		return pc
+	}}
+	c, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
 	if err != nil {
 		release()
-		s.sc.log.Info("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
+		s.wg.Done()
+		s.sc.log.Debug("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	c.SetReadLimit(int64(limit(s.MaxMessageBytes, DefaultMaxMessageBytes)))
-	tr := newWSTransport(c, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
+	// The peer is served on a goroutine of its own: returning lets net/http's connection
+	// goroutine end and free the request, its buffers and its stack.
+	go s.serve(c, pc, id, r.RemoteAddr, release)
+}
+
+// serve serves an upgraded peer until it disconnects.
+func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string, release func()) {
+	defer s.wg.Done()
+	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
+	c.SetReadLimit(int64(maxMsg))
+	tr := newWSTransport(c, pc, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
 		timeout(s.WriteTimeout, DefaultWriteTimeout))
+	if pc != nil {
+		pc.mu.Lock()
+		pc.stop = tr.closed
+		pc.mu.Unlock()
+	}
+	pingTimeout := timeout(s.PingTimeout, DefaultPingTimeout)
+	pg := startPinger(c, tr, timeout(s.PingInterval, DefaultPingInterval), pingTimeout)
 	sc := s.sc
 	p := sc.newPeer(id, tr)
 
@@ -308,13 +440,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pending := p.pending
 	sc.mu.Unlock()
 	s.mu.Lock()
-	s.conns[id] = &serverConn{peer: p, tr: tr}
+	s.conns[id] = &serverConn{peer: p, tr: tr, closeNow: func() { c.CloseNow() }}
 	closing := s.closing
 	s.mu.Unlock()
 	if closing {
 		tr.close(int(websocket.StatusGoingAway), "server shutting down")
 	}
-	sc.log.Debug("multiplayer: peer connected", "peer", id, "remote", r.RemoteAddr)
+	sc.log.Debug("multiplayer: peer connected", "peer", id, "remote", remote)
 	if pending && s.OnAuthenticating != nil {
 		s.OnAuthenticating(p)
 	}
@@ -323,7 +455,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The engine does not look at the text/binary flag; neither does the server.
-	readLoop(c, func(msg []byte) { sc.receive(p, msg) })
+	receive := func(msg []byte) { sc.receive(p, msg) }
+	readLoop(c, pc, func(msg []byte) bool { return sc.handleCharged(pc, msg, receive) })
+	pg.stop()
 	tr.close(-1, "")
 	<-tr.done
 	sc.removePeer(p)
@@ -450,6 +584,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, hs := range s.hs {
 		hs.Close() // the listeners; upgraded connections are hijacked and closed below
 	}
+	hosts := s.enetHosts
 	conns := make([]*serverConn, 0, len(s.conns))
 	for _, c := range s.conns {
 		if c != nil {
@@ -464,12 +599,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		for _, h := range hosts {
+			h.Close()
+		}
 		return nil
 	case <-ctx.Done():
 		for _, c := range conns {
-			c.tr.c.CloseNow()
+			c.closeNow()
 		}
 		<-done
+		for _, h := range hosts {
+			h.Close()
+		}
 		return ctx.Err()
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/coder/websocket"
 	"github.com/gamewire/gamewire/godot"
@@ -107,19 +108,56 @@ func (c *VarConn) Close(code websocket.StatusCode, reason string) error {
 type VarServer struct {
 	Handler func(ctx context.Context, c *VarConn)
 	VarOptions
+	// MaxConns and MaxConnsPerIP bound the connections, in all and from one source IP address;
+	// more are refused with 503. 0 means DefaultMaxConns / DefaultMaxConnsPerIP, NoLimit none.
+	MaxConns, MaxConnsPerIP int
 	// Logger receives upgrade failures. nil means slog.Default().
 	Logger *slog.Logger
+
+	mu    sync.Mutex
+	conns int
+	perIP map[string]int
+}
+
+// admit counts a connection from ip, or refuses it.
+func (s *VarServer) admit(ip string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conns >= limit(s.MaxConns, DefaultMaxConns) || s.perIP[ip] >= limit(s.MaxConnsPerIP, DefaultMaxConnsPerIP) {
+		return false
+	}
+	if s.perIP == nil {
+		s.perIP = map[string]int{}
+	}
+	s.conns++
+	s.perIP[ip]++
+	return true
+}
+
+func (s *VarServer) release(ip string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conns--
+	if s.perIP[ip]--; s.perIP[ip] <= 0 {
+		delete(s.perIP, ip)
+	}
 }
 
 // ServeHTTP upgrades the request and runs Handler.
 func (s *VarServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ip := remoteIP(r)
+	if !s.admit(ip) {
+		http.Error(w, "too many connections", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.release(ip)
 	c, err := AcceptVars(w, r, &s.VarOptions)
 	if err != nil {
 		l := s.Logger
 		if l == nil {
 			l = slog.Default()
 		}
-		l.Info("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", fmt.Sprint(err))
+		l.Debug("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", fmt.Sprint(err))
 		return
 	}
 	defer c.c.CloseNow()

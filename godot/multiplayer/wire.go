@@ -105,7 +105,8 @@ var (
 	// ErrUnauthenticated: a packet other than AUTH from a peer that has not completed
 	// authentication; the engine drops it.
 	ErrUnauthenticated = errors.New("peer not authenticated")
-	// ErrReplication: SPAWN, DESPAWN and SYNC are decoded and explained but not acted on.
+	// ErrReplication: a Client does not act on SPAWN, DESPAWN and SYNC (it decodes and explains
+	// them). A Server replicates (see Spawn, SyncState).
 	ErrReplication = errors.New("replication packets are not supported by this peer")
 	// ErrHandlerPanic: an RPC handler panicked; the panic is reported (with its stack) instead
 	// of ending the server.

@@ -13,7 +13,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"unsafe"
 )
 
 // Header flag bits (the high 16 bits of the header word). The low 8 bits are the type id; bits
@@ -185,18 +184,11 @@ func ConsumeCount(b []byte, elem int) (int, int, error) {
 	return int(n), 4, nil
 }
 
-// hostLittle reports whether the host stores integers little-endian, in which case packed arrays
-// are copied with one memmove.
-var hostLittle = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
-
 // AppendUint32s appends the 4-byte little-endian words of v (int32, float32, and the components of
 // float32 vectors and colors, viewed as uint32).
 func AppendUint32s(b []byte, v []uint32) []byte {
 	if hostLittle {
-		return append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)...)
+		return append(b, bytesOf(v)...)
 	}
 	for _, x := range v {
 		b = AppendUint32(b, x)
@@ -207,7 +199,7 @@ func AppendUint32s(b []byte, v []uint32) []byte {
 // AppendUint64s appends the 8-byte little-endian words of v.
 func AppendUint64s(b []byte, v []uint64) []byte {
 	if hostLittle {
-		return append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)...)
+		return append(b, bytesOf(v)...)
 	}
 	for _, x := range v {
 		b = AppendUint64(b, x)
@@ -219,7 +211,7 @@ func AppendUint64s(b []byte, v []uint64) []byte {
 // 4*len(dst) bytes.
 func CopyUint32s(dst []uint32, b []byte) {
 	if hostLittle {
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)*4), b)
+		copy(bytesOf(dst), b)
 		return
 	}
 	for i := range dst {
@@ -231,7 +223,7 @@ func CopyUint32s(dst []uint32, b []byte) {
 // 8*len(dst) bytes.
 func CopyUint64s(dst []uint64, b []byte) {
 	if hostLittle {
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)*8), b)
+		copy(bytesOf(dst), b)
 		return
 	}
 	for i := range dst {

@@ -67,23 +67,18 @@ func TestTapRealCapture(t *testing.T) {
 	out, _, _ = printCapture(t, realCapture, false, true)
 	var frames int
 	for line := range strings.Lines(out) {
-		var jr struct {
-			JSONRecord
-			Frame *struct {
-				Header *gsf.Header      `json:"header"`
-				Names  *gsf.HeaderNames `json:"names"`
-			} `json:"frame"`
-		}
+		var jr JSONRecord
 		if err := json.Unmarshal([]byte(line), &jr); err != nil {
 			t.Fatalf("%v: %s", err, line)
 		}
 		if jr.Kind == RecordFrame {
 			frames++
-			if jr.Frame == nil || jr.Frame.Names == nil || jr.Dir == nil || jr.Offset == nil || jr.Time.IsZero() || jr.Conn == 0 {
+			if jr.Frame == nil || jr.Frame.Format != "gsf" || len(jr.Frame.Fields) == 0 || jr.Dir == nil || jr.Offset == nil || jr.Time.IsZero() || jr.Conn == 0 ||
+				jr.Frame.Bit != 8**jr.Offset || jr.Frame.Context["src"] != jr.Src {
 				t.Errorf("frame record lacks fields: %s", line)
 			}
-			if *jr.Dir == capture.ServerToClient && jr.Frame.Names.Kind != "response" {
-				t.Errorf("server→client frame is a %s", jr.Frame.Names.Kind)
+			if *jr.Dir == capture.ServerToClient && !strings.HasPrefix(jr.Frame.Summary, "response ") {
+				t.Errorf("server→client frame is a %s", jr.Frame.Summary)
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func BenchmarkCatalogLoginResponseDecode(b *testing.B) {
 	b.SetBytes(int64(len(frame)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := (DecodeOptions{Strict: true}).Decode(&m); err != nil {
+		if _, _, err := strict.Decode(&m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -65,6 +65,9 @@ type Field struct {
 	Count *int `json:"count,omitempty"`
 	// Fields are an object's fields, a slice's elements or a map's entries.
 	Fields []Field `json:"fields,omitempty"`
+	// Key is, for a map's entry, its key (a string) where it is; the entry's Bit and Bits span
+	// the key and the value.
+	Key *Field `json:"-"`
 }
 
 // Body is the description of a body of the catalog.
@@ -110,7 +113,8 @@ func Describer(opts Options) gsf.BodyDescriber {
 			return &gsf.BodyDescription{Raw: raw, Steps: raw.steps(), Lines: raw.Lines()}, nil
 		}
 		body, err := describe(e, pr, shift, opts)
-		desc := &gsf.BodyDescription{Type: e.Name, Fields: body.Fields, Steps: body.Steps, Lines: body.Lines(), Omitted: body.Omitted}
+		desc := &gsf.BodyDescription{Type: e.Name, Fields: body.Fields, Steps: body.Steps, Lines: body.Lines(), Omitted: body.Omitted,
+			Tree: body.Tree(start - shift)}
 		_ = r.Seek(pr.Offset())
 		if err != nil {
 			return desc, err
@@ -429,6 +433,9 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 				el, shown, err = d.value(name, epath, t.Elem)
 				el.Bits += el.Bit + d.shift - kstart
 				el.Bit = kstart - d.shift
+				if shown {
+					el.Key = &Field{Name: "key", Type: "string", Bit: kstart - d.shift, Bits: kv.Len, Value: kv.Value, Text: kv.Text(), Raw: kv.Value}
+				}
 			}
 			fd.Fields = keep(fd.Fields, el, shown)
 			if err != nil {

@@ -27,7 +27,7 @@
 // # Looking messages up
 //
 // [Lookup] and [ForHeader] find the [Entry] of a message; [Entry.New] makes a body to decode into.
-// [DecodeOptions.Decode] decodes a message's body into a new value of its type; with Strict it
+// [DecodeMode.Decode] decodes a message's body into a new value of its type; with Strict it
 // fails when bits are left over after the body (the body belongs to another message type, or
 // the layout is wrong), where the default, like the reference, ignores them.
 //

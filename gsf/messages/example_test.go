@@ -65,7 +65,12 @@ func ExampleDecode() {
 		LanguageLocalePairOID: messages.OIDFromPacked(293578400718237473),
 	})
 	m, _, _ := gsf.ConsumeMessage(frame)
-	body, entry, err := messages.DecodeOptions{Strict: true}.Decode(&m)
+	strict, err := messages.DecodeOptions{Strict: true}.DecodeMode() // and fail if bits are left over
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, entry, err := strict.Decode(&m)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -187,7 +187,7 @@ func TestStrict(t *testing.T) {
 	if _, _, err := Decode(&m); err != nil {
 		t.Errorf("lenient: %v", err)
 	}
-	_, _, err = DecodeOptions{Strict: true}.Decode(&m)
+	_, _, err = strict.Decode(&m)
 	var be *gsf.BodyError
 	if !errors.As(err, &be) || !errors.Is(err, gsf.ErrTrailingBits) || be.BitOffset != m.Body.BitOffset() || be.Left != m.Body.BitLen() {
 		t.Errorf("strict: %v", err)
@@ -207,10 +207,10 @@ func TestStrict(t *testing.T) {
 	h = gsf.NewRequest(gsf.SvcUserServer, gsf.MsgSelectPlayerName, 1)
 	frame = frameWith(t, h, func(w *bitstream.Writer) { w.WriteString("x"); w.WriteBool(true) })
 	m = mustMessage(t, frame)
-	if err := (DecodeOptions{Strict: true}).DecodeBody(&m, new(SelectPlayerNameRequest)); !errors.Is(err, gsf.ErrTrailingBits) {
+	if err := strict.DecodeBody(&m, new(SelectPlayerNameRequest)); !errors.Is(err, gsf.ErrTrailingBits) {
 		t.Errorf("nonzero padding: %v", err)
 	}
-	if err := (DecodeOptions{}).DecodeBody(&m, new(SelectPlayerNameRequest)); err != nil {
+	if err := (DecodeMode{}).DecodeBody(&m, new(SelectPlayerNameRequest)); err != nil {
 		t.Errorf("nonzero padding, lenient: %v", err)
 	}
 }

@@ -267,7 +267,7 @@ func TestMessagesDescribe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ge, err := DecodeOptions{Strict: true}.Decode(&m)
+			got, ge, err := strict.Decode(&m)
 			if err != nil || ge != e {
 				t.Fatalf("%s: Decode: %v (%v)", e, err, ge)
 			}

@@ -136,10 +136,12 @@ func ObjectType(name string) (reflect.Type, bool) {
 var ErrUnknownMessage = errors.New("messages: body not in the catalog")
 
 // DecodeOptions configures decoding bodies of the catalog. The zero value decodes as the
-// reference does.
+// reference does. Options are checked once and turned into a [DecodeMode], which decodes.
 type DecodeOptions struct {
-	// Limits is the bitproto mode with the decoding limits (depth, allocation).
-	Limits bitproto.DecodeMode
+	// MaxDepth and MaxAllocBytes are bitproto's decoding limits ([bitproto.DecodeOptions]): 0
+	// means bitproto's default, bitproto.NoLimit none.
+	MaxDepth      int
+	MaxAllocBytes int
 	// Strict makes a decode fail when bits are left over after the body (beyond the zero
 	// padding of the last byte), or when it reads past the payload into the frame's
 	// terminator: the signs of a body decoded with the wrong type. Counts that cannot fit the
@@ -148,32 +150,50 @@ type DecodeOptions struct {
 	Strict bool
 }
 
+// DecodeMode decodes bodies of the catalog with options checked once by
+// [DecodeOptions.DecodeMode]. It is immutable and safe for concurrent use; the zero value
+// decodes as the reference does, as the package-level Decode.
+type DecodeMode struct {
+	limits bitproto.DecodeMode
+	strict bool
+}
+
+// DecodeMode checks o and returns the mode that decodes with it: limits that bitproto refuses
+// fail.
+func (o DecodeOptions) DecodeMode() (DecodeMode, error) {
+	l, err := bitproto.DecodeOptions{MaxDepth: o.MaxDepth, MaxAllocBytes: o.MaxAllocBytes}.DecodeMode()
+	if err != nil {
+		return DecodeMode{}, fmt.Errorf("messages: %w", err)
+	}
+	return DecodeMode{limits: l, strict: o.Strict}, nil
+}
+
 // Decode decodes the body of m into a new value of the catalog's type for its header, and
 // returns a pointer to it (for example a *LoginRequest) and the entry. A null body gives the
 // zero value. A message the catalog does not know gives an error wrapping ErrUnknownMessage.
-func (o DecodeOptions) Decode(m *gsf.Message) (any, *Entry, error) {
+func (md DecodeMode) Decode(m *gsf.Message) (any, *Entry, error) {
 	e, ok := ForHeader(&m.Header)
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: %s/%s %s", ErrUnknownMessage, m.Header.SvcClass, m.Header.MessageTypeName(), KindOf(&m.Header))
 	}
 	v := e.New()
-	if err := o.DecodeBody(m, v); err != nil {
+	if err := md.DecodeBody(m, v); err != nil {
 		return nil, e, err
 	}
 	return v, e, nil
 }
 
 // DecodeBody decodes the body of m into v (a pointer to any type bitproto maps, not only the
-// catalog's), with the options' limits and strictness.
-func (o DecodeOptions) DecodeBody(m *gsf.Message, v any) error {
-	if o.Strict {
-		return m.Body.DecodeStrict(o.Limits, v)
+// catalog's), with the mode's limits and strictness.
+func (md DecodeMode) DecodeBody(m *gsf.Message, v any) error {
+	if md.strict {
+		return m.Body.DecodeStrict(md.limits, v)
 	}
-	return m.Body.DecodeWith(o.Limits, v)
+	return m.Body.DecodeWith(md.limits, v)
 }
 
-// Decode is DecodeOptions{}.Decode: lenient, as the reference.
-func Decode(m *gsf.Message) (any, *Entry, error) { return DecodeOptions{}.Decode(m) }
+// Decode is DecodeMode{}.Decode: lenient, as the reference.
+func Decode(m *gsf.Message) (any, *Entry, error) { return DecodeMode{}.Decode(m) }
 
 // LayoutField is one line of a body's or object type's layout in catalog.txt: a field name and
 // its wire type in the catalog's notation, or (Inline) an object type whose fields come inline.

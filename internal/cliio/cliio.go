@@ -24,23 +24,25 @@ import (
 // Format names an input or output encoding.
 type Format string
 
-// The formats. Auto (input only) detects the encoding, as [Decode] describes.
+// The formats. Auto (input only) detects the encoding, as [Decode] describes; Dump (input only)
+// reads an xxd, hexdump -C, od -Ax -tx1 or Wireshark dump and nothing else.
 const (
 	Auto   Format = "auto"
 	Hex    Format = "hex"
 	Base64 Format = "base64"
 	Raw    Format = "raw"
+	Dump   Format = "hexdump"
 )
 
 // ParseFormat checks a --format flag value.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(s)); f {
-	case Auto, Hex, Base64, Raw:
+	case Auto, Hex, Base64, Raw, Dump:
 		return f, nil
 	case "":
 		return Auto, nil
 	}
-	return "", fmt.Errorf("unknown input format %q (want auto, hex, base64 or raw)", s)
+	return "", fmt.Errorf("unknown input format %q (want auto, hex, hexdump, base64 or raw)", s)
 }
 
 // ParseOutput checks an --output flag value: hex, base64 or raw.
@@ -162,11 +164,17 @@ func Decode(data []byte, f Format) ([]byte, error) {
 //   - padded base64 without spaces inside a line is base64;
 //   - any other text is an error wrapping ErrFormat, and white space alone wraps ErrEmpty.
 func DecodeSource(data []byte, f Format) ([]byte, Source, error) {
+	return DecodeSourceMax(data, f, MaxDumpRepeat)
+}
+
+// DecodeSourceMax is [DecodeSource] with maxRepeat, the bytes that the "*" lines of a hexdump -C
+// dump may stand for, in place of MaxDumpRepeat.
+func DecodeSourceMax(data []byte, f Format, maxRepeat int) ([]byte, Source, error) {
 	switch f {
 	case Raw:
 		return data, Source{Format: Raw}, nil
 	case Hex:
-		if b, d, ok, err := ReadDump(data, MaxDumpRepeat); ok {
+		if b, d, ok, err := ReadDump(data, maxRepeat); ok {
 			return b, Source{Format: Hex, Dump: d}, err
 		}
 		b, err := decodeHex(data)
@@ -174,13 +182,19 @@ func DecodeSource(data []byte, f Format) ([]byte, Source, error) {
 	case Base64:
 		b, err := decodeBase64(data, false)
 		return b, Source{Format: Base64}, err
+	case Dump:
+		b, d, ok, err := ReadDump(data, maxRepeat)
+		if !ok {
+			return nil, Source{}, inputErr(ErrFormat, "not a hex dump (want lines of an offset and hex bytes whose offsets follow the bytes, as xxd, hexdump -C, od -Ax -tx1 or Wireshark print them)")
+		}
+		return b, Source{Format: Hex, Dump: d}, err
 	case Auto, "":
-		return detect(data)
+		return detect(data, maxRepeat)
 	}
 	return nil, Source{}, fmt.Errorf("unknown input format %q", f)
 }
 
-func detect(data []byte) ([]byte, Source, error) {
+func detect(data []byte, maxRepeat int) ([]byte, Source, error) {
 	if len(data) == 0 {
 		return nil, Source{}, inputErr(ErrEmpty, "no input: give a file, hex, or the bytes on standard input")
 	}
@@ -190,7 +204,7 @@ func detect(data []byte) ([]byte, Source, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, Source{}, inputErr(ErrEmpty, "the input is only white space (%d bytes; --format raw reads them as bytes)", len(data))
 	}
-	if b, d, ok, err := ReadDump(data, MaxDumpRepeat); ok {
+	if b, d, ok, err := ReadDump(data, maxRepeat); ok {
 		return b, Source{Format: Hex, Dump: d, Guessed: true}, err
 	}
 	digits, bad, badAt := hexDigits(data)

@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"io"
 	"strings"
 
@@ -62,11 +63,11 @@ func godotStep(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "$ gamewire godot explain --godot 3   (%d bytes)\n", len(data))
-	fields, err := opts.Explain(data)
+	fr, err := opts.Explain(data, nil)
 	if err != nil {
 		return err
 	}
-	if err := godot.WriteFields(w, fields); err != nil {
+	if err := explain.WriteText(w, data, fr); err != nil {
 		return err
 	}
 	v, _, err := opts.Decode(data)

@@ -62,7 +62,7 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 			if n.nc, err = nats.Connect(url); err != nil {
 				b.Fatal(err)
 			}
-			if n.node, err = natscluster.New(n.nc, &natscluster.Options{Node: fmt.Sprint("n", i)}); err != nil {
+			if n.node, err = natscluster.New(n.nc, &natscluster.Options{Node: fmt.Sprint("n", i), OnEvent: func(natscluster.Event) { changes.fire() }}); err != nil {
 				b.Fatal(err)
 			}
 			n.srv.Cluster = n.node
@@ -120,12 +120,17 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 		for _, n := range nodes {
 			_ = n.node.Sync(ctx)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for len(nodes[0].node.GroupMembers("all")) != nSessions {
-			if time.Now().After(deadline) {
+		timeout := time.After(10 * time.Second)
+		for {
+			changed := changes.wait() // a presence event of any node
+			if len(nodes[0].node.GroupMembers("all")) == nSessions {
+				break
+			}
+			select {
+			case <-changed:
+			case <-timeout:
 				b.Fatalf("the directory has %d members", len(nodes[0].node.GroupMembers("all")))
 			}
-			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	g := nodes[0].srv.Group("all")

@@ -3,8 +3,8 @@ package natscluster
 import (
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 

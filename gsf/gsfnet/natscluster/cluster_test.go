@@ -59,7 +59,9 @@ type testNode struct {
 	events []natscluster.Event
 }
 
-func startNode(t *testing.T, url, id string) *testNode {
+// startNode starts a node with the test's short heartbeats and the package's other defaults;
+// set, if given, may change its options.
+func startNode(t *testing.T, url, id string, set ...func(*natscluster.Options)) *testNode {
 	t.Helper()
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.Name(id),
 		nats.ConnectHandler(func(*nats.Conn) { changes.fire() }), nats.ReconnectHandler(func(*nats.Conn) { changes.fire() }),
@@ -68,9 +70,8 @@ func startNode(t *testing.T, url, id string) *testNode {
 		t.Fatal(err)
 	}
 	tn := &testNode{id: id, nc: nc, served: make(chan error, 1)}
-	tn.node, err = natscluster.New(nc, &natscluster.Options{
+	opts := &natscluster.Options{
 		Node: id, HeartbeatInterval: hb, DeadAfter: dead, RequestTimeout: time.Second,
-		StallTimeout: stallTimeout, DeliveryTimeout: deliveryTimeout,
 		Logger: slog.New(signalHandler{slog.NewTextHandler(io.Discard, nil)}),
 		OnEvent: func(e natscluster.Event) {
 			tn.mu.Lock()
@@ -78,7 +79,11 @@ func startNode(t *testing.T, url, id string) *testNode {
 			tn.mu.Unlock()
 			changes.fire()
 		},
-	})
+	}
+	for _, f := range set {
+		f(opts)
+	}
+	tn.node, err = natscluster.New(nc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

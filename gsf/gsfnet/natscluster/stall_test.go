@@ -16,6 +16,7 @@ import (
 
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
+	"github.com/gamewire/gamewire/gsf/gsfnet/natscluster"
 )
 
 // startNATSProcess runs the real nats-server binary as a child process on a free loopback
@@ -93,7 +94,10 @@ type stamped struct {
 // the notifies that were held up: nothing is delivered later than DeliveryTimeout.
 func TestStalledNATS(t *testing.T) {
 	url, proc := startNATSProcess(t)
-	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	// Short timings, so that the test notices the stall soon; only this test's nodes have them
+	// (a loaded machine can make an ordinary ping slower than 200 ms).
+	short := func(o *natscluster.Options) { o.StallTimeout, o.DeliveryTimeout = stallTimeout, deliveryTimeout }
+	a, b := startNode(t, url, "a", short), startNode(t, url, "b", short)
 	ann := connect(t, a, "ann")
 	var mu sync.Mutex
 	var got []stamped

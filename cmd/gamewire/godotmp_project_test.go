@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/internal/engine/godot4"
+)
+
+// "godot mp serve --project" serves the bomber example's client project with no Go
+// declarations: a real Godot 4.6 client gets its player spawned with the defaults the project
+// gives, its RPC and input SYNC are accepted, and --explain names every packet.
+func TestEngineGodotMPServeProject(t *testing.T) {
+	godot4.Require(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	old, oldStarted := serveContext, mpServeStarted
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	addrs := make(chan string, 1)
+	mpServeStarted = func(a string) { addrs <- a }
+	t.Cleanup(func() { serveContext, mpServeStarted = old, oldStarted })
+	code := make(chan int, 1)
+	var out, logs lockedBuffer
+	go func() {
+		code <- run([]string{"godot", "mp", "serve", "--project", "../../godot/multiplayer/bomber/client",
+			"--spawn-players", "World/PlayerSpawner", "--explain", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &logs)
+	}()
+	var addr string
+	select {
+	case addr = <-addrs:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("not started: %s", logs.String())
+	}
+	files := map[string][]byte{}
+	for _, f := range []string{"world.tscn", "world.gd", "player.tscn", "player.gd", "player_input.gd", "bomb.tscn", "bomb.gd", "hint.tscn", "scoreboard.gd"} {
+		files[f] = readFile(t, "../../godot/multiplayer/bomber/client/"+f)
+	}
+	script := strings.ReplaceAll(projectDriver, "__URL__", "ws://"+addr)
+	rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer rcancel()
+	res, err := godot4.Run(rctx, script, files)
+	if err != nil || !slices.Contains(res.Stdout, "P END") {
+		t.Fatalf("engine: %v\n%s\n%s", err, strings.Join(res.Stdout, "\n"), strings.Join(res.Stderr, "\n"))
+	}
+	cancel()
+	if st := <-code; st != 0 {
+		t.Fatalf("exit %d: %s", st, logs.String())
+	}
+	var id string
+	for _, l := range res.Stdout {
+		if rest, ok := strings.CutPrefix(l, "P spawned "); ok {
+			id, _, _ = strings.Cut(rest, " ")
+			if want := "P spawned " + id + " pos=(0.0, 0.0) hp=0 label="; l != want {
+				t.Errorf("the client printed %q, want %q", l, want)
+			}
+		}
+	}
+	if id == "" {
+		t.Fatalf("no player spawned:\n%s", strings.Join(res.Stdout, "\n"))
+	}
+	text := strings.ReplaceAll(out.String(), id, "2001") // the server's peer ids are random
+	for _, want := range []string{
+		"serving ../../godot/multiplayer/bomber/client (res://world.tscn: 1 nodes with RPCs, 4 spawners)",
+		"out 2001 SIMPLIFY_PATH World/PlayerSpawner = cache id 1",
+		`out 2001 SPAWN by World/PlayerSpawner: "2001" net id 1 scene res://player.tscn state position=Vector2(0, 0) hp=0 label=""`,
+		"out 2001 SYNC t=1 World/Players/2001/ServerSync position=",
+		"out 2001 delta SYNC World/Players/2001/ServerSync hp=0",
+		`in  2001 REMOTE_CALL World.hello("gopher")`,
+		"out 2001 CONFIRM_PATH World valid=true",
+		"out 2001 CONFIRM_PATH World/Players/2001/Input/InputSync valid=true",
+		`World/Players/2001/Input/InputSync motion=Vector2(1, 0)`,
+		"World/Players/2001/Input/InputSync bombing=true",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the explanation lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// projectDriver is one client of the bomber project, as its players would run it.
+const projectDriver = `extends Node
+
+func main() -> void:
+	await get_tree().process_frame
+	var root := Node.new()
+	root.name = "C"
+	get_tree().root.add_child(root)
+	var world = load("res://world.tscn").instantiate()
+	root.add_child(world)
+	var mp := SceneMultiplayer.new()
+	get_tree().set_multiplayer(mp, root.get_path())
+	world.get_node("PlayerSpawner").spawned.connect(func(n):
+		print("P spawned %s pos=%s hp=%d label=%s" % [n.name, n.position, n.hp, n.label]))
+	var peer := WebSocketMultiplayerPeer.new()
+	peer.create_client("__URL__")
+	mp.multiplayer_peer = peer
+	var deadline := Time.get_ticks_msec() + 5000
+	while world.get_node("Players").get_child_count() == 0 and Time.get_ticks_msec() < deadline:
+		await get_tree().process_frame
+	if world.get_node("Players").get_child_count() == 0:
+		print("P TIMEOUT")
+		return
+	world.hello.rpc_id(1, "gopher")
+	var p = world.get_node("Players").get_child(0)
+	p.get_node("Input").motion = Vector2(1, 0)
+	p.get_node("Input").bombing = true
+	for i in 20:
+		await get_tree().process_frame
+	print("P END")
+`
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// "godot mp serve --project" refuses what it cannot serve before it listens.
+func TestGodotMPServeProjectErrors(t *testing.T) {
+	dir := "../../godot/multiplayer/bomber/client"
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--project"}, 2, "flag needs an argument"},
+		{[]string{"--project", dir, "extra"}, 2, "too many arguments"},
+		{[]string{"--project="}, 2, "--project: the project folder is empty"},
+		{[]string{"--project", dir, "--spawn-players", "World/Nope"}, 1, `no spawner "World/Nope" in res://world.tscn (spawners: World/PlayerSpawner, World/HintSpawner, World/Level/Zone/Area/BombSpawner, World/FxSpawner)`},
+		{[]string{"--project", dir, "--scene", "res://nope.tscn"}, 1, "scene res://nope.tscn is not in the project"},
+		{[]string{"--project", t.TempDir()}, 1, "has no main scene: give --scene"},
+	} {
+		var out, errb strings.Builder
+		code := run(append([]string{"godot", "mp", "serve"}, c.args...), strings.NewReader(""), &out, &errb)
+		if code != c.code || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errb.String(), c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,714 @@
+// Package project learns a Godot 4 game's multiplayer surface from its project folder, so that
+// a Go server (package godot/multiplayer) mirrors the client without hand-written declarations:
+// it parses the .tscn scenes (node paths, scripts, MultiplayerSpawner scene lists and spawn
+// paths, MultiplayerSynchronizer replication configs and intervals) and the .gd scripts (@rpc
+// methods with their modes, inheritance, rpc_config() calls, and which nodes a script hands to
+// the peer a node is named after).
+//
+// Load reads a project; Project.Instance lays a scene out at its place under /root and returns
+// the Declarations: nodes with their RPC tables (checksums as the engine computes them),
+// spawners with their scenes' synchronizers, and synchronizers outside spawned scenes.
+// Declarations.Handle attaches Go handlers; Declarations.Apply puts everything on a Server.
+//
+// What the loader does not understand (a malformed scene, an @rpc it cannot read) is an error
+// naming the file and line. What no file says is left to the program: spawn functions, the
+// authority of a synchronizer set by code other than set_multiplayer_authority(str(name).to_int()),
+// visibility filters.
+package project
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gamewire/gamewire/godot/multiplayer"
+)
+
+// Project is a loaded Godot 4 project.
+type Project struct {
+	// Dir is the project's folder (where project.godot is).
+	Dir string
+	// MainScene is run/main_scene from project.godot (a res:// path), if set.
+	MainScene string
+	// Scenes and Scripts are keyed by resource path ("res://world.tscn").
+	Scenes  map[string]*Scene
+	Scripts map[string]*Script
+
+	uids    map[string]string // uid:// → res://
+	classes map[string]string // class_name → res://
+}
+
+// Scene is a parsed .tscn file: its nodes in file order, the root first.
+type Scene struct {
+	Path  string
+	Nodes []*SceneNode
+}
+
+// SceneNode is one node of a scene.
+type SceneNode struct {
+	// Name is the node's name, Path its path relative to the scene's root ("." for the root).
+	Name, Path string
+	// Type is the node's class (empty for an instanced scene or an override).
+	Type string
+	// Script is the res:// path of its script, if any; Instance the res:// path of the scene
+	// it instances, if any.
+	Script, Instance string
+	// Props are the node's properties as written in the file.
+	Props map[string]string
+	// Line is where the node's section starts.
+	Line int
+
+	file   string
+	config []multiplayer.Property // a synchronizer's replication config
+}
+
+// Load reads every .tscn and .gd file under dir (skipping .godot and hidden folders).
+func Load(dir string) (*Project, error) {
+	p := &Project{Dir: dir, Scenes: map[string]*Scene{}, Scripts: map[string]*Script{},
+		uids: map[string]string{}, classes: map[string]string{}}
+	if b, err := os.ReadFile(filepath.Join(dir, "project.godot")); err == nil {
+		secs, err := parseSections(filepath.Join(dir, "project.godot"), b)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range secs {
+			if s.kind == "application" {
+				p.MainScene = unquote(s.props["run/main_scene"])
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	err := filepath.WalkDir(dir, func(file string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if file != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(dir, file)
+		if err != nil {
+			return err
+		}
+		res := "res://" + filepath.ToSlash(rel)
+		switch path.Ext(d.Name()) {
+		case ".tscn":
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			return p.parseScene(res, file, b)
+		case ".gd":
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			s, err := ParseScript(file, b)
+			if err != nil {
+				return err
+			}
+			s.Path = res
+			p.Scripts[res] = s
+			if s.ClassName != "" {
+				p.classes[s.ClassName] = res
+			}
+		case ".uid":
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			p.uids[strings.TrimSpace(string(b))] = strings.TrimSuffix(res, ".uid")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Scene references written as uid:// resolve now that every file is read.
+	for _, sc := range p.Scenes {
+		for _, n := range sc.Nodes {
+			n.Script, n.Instance = p.resolve(n.Script), p.resolve(n.Instance)
+		}
+	}
+	if p.MainScene != "" {
+		p.MainScene = p.resolve(p.MainScene)
+	}
+	return p, nil
+}
+
+func (p *Project) resolve(ref string) string {
+	if r, ok := p.uids[ref]; ok {
+		return r
+	}
+	return ref
+}
+
+func (p *Project) parseScene(res, file string, b []byte) error {
+	secs, err := parseSections(file, b)
+	if err != nil {
+		return err
+	}
+	if len(secs) == 0 || secs[0].kind != "gd_scene" {
+		return fmt.Errorf("%s:1: not a Godot scene (no [gd_scene] heading)", file)
+	}
+	if uid := unquote(secs[0].attrs["uid"]); uid != "" {
+		p.uids[uid] = res
+	}
+	ext := map[string]string{} // ext_resource id → path (uid:// when the path is missing)
+	sc := &Scene{Path: res}
+	for _, s := range secs[1:] {
+		switch s.kind {
+		case "ext_resource":
+			path := unquote(s.attrs["path"])
+			if uid := unquote(s.attrs["uid"]); uid != "" {
+				if path != "" {
+					p.uids[uid] = path
+				} else {
+					path = uid
+				}
+			}
+			ext[unquote(s.attrs["id"])] = path
+		case "node":
+			name := unquote(s.attrs["name"])
+			if name == "" {
+				return fmt.Errorf("%s:%d: a node without a name", file, s.line)
+			}
+			n := &SceneNode{Name: name, Type: unquote(s.attrs["type"]), Props: s.props, Line: s.line, file: file}
+			parent, hasParent := s.attrs["parent"]
+			switch {
+			case !hasParent:
+				if len(sc.Nodes) > 0 {
+					return fmt.Errorf("%s:%d: a second root node %q", file, s.line, name)
+				}
+				n.Path = "."
+			case unquote(parent) == ".":
+				n.Path = name
+			default:
+				n.Path = unquote(parent) + "/" + name
+			}
+			if inst, ok := s.attrs["instance"]; ok {
+				id, err := extID(inst)
+				if err != nil {
+					return fmt.Errorf("%s:%d: instance: %w", file, s.line, err)
+				}
+				n.Instance = ext[id]
+			}
+			if v, ok := s.props["script"]; ok {
+				id, err := extID(v)
+				if err != nil {
+					return fmt.Errorf("%s:%d: script: %w", file, s.line, err)
+				}
+				n.Script = ext[id]
+			}
+			sc.Nodes = append(sc.Nodes, n)
+		}
+	}
+	// Sub-resources are looked up by the nodes that use them (replication configs).
+	subs := map[string]*section{}
+	for _, s := range secs {
+		if s.kind == "sub_resource" {
+			subs[unquote(s.attrs["id"])] = s
+		}
+	}
+	for _, n := range sc.Nodes {
+		if v, ok := n.Props["replication_config"]; ok {
+			name, args, ok := call(v)
+			if !ok || name != "SubResource" || len(args) != 1 || subs[args[0]] == nil {
+				return fmt.Errorf("%s:%d: replication_config %s is not a SubResource of this scene", file, n.Line, v)
+			}
+			n.Props["replication_config"] = "" // replaced by the parsed config below
+			cfg, err := replicationConfig(file, subs[args[0]])
+			if err != nil {
+				return err
+			}
+			n.config = cfg
+		}
+	}
+	if len(sc.Nodes) == 0 {
+		return fmt.Errorf("%s: a scene without nodes", file)
+	}
+	p.Scenes[res] = sc
+	return nil
+}
+
+func extID(v string) (string, error) {
+	name, args, ok := call(v)
+	if !ok || name != "ExtResource" || len(args) != 1 {
+		return "", fmt.Errorf("%s is not ExtResource(\"id\")", v)
+	}
+	return args[0], nil
+}
+
+// replicationConfig reads a SceneReplicationConfig: properties/N/path, /spawn,
+// /replication_mode (and the deprecated /sync and /watch).
+func replicationConfig(file string, s *section) ([]multiplayer.Property, error) {
+	var props []multiplayer.Property
+	for _, key := range s.order {
+		rest, ok := strings.CutPrefix(key, "properties/")
+		if !ok {
+			continue
+		}
+		idxs, what, ok := strings.Cut(rest, "/")
+		idx, err := strconv.Atoi(idxs)
+		if !ok || err != nil || idx < 0 || idx > len(props) {
+			return nil, fmt.Errorf("%s:%d: replication config key %q out of order", file, s.line, key)
+		}
+		v := s.props[key]
+		if what == "path" {
+			if idx != len(props) {
+				return nil, fmt.Errorf("%s:%d: property %d listed twice", file, s.line, idx)
+			}
+			name, args, ok := call(v)
+			if !ok || name != "NodePath" || len(args) != 1 || !strings.Contains(args[0], ":") {
+				return nil, fmt.Errorf("%s:%d: %s = %s: want NodePath(\"node:property\")", file, s.line, key, v)
+			}
+			props = append(props, multiplayer.Property{Path: args[0], Spawn: true, Mode: multiplayer.ReplicateAlways})
+			continue
+		}
+		if idx >= len(props) {
+			return nil, fmt.Errorf("%s:%d: %s before its path", file, s.line, key)
+		}
+		pr := &props[idx]
+		switch what {
+		case "spawn":
+			pr.Spawn = v == "true"
+		case "replication_mode":
+			m, err := strconv.Atoi(v)
+			if err != nil || m < 0 || m > 2 {
+				return nil, fmt.Errorf("%s:%d: %s = %s: want 0, 1 or 2", file, s.line, key, v)
+			}
+			pr.Mode = multiplayer.ReplicationMode(m)
+		case "sync":
+			if v == "true" {
+				pr.Mode = multiplayer.ReplicateAlways
+			} else if pr.Mode == multiplayer.ReplicateAlways {
+				pr.Mode = multiplayer.ReplicateNever
+			}
+		case "watch":
+			if v == "true" {
+				pr.Mode = multiplayer.ReplicateOnChange
+			} else if pr.Mode == multiplayer.ReplicateOnChange {
+				pr.Mode = multiplayer.ReplicateNever
+			}
+		default:
+			return nil, fmt.Errorf("%s:%d: replication config key %q not understood", file, s.line, key)
+		}
+	}
+	return props, nil
+}
+
+// ---------------------------------------------------------------------------------------------
+// scripts
+
+// RPCs returns the RPC table entries of the script at res (with the inherited ones), sorted
+// into the engine's table order by multiplayer.NewNode.
+func (p *Project) RPCs(res string) ([]multiplayer.RPC, error) {
+	var out []multiplayer.RPC
+	seen := map[string]bool{}
+	for depth := 0; res != ""; depth++ {
+		if depth > 64 {
+			return nil, fmt.Errorf("%s: the extends chain is too long (a cycle?)", res)
+		}
+		s := p.Scripts[res]
+		if s == nil {
+			if !strings.HasSuffix(res, ".gd") {
+				return nil, fmt.Errorf("script %s: only GDScript (.gd) is read", res)
+			}
+			return nil, fmt.Errorf("script %s is not in the project", res)
+		}
+		for _, r := range s.RPCs {
+			if !seen[r.Name] { // an override keeps the subclass's annotation
+				seen[r.Name] = true
+				out = append(out, r)
+			}
+		}
+		res = p.base(s)
+	}
+	return out, nil
+}
+
+// base returns the res:// path of a script's base script, or "" for an engine class.
+func (p *Project) base(s *Script) string {
+	switch {
+	case s.Extends == "":
+		return ""
+	case strings.HasPrefix(s.Extends, "res://"):
+		return s.Extends
+	}
+	return p.classes[s.Extends]
+}
+
+// ---------------------------------------------------------------------------------------------
+// declarations
+
+// Declarations are what a Go server needs to mirror a scene: its nodes with RPCs, its spawners
+// and its synchronizers outside spawned scenes. They are plain values: change them before
+// Apply where the project does not say everything (visibility filters, handlers).
+type Declarations struct {
+	// RPCs maps each node path (relative to /root) that has RPCs to its methods.
+	RPCs map[string][]multiplayer.RPC
+	// Spawners are the MultiplayerSpawners, with their scenes laid out.
+	Spawners []*multiplayer.Spawner
+	// Synchronizers are the MultiplayerSynchronizers not in a spawnable scene (path based).
+	Synchronizers []*multiplayer.SyncConfig
+	// Where maps every node path (relative to /root) to its file and line, for messages.
+	Where map[string]string
+}
+
+// Instance lays the scene res out as the clients' tree has it, with its root node at path at
+// under /root ("World" for a main scene whose root is World; "" means the root node's name).
+func (p *Project) Instance(res, at string) (*Declarations, error) {
+	sc := p.Scenes[res]
+	if sc == nil {
+		return nil, fmt.Errorf("project: scene %s is not in the project", res)
+	}
+	if at == "" {
+		at = sc.Nodes[0].Name
+	}
+	d := &Declarations{RPCs: map[string][]multiplayer.RPC{}, Where: map[string]string{}}
+	nodes, err := p.flatten(res, 0)
+	if err != nil {
+		return nil, err
+	}
+	spawned := map[string]bool{} // scenes the spawners spawn: their nodes are not in the tree
+	for _, n := range nodes {
+		full := join(at, n.Path)
+		d.Where[full] = fmt.Sprintf("%s:%d", n.file, n.Line)
+		if n.Script != "" {
+			rpcs, err := p.RPCs(n.Script)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: node %s: %w", n.file, n.Line, n.Path, err)
+			}
+			if len(rpcs) > 0 {
+				d.RPCs[full] = rpcs
+			}
+		}
+		switch n.Type {
+		case "MultiplayerSpawner":
+			sp, err := p.spawner(n, full)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range sp.Scenes {
+				spawned[s.Path] = true
+			}
+			d.Spawners = append(d.Spawners, sp)
+		case "MultiplayerSynchronizer":
+			cfg, err := p.syncConfig(n, full, nodes)
+			if err != nil {
+				return nil, err
+			}
+			d.Synchronizers = append(d.Synchronizers, cfg)
+		}
+	}
+	return d, nil
+}
+
+// flatten returns the scene's nodes with instanced scenes expanded (paths relative to res's
+// root), later sections overriding earlier ones.
+func (p *Project) flatten(res string, depth int) ([]*SceneNode, error) {
+	if depth > 32 {
+		return nil, fmt.Errorf("project: scene %s: instances nest too deep (a cycle?)", res)
+	}
+	sc := p.Scenes[res]
+	if sc == nil {
+		return nil, fmt.Errorf("project: scene %s is not in the project", res)
+	}
+	var out []*SceneNode
+	byPath := map[string]*SceneNode{}
+	for _, n := range sc.Nodes {
+		if old := byPath[n.Path]; old != nil && n.Instance == "" {
+			merge(old, n) // an override of an instanced scene's node
+			continue
+		}
+		c := *n
+		out = append(out, &c)
+		byPath[c.Path] = &c
+		if n.Instance == "" {
+			continue
+		}
+		inner, err := p.flatten(n.Instance, depth+1)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", n.file, n.Line, err)
+		}
+		for _, in := range inner {
+			if in.Path == "." {
+				merged := *in
+				merged.Name, merged.Path, merged.Line, merged.file = c.Name, c.Path, c.Line, c.file
+				merge(&merged, &c)
+				*out[len(out)-1] = merged
+				byPath[c.Path] = out[len(out)-1]
+				continue
+			}
+			ic := *in
+			ic.Path = join(c.Path, in.Path)
+			out = append(out, &ic)
+			byPath[ic.Path] = &ic
+		}
+	}
+	return out, nil
+}
+
+// merge applies the override o to n: its script, type and properties.
+func merge(n, o *SceneNode) {
+	if o.Script != "" {
+		n.Script = o.Script
+	}
+	if o.Type != "" {
+		n.Type = o.Type
+	}
+	props := map[string]string{}
+	for k, v := range n.Props {
+		props[k] = v
+	}
+	for k, v := range o.Props {
+		props[k] = v
+	}
+	n.Props = props
+	if o.config != nil {
+		n.config = o.config
+	}
+}
+
+func join(a, b string) string {
+	switch {
+	case b == "" || b == ".":
+		return a
+	case a == "" || a == ".":
+		return b
+	}
+	return a + "/" + b
+}
+
+// relPath resolves a NodePath written on the node at from (both relative to /root).
+func relPath(from, rel string) string {
+	var parts []string
+	if from != "" && from != "." {
+		parts = strings.Split(from, "/")
+	}
+	for seg := range strings.SplitSeq(rel, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(parts) > 0 {
+				parts = parts[:len(parts)-1]
+			}
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func nodePathProp(n *SceneNode, key, def string) (string, error) {
+	v, ok := n.Props[key]
+	if !ok {
+		return def, nil
+	}
+	name, args, ok := call(v)
+	if !ok || name != "NodePath" || len(args) != 1 {
+		return "", fmt.Errorf("%s:%d: %s = %s: want NodePath(\"…\")", n.file, n.Line, key, v)
+	}
+	return args[0], nil
+}
+
+func (p *Project) spawner(n *SceneNode, full string) (*multiplayer.Spawner, error) {
+	spawnPath, err := nodePathProp(n, "spawn_path", "")
+	if err != nil {
+		return nil, err
+	}
+	if spawnPath == "" {
+		return nil, fmt.Errorf("%s:%d: spawner %s has no spawn_path", n.file, n.Line, n.Path)
+	}
+	sp := &multiplayer.Spawner{Path: full, SpawnPath: relPath(full, spawnPath)}
+	if v, ok := n.Props["_spawnable_scenes"]; ok {
+		name, args, ok := call(v)
+		if !ok || name != "PackedStringArray" {
+			return nil, fmt.Errorf("%s:%d: _spawnable_scenes = %s: want PackedStringArray(…)", n.file, n.Line, v)
+		}
+		for _, a := range args {
+			res := p.resolve(a)
+			scene, err := p.spawnable(res)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: spawner %s: %w", n.file, n.Line, n.Path, err)
+			}
+			sp.Scenes = append(sp.Scenes, scene)
+		}
+	}
+	return sp, nil
+}
+
+// spawnable lays out a spawnable scene: its nodes with RPCs and its synchronizers, relative to
+// its root. A synchronizer under a node the scene's scripts give to the peer named by the
+// entity (set_multiplayer_authority(str(name).to_int())) has AuthorityOwner.
+func (p *Project) spawnable(res string) (*multiplayer.Scene, error) {
+	nodes, err := p.flatten(res, 0)
+	if err != nil {
+		return nil, err
+	}
+	sc := &multiplayer.Scene{Path: res}
+	var owned []string // paths relative to the scene root
+	for _, n := range nodes {
+		if n.Script == "" {
+			continue
+		}
+		if s := p.Scripts[n.Script]; s != nil {
+			for _, t := range s.OwnerAuthority {
+				owned = append(owned, relPath(n.Path, t))
+			}
+		}
+	}
+	for _, n := range nodes {
+		if n.Script != "" {
+			rpcs, err := p.RPCs(n.Script)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: node %s: %w", n.file, n.Line, n.Path, err)
+			}
+			if len(rpcs) > 0 {
+				node, err := multiplayer.NewNode(n.Path, rpcs...)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", n.file, n.Line, err)
+				}
+				sc.Nodes = append(sc.Nodes, node)
+			}
+		}
+		if n.Type == "MultiplayerSynchronizer" {
+			cfg, err := p.syncConfig(n, n.Path, nodes)
+			if err != nil {
+				return nil, err
+			}
+			rel := strings.TrimPrefix(n.Path, "./")
+			for _, o := range owned {
+				if o == "" || o == "." || rel == o || strings.HasPrefix(rel, o+"/") {
+					cfg.Authority = multiplayer.AuthorityOwner
+				}
+			}
+			sc.Synchronizers = append(sc.Synchronizers, cfg)
+		}
+	}
+	return sc, nil
+}
+
+// syncConfig reads the synchronizer n (one of nodes, whose paths share a base) as declared at
+// path, with each property's default: the value its node has in the scene, else its script's
+// initial value, else the engine's default for common properties.
+func (p *Project) syncConfig(n *SceneNode, path string, nodes []*SceneNode) (*multiplayer.SyncConfig, error) {
+	cfg := &multiplayer.SyncConfig{Path: path, Properties: slices.Clone(n.config)}
+	rootRel, err := nodePathProp(n, "root_path", "..")
+	if err != nil {
+		return nil, err
+	}
+	root := relPath(n.Path, rootRel)
+	for i := range cfg.Properties {
+		pr := &cfg.Properties[i]
+		nodePart, prop, _ := strings.Cut(pr.Path, ":")
+		if strings.Contains(prop, ":") {
+			continue // a sub-property: no default known
+		}
+		target := relPath(root, nodePart)
+		if target == "" {
+			target = "."
+		}
+		for _, t := range nodes {
+			if t.Path == target {
+				pr.Default = p.defaultOf(t, prop)
+				break
+			}
+		}
+	}
+	for _, k := range []struct {
+		key string
+		dst *time.Duration
+	}{{"replication_interval", &cfg.Interval}, {"delta_interval", &cfg.DeltaInterval}} {
+		if v, ok := n.Props[k.key]; ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 {
+				return nil, fmt.Errorf("%s:%d: %s = %s: want seconds", n.file, n.Line, k.key, v)
+			}
+			*k.dst = time.Duration(f * float64(time.Second))
+		}
+	}
+	if n.Props["public_visibility"] == "false" {
+		cfg.Visible = func(int32, *multiplayer.Entity) bool { return false }
+	}
+	return cfg, nil
+}
+
+// defaultOf returns the value property prop of node n starts with, or nil if unknown.
+func (p *Project) defaultOf(n *SceneNode, prop string) any {
+	if v, ok := n.Props[prop]; ok {
+		if x, ok := parseValue(v); ok {
+			return x
+		}
+		return nil
+	}
+	for res, depth := n.Script, 0; res != "" && depth < 64; depth++ {
+		s := p.Scripts[res]
+		if s == nil {
+			break
+		}
+		if v, ok := s.vars[prop]; ok {
+			return v
+		}
+		res = p.base(s)
+	}
+	if strings.Contains(n.Type, "3D") {
+		if v, ok := builtins3D[prop]; ok {
+			return v
+		}
+	}
+	return builtinDefaults[prop]
+}
+
+// Handle attaches a Go handler (see multiplayer.RPC) to the method of the node at path.
+func (d *Declarations) Handle(path, method string, handler any) error {
+	rpcs := d.RPCs[path]
+	for i := range rpcs {
+		if rpcs[i].Name == method {
+			rpcs[i].Handler = handler
+			return nil
+		}
+	}
+	return fmt.Errorf("project: node %s has no RPC %s", path, method)
+}
+
+// Nodes builds the nodes with RPCs, sorted by path.
+func (d *Declarations) Nodes() ([]*multiplayer.Node, error) {
+	paths := make([]string, 0, len(d.RPCs))
+	for p := range d.RPCs {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	var out []*multiplayer.Node
+	for _, p := range paths {
+		n, err := multiplayer.NewNode(p, d.RPCs[p]...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Where[p], err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// Apply adds the declarations to a Server that has not started serving: the nodes to Nodes and
+// the spawners to Spawners. The synchronizers outside spawned scenes (Synchronizers) are left to
+// the program, to add with Server.AddSynchronizer once it has set their authority and handlers.
+func (d *Declarations) Apply(s *multiplayer.Server) error {
+	nodes, err := d.Nodes()
+	if err != nil {
+		return err
+	}
+	s.Nodes = append(s.Nodes, nodes...)
+	s.Spawners = append(s.Spawners, d.Spawners...)
+	return nil
+}
