@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/bitproto"
+	"github.com/gamewire/gamewire/cmd/gamewire/internal/demoserver"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
-	"github.com/gamewire/gamewire/internal/demoserver"
 )
 
 func init() {
