@@ -132,11 +132,11 @@ func Describer(opts Options) gsf.BodyDescriber {
 func strictEnd(r *bitstream.Reader, end int) error {
 	left := end - r.Offset()
 	if left >= 8 {
-		return &gsf.BodyError{BitOffset: r.Offset(), Left: left, Err: gsf.ErrTrailingBits}
+		return gsf.NewBodyError(r.Offset(), left, gsf.ErrTrailingBits)
 	}
 	if left > 0 {
 		if bits, _ := r.PeekBits(left); bits != 0 {
-			return &gsf.BodyError{BitOffset: r.Offset(), Left: left, Err: gsf.ErrTrailingBits}
+			return gsf.NewBodyError(r.Offset(), left, gsf.ErrTrailingBits)
 		}
 	}
 	return nil
