@@ -62,7 +62,7 @@ func ExampleDecode() {
 	h := gsf.NewRequest(gsf.SvcUserServer, gsf.MsgLogin, 1)
 	frame, _ := gsf.AppendMessage(nil, &h, &messages.LoginRequest{
 		LoginID: "ada", Password: "pw", SitePIN: 1234,
-		LanguageLocalePairOID: messages.OIDFromPacked(293578400718237473),
+		LanguageLocalePairOID: messages.OIDFromInt64(293578400718237473),
 	})
 	m, _, _ := gsf.ConsumeMessage(frame)
 	body, entry, err := messages.DecodeOptions{Strict: true}.Decode(&m)
