@@ -3,6 +3,7 @@ package bitproto
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -22,12 +23,12 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestMaxAllocCountsWhatIsAllocated decodes the two shapes that allocated twice what MaxAlloc
+// TestMaxAllocCountsWhatIsAllocated decodes the two shapes that allocated twice what the limit
 // charged: a slice of 2 796 202 empty slices (reflect.MakeSlice allocated a slice header for
 // each, besides the elements the outer slice holds), and a map with 2 796 202 copies of one key
-// (the map was sized by the count). The memory a decode allocates stays within MaxAlloc.
+// (the map was sized by the count). The memory a decode allocates stays within MaxAllocBytes.
 func TestMaxAllocCountsWhatIsAllocated(t *testing.T) {
-	const n = DefaultMaxAlloc / 24 // as many slice headers as the budget holds
+	const n = DefaultMaxAllocCeiling / 24 // as many slice headers as the budget holds
 	type T struct{ A, B int64 }
 	var w bitstream.Writer
 	w.WriteCount(n)
@@ -42,16 +43,16 @@ func TestMaxAllocCountsWhatIsAllocated(t *testing.T) {
 		w.WriteNull(true)
 	}
 	maps := w.Bytes()
-	// MaxAllocFactor off: MaxAlloc alone.
-	o := DecodeOptions{MaxAllocFactor: -1}
+	// A fixed limit, not proportional to the input.
+	o := dm(DecodeOptions{MaxAllocBytes: DefaultMaxAllocCeiling})
 	var ss [][]int32
 	var err error
 	got := allocated(func() { err = o.Unmarshal(slices, &ss) })
 	if err == nil && len(ss) != n {
 		t.Errorf("%d slices decoded, want %d", len(ss), n)
 	}
-	if got > DefaultMaxAlloc+64<<10 {
-		t.Errorf("%d empty slices (%d bytes): %d MB allocated (err %v), MaxAlloc is %d MB", n, len(slices), got>>20, err, DefaultMaxAlloc>>20)
+	if got > DefaultMaxAllocCeiling+64<<10 {
+		t.Errorf("%d empty slices (%d bytes): %d MB allocated (err %v), MaxAllocBytes is %d MB", n, len(slices), got>>20, err, DefaultMaxAllocCeiling>>20)
 	}
 	ss = nil
 	var m map[string]*T
@@ -194,7 +195,7 @@ func gen(w *bitstream.Writer, t reflect.Type, s *allocShape, depth int, top bool
 // TestAllocationBound decodes thousands of adversarial inputs into every kind of container
 // (empty and null elements, repeated and distinct map keys, nesting, inputs cut short or with
 // a bit flipped), and checks that none allocates more than MaxAllocFactor (64) times its
-// length plus AllocSlack, and the error it returns.
+// length plus DefaultMaxAllocSlack, and the error it returns.
 func TestAllocationBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation measurements in -short mode")
@@ -224,13 +225,13 @@ func TestAllocationBound(t *testing.T) {
 							var err error
 							got := allocated(func() { err = Unmarshal(in, v) })
 							cases++
-							limit := DefaultMaxAllocFactor*len(in) + AllocSlack + errorSlack
+							limit := DefaultMaxAllocFactor*len(in) + DefaultMaxAllocSlack + errorSlack
 							what := fmt.Sprintf("%v, count %d, depth %d, null %v, same keys %v, %d bytes: %d bytes allocated (err %v)", typ, count, depth, null, same, len(in), got, err)
 							if int(got) > limit {
 								t.Errorf("%s; the limit is %d", what, limit)
 							}
 							if err != nil {
-								var e *Error
+								var e *DecodeError
 								if !errors.As(err, &e) {
 									t.Errorf("%s: not an *Error", what)
 								}
@@ -247,26 +248,38 @@ func TestAllocationBound(t *testing.T) {
 	t.Logf("%d inputs; the most per input byte: %.1f×: %s", cases, worst, worstWhat)
 }
 
-// TestBudget checks how MaxAlloc and MaxAllocFactor combine.
+// TestBudget checks the allocation limit of MaxAllocBytes: 0 the default proportional to the
+// input, capped; a positive value itself; NoLimit none. Other negative values are refused.
 func TestBudget(t *testing.T) {
-	maxInt := int(^uint(0) >> 1)
 	for _, tc := range []struct {
 		o    DecodeOptions
 		n    int
 		want int
 	}{
-		{DecodeOptions{}, 0, AllocSlack},
-		{DecodeOptions{}, 100, 64*100 + AllocSlack},
-		{DecodeOptions{}, 10 << 20, DefaultMaxAlloc},
-		{DecodeOptions{MaxAlloc: 1000}, 10, 1000},
-		{DecodeOptions{MaxAllocFactor: -1}, 10, DefaultMaxAlloc},
-		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: -1}, 10, maxInt},
-		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: 2}, 1000, 2000 + AllocSlack},
-		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: maxInt}, maxInt, maxInt},
-		{DecodeOptions{MaxAlloc: -1, MaxAllocFactor: maxInt / 2}, 4, maxInt},
+		{DecodeOptions{}, 0, DefaultMaxAllocSlack},
+		{DecodeOptions{}, 100, 64*100 + DefaultMaxAllocSlack},
+		{DecodeOptions{}, 10 << 20, DefaultMaxAllocCeiling},
+		{DecodeOptions{}, math.MaxInt, DefaultMaxAllocCeiling},
+		{DecodeOptions{MaxAllocBytes: 1000}, 10, 1000},
+		{DecodeOptions{MaxAllocBytes: 1000}, 1 << 30, 1000},
+		{DecodeOptions{MaxAllocBytes: NoLimit}, 10, math.MaxInt},
 	} {
-		if got := tc.o.budget(tc.n); got != tc.want {
+		if got := dm(tc.o).budget(tc.n); got != tc.want {
 			t.Errorf("%+v, %d bytes of input: budget %d, want %d", tc.o, tc.n, got, tc.want)
 		}
 	}
+	for _, o := range []DecodeOptions{{MaxAllocBytes: -2}, {MaxDepth: -7}} {
+		if _, err := o.DecodeMode(); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+// dm returns the mode of o, which the test knows to be valid.
+func dm(o DecodeOptions) DecodeMode {
+	m, err := o.DecodeMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

@@ -402,7 +402,7 @@ func TestMarshalers(t *testing.T) {
 	}
 	// Errors of a custom type carry the field path and offset.
 	_, err = Marshal(&Login{Status: 7})
-	var e *Error
+	var e *EncodeError
 	if !errors.As(err, &e) || e.Path != "Status" || e.BitOffset != 0 || !strings.Contains(err.Error(), "unknown status 7") {
 		t.Fatalf("err = %v", err)
 	}
@@ -412,7 +412,7 @@ func TestMarshalers(t *testing.T) {
 		t.Fatalf("Marshal(&Vec) = %x, %v", b, err)
 	}
 	var v Vec
-	if err := Unmarshal(b[:6], &v); !errors.Is(err, bitstream.ErrUnderflow) {
+	if err := Unmarshal(b[:6], &v); !errors.Is(err, bitstream.ErrTruncated) {
 		t.Fatalf("truncated Vec: %v", err)
 	}
 }
@@ -457,12 +457,12 @@ func TestRecursiveTypeAndDepthLimit(t *testing.T) {
 	if err := Unmarshal(b, &back); err != nil {
 		t.Fatalf("depth 30 (90 levels) within the default limit: %v", err)
 	}
-	err = DecodeOptions{MaxDepth: 60}.Unmarshal(b, &back)
-	var e *Error
-	if !errors.Is(err, ErrDepth) || !errors.As(err, &e) || !strings.HasPrefix(e.Path, `ChildrenGroup["c"][0].ChildrenGroup["c"][0]`) {
+	err = dm(DecodeOptions{MaxDepth: 60}).Unmarshal(b, &back)
+	var e *DecodeError
+	if !errors.Is(err, ErrTooDeep) || !errors.As(err, &e) || !strings.HasPrefix(e.Path, `ChildrenGroup["c"][0].ChildrenGroup["c"][0]`) {
 		t.Fatalf("MaxDepth 60: %v", err)
 	}
-	if err := (DecodeOptions{MaxDepth: 91}).Unmarshal(b, &back); err != nil {
+	if err := dm(DecodeOptions{MaxDepth: 91}).Unmarshal(b, &back); err != nil {
 		t.Fatalf("MaxDepth 91: %v", err)
 	}
 }
@@ -485,7 +485,7 @@ func TestDecodeErrors(t *testing.T) {
 	// Cut inside the second item's name.
 	var v Inv
 	err = Unmarshal(full[:len(full)-1], &v)
-	var e *Error
+	var e *DecodeError
 	if !errors.As(err, &e) || e.Path != "Items[1].Name" || !errors.Is(err, bitstream.ErrTooLong) {
 		t.Fatalf("truncated: %v", err)
 	}
@@ -522,12 +522,12 @@ func TestDecodeErrors(t *testing.T) {
 			w.WriteInt32(math.MaxInt32)
 			return w.Bytes()
 		}, bitstream.ErrTooLong, "Owner"},
-		{"empty input", func() []byte { return nil }, bitstream.ErrUnderflow, "Owner"},
+		{"empty input", func() []byte { return nil }, bitstream.ErrTruncated, "Owner"},
 	}
 	for _, tc := range tests {
 		var v Inv
 		err := Unmarshal(tc.data(), &v)
-		var e *Error
+		var e *DecodeError
 		if !errors.Is(err, tc.want) || !errors.As(err, &e) || e.Path != tc.path || e.BitOffset != 0 && tc.path == "Owner" {
 			t.Errorf("%s: %v (path %q)", tc.name, err, pathOf(err))
 		}
@@ -545,29 +545,27 @@ func TestDecodeErrors(t *testing.T) {
 	if err := Unmarshal(data, &v); !errors.Is(err, ErrAllocLimit) {
 		t.Fatalf("100 000 null items, default options: %v, want ErrAllocLimit", err)
 	}
-	if err := (DecodeOptions{MaxAllocFactor: -1}).Unmarshal(data, &v); err != nil || len(v.Items) != 100_000 {
-		t.Fatalf("100 000 null items, MaxAllocFactor -1: %v", err)
+	if err := dm(DecodeOptions{MaxAllocBytes: NoLimit}).Unmarshal(data, &v); err != nil || len(v.Items) != 100_000 {
+		t.Fatalf("100 000 null items, MaxAllocBytes NoLimit: %v", err)
 	}
-	if err := (DecodeOptions{MaxAllocFactor: 200}).Unmarshal(data, &v); err != nil || len(v.Items) != 100_000 {
-		t.Fatalf("100 000 null items, MaxAllocFactor 200: %v", err)
+	if err := dm(DecodeOptions{MaxAllocBytes: 4 << 20}).Unmarshal(data, &v); err != nil || len(v.Items) != 100_000 {
+		t.Fatalf("100 000 null items, MaxAllocBytes 4 MiB: %v", err)
 	}
-	if err := (DecodeOptions{MaxAlloc: 1024, MaxAllocFactor: -1}).Unmarshal(data, &Inv{}); !errors.Is(err, ErrAllocLimit) {
-		t.Fatalf("MaxAlloc 1024: %v", err)
-	}
-	if err := (DecodeOptions{MaxAlloc: -1}).Unmarshal(data, &Inv{}); !errors.Is(err, ErrAllocLimit) {
-		t.Fatalf("MaxAlloc -1, MaxAllocFactor by default: %v", err)
-	}
-	if err := (DecodeOptions{MaxAlloc: -1, MaxAllocFactor: -1}).Unmarshal(data, &Inv{}); err != nil {
-		t.Fatalf("MaxAlloc -1, MaxAllocFactor -1: %v", err)
+	if err := dm(DecodeOptions{MaxAllocBytes: 1024}).Unmarshal(data, &Inv{}); !errors.Is(err, ErrAllocLimit) {
+		t.Fatalf("MaxAllocBytes 1024: %v", err)
 	}
 }
 
 func pathOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Path
+	var de *DecodeError
+	var ee *EncodeError
+	switch {
+	case errors.As(err, &de):
+		return de.Path
+	case errors.As(err, &ee):
+		return ee.Path
 	}
-	return "(not an *Error)"
+	return "(not a *DecodeError or *EncodeError)"
 }
 
 func TestRangeChecks(t *testing.T) {

@@ -1,6 +1,7 @@
 package bitproto
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -510,7 +511,7 @@ func (b *builder) custom(t reflect.Type, custEnc, custDec bool) (*codec, error) 
 		c.enc = func(e *encoder, p unsafe.Pointer) error {
 			off := e.w.Len()
 			if err := reflect.NewAt(t, p).Interface().(Marshaler).MarshalBits(e.w); err != nil {
-				return wrapCustom(off, err)
+				return wrapCustom(true, off, err)
 			}
 			return nil
 		}
@@ -521,7 +522,7 @@ func (b *builder) custom(t reflect.Type, custEnc, custDec bool) (*codec, error) 
 		c.dec = func(d *decoder, p unsafe.Pointer) error {
 			off := d.r.Offset()
 			if err := reflect.NewAt(t, p).Interface().(Unmarshaler).UnmarshalBits(d.r); err != nil {
-				return wrapCustom(off, err)
+				return wrapCustom(false, off, err)
 			}
 			return nil
 		}
@@ -531,9 +532,19 @@ func (b *builder) custom(t reflect.Type, custEnc, custDec bool) (*codec, error) 
 	return c, nil
 }
 
-func wrapCustom(off int, err error) error {
-	if e, ok := err.(*Error); ok {
-		return e
+// wrapCustom makes the error of a Marshaler (enc) or Unmarshaler at bit off an *EncodeError or
+// *DecodeError, unless it is one already.
+func wrapCustom(enc bool, off int, err error) error {
+	if errPath(err) != nil {
+		return err
 	}
-	return newError(off, err)
+	var de *bitstream.DecodeError
+	var ee *bitstream.EncodeError
+	switch {
+	case errors.As(err, &de), errors.As(err, &ee):
+		return newError(off, err)
+	case enc:
+		return encodeErr(off, err)
+	}
+	return decodeErr(off, err)
 }

@@ -419,7 +419,7 @@ func (d *decoder) field(f *field, fp unsafe.Pointer) error {
 		return nil
 	}
 	if err := d.heap.readLeaf(d.r, f, fp); err != nil {
-		if _, ok := err.(*Error); !ok {
+		if errPath(err) == nil {
 			err = newError(0, err)
 		}
 		return withField(err, f.name)

@@ -57,7 +57,7 @@
 // input before anything is allocated (an element needs at least one bit, a string or number at
 // least six), nesting is limited ([DefaultMaxDepth]), and the total allocation of one decode is
 // limited: to [DefaultMaxAlloc] bytes, and to [DefaultMaxAllocFactor] (64) bytes per input
-// byte plus [AllocSlack] (64 KiB), whatever the Go type; see [DecodeOptions]. What is charged
+// byte plus [DefaultMaxAllocSlack] (64 KiB), whatever the Go type; see [DecodeOptions]. What is charged
 // is what is allocated: slice elements, map tables as they grow with the distinct keys decoded
 // (a count of repeated keys does not size a map), pointees, strings and byte arrays, rounded
 // up as the allocator rounds them. Errors are *[Error] values that carry the Go field path and

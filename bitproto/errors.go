@@ -10,14 +10,14 @@ import (
 )
 
 // Sentinel errors. Errors from the bit stream itself wrap the sentinels of package bitstream
-// (bitstream.ErrUnderflow, bitstream.ErrTooLong, bitstream.ErrNegativeLength).
+// (bitstream.ErrTruncated, bitstream.ErrTooLong, bitstream.ErrNegativeLength).
 var (
 	// ErrUnsupportedType reports a Go type that has no wire form (see *[TypeError]).
 	ErrUnsupportedType = errors.New("unsupported type")
-	// ErrDepth reports input nested deeper than [DecodeOptions.MaxDepth].
-	ErrDepth = errors.New("maximum nesting depth exceeded")
+	// ErrTooDeep reports input nested deeper than [DecodeOptions.MaxDepth].
+	ErrTooDeep = errors.New("maximum nesting depth exceeded")
 	// ErrAllocLimit reports input whose decoding would allocate more than
-	// [DecodeOptions.MaxAlloc] bytes.
+	// [DecodeOptions.MaxAllocBytes] bytes.
 	ErrAllocLimit = errors.New("allocation limit exceeded")
 	// ErrRange reports a value that does not fit its wire type, or a decoded value that does not
 	// fit its Go type.
@@ -27,41 +27,77 @@ var (
 	ErrNil = errors.New("nil or non-pointer value")
 )
 
-// Error is an encoding or decoding error: the Go field path, the bit offset and the cause.
-type Error struct {
+// DecodeError is a decoding error: the Go field path, the position and the cause.
+type DecodeError struct {
 	// Path is the Go path of the field that failed, from the top-level value: for example
 	// "Items[3].Name" or "Props[\"color\"]". It is empty when the top-level value itself failed.
 	Path string
-	// BitOffset is the offset of the bit where the failing item starts (decoding) or where the
-	// writer was (encoding), counted from the start of the reader's input or the writer's output.
-	BitOffset int
+	// Offset is BitOffset/8, the byte that holds the item's first bit.
+	Offset int64
+	// BitOffset is the offset of the bit where the failing item starts, counted from the start
+	// of the reader's input.
+	BitOffset int64
+	// Err is the cause.
+	Err error
+}
+
+// EncodeError is an encoding error: the Go field path, the position and the cause.
+type EncodeError struct {
+	// Path is the Go path of the field that failed, as in DecodeError.
+	Path string
+	// Offset is BitOffset/8.
+	Offset int64
+	// BitOffset is where the writer was, in bits from the start of its output.
+	BitOffset int64
 	// Err is the cause.
 	Err error
 }
 
 // Error implements error.
-func (e *Error) Error() string {
+func (e *DecodeError) Error() string { return errorText(e.Path, e.BitOffset, e.Err) }
+
+// Error implements error.
+func (e *EncodeError) Error() string { return errorText(e.Path, e.BitOffset, e.Err) }
+
+func errorText(path string, bit int64, err error) string {
 	var b strings.Builder
 	b.WriteString("bitproto: ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
+	if path != "" {
+		b.WriteString(path)
 		b.WriteByte(' ')
 	}
 	b.WriteString("at bit ")
-	b.WriteString(strconv.Itoa(e.BitOffset))
+	b.WriteString(strconv.FormatInt(bit, 10))
 	b.WriteString(": ")
-	msg := e.Err.Error()
+	msg := err.Error()
 	// The bitstream error repeats the offset; keep what it was doing and the cause.
-	var be *bitstream.Error
-	if errors.As(e.Err, &be) {
-		msg = be.Doing() + ": " + be.Err.Error()
+	var de *bitstream.DecodeError
+	var ee *bitstream.EncodeError
+	switch {
+	case errors.As(err, &de):
+		msg = de.Doing() + ": " + de.Err.Error()
+	case errors.As(err, &ee):
+		msg = ee.Doing() + ": " + ee.Err.Error()
 	}
 	b.WriteString(strings.TrimPrefix(msg, "bitproto: "))
 	return b.String()
 }
 
 // Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Unwrap returns the cause.
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// decodeErr returns the *DecodeError of cause at bit off.
+func decodeErr(off int, cause error) *DecodeError {
+	return &DecodeError{Offset: int64(off / 8), BitOffset: int64(off), Err: cause}
+}
+
+// encodeErr returns the *EncodeError of cause at bit off.
+func encodeErr(off int, cause error) *EncodeError {
+	return &EncodeError{Offset: int64(off / 8), BitOffset: int64(off), Err: cause}
+}
 
 // TypeError reports a Go type that cannot be mapped to the wire format. It wraps
 // [ErrUnsupportedType].
@@ -83,26 +119,41 @@ func (e *TypeError) Error() string {
 // Unwrap returns ErrUnsupportedType.
 func (e *TypeError) Unwrap() error { return ErrUnsupportedType }
 
-// newError returns an *Error for cause at off. A bitstream error keeps its own offset, which is
-// where the failing primitive starts.
-func newError(off int, cause error) *Error {
-	var be *bitstream.Error
-	if errors.As(cause, &be) {
-		off = be.BitOffset
+// newError returns an *EncodeError for a cause that a Writer reported, else a *DecodeError, at
+// off. A bitstream error keeps its own offset, which is where the failing primitive starts.
+func newError(off int, cause error) error {
+	var de *bitstream.DecodeError
+	if errors.As(cause, &de) {
+		return &DecodeError{Offset: de.Offset, BitOffset: de.BitOffset, Err: cause}
 	}
-	return &Error{BitOffset: off, Err: cause}
+	var ee *bitstream.EncodeError
+	if errors.As(cause, &ee) {
+		return &EncodeError{Offset: ee.Offset, BitOffset: ee.BitOffset, Err: cause}
+	}
+	return decodeErr(off, cause)
 }
 
-// withField prefixes the path of err (an *Error) with a field name.
+// errPath returns the path field of err if it is a *DecodeError or *EncodeError.
+func errPath(err error) *string {
+	switch e := err.(type) {
+	case *DecodeError:
+		return &e.Path
+	case *EncodeError:
+		return &e.Path
+	}
+	return nil
+}
+
+// withField prefixes the path of err (a *DecodeError or *EncodeError) with a field name.
 func withField(err error, name string) error {
-	if e, ok := err.(*Error); ok {
+	if p := errPath(err); p != nil {
 		switch {
-		case e.Path == "":
-			e.Path = name
-		case e.Path[0] == '[':
-			e.Path = name + e.Path
+		case *p == "":
+			*p = name
+		case (*p)[0] == '[':
+			*p = name + *p
 		default:
-			e.Path = name + "." + e.Path
+			*p = name + "." + *p
 		}
 	}
 	return err
@@ -110,12 +161,12 @@ func withField(err error, name string) error {
 
 // withIndex prefixes the path of err with an element index.
 func withIndex(err error, i int) error {
-	if e, ok := err.(*Error); ok {
+	if p := errPath(err); p != nil {
 		seg := "[" + strconv.Itoa(i) + "]"
-		if e.Path == "" || e.Path[0] == '[' {
-			e.Path = seg + e.Path
+		if *p == "" || (*p)[0] == '[' {
+			*p = seg + *p
 		} else {
-			e.Path = seg + "." + e.Path
+			*p = seg + "." + *p
 		}
 	}
 	return err
@@ -123,12 +174,12 @@ func withIndex(err error, i int) error {
 
 // withKey prefixes the path of err with a map key.
 func withKey(err error, k string) error {
-	if e, ok := err.(*Error); ok {
+	if p := errPath(err); p != nil {
 		seg := "[" + strconv.Quote(k) + "]"
-		if e.Path == "" || e.Path[0] == '[' {
-			e.Path = seg + e.Path
+		if *p == "" || (*p)[0] == '[' {
+			*p = seg + *p
 		} else {
-			e.Path = seg + "." + e.Path
+			*p = seg + "." + *p
 		}
 	}
 	return err

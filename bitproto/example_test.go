@@ -57,7 +57,7 @@ func ExampleUnmarshal_errors() {
 	var p Player
 	// The first 6 bytes of the message above: the name is cut short.
 	err := bitproto.Unmarshal([]byte{0x43, 0x04, 0x18, 0xaa, 0x30, 'A'}, &p)
-	var e *bitproto.Error
+	var e *bitproto.DecodeError
 	if errors.As(err, &e) {
 		fmt.Println(e.Path, e.BitOffset, errors.Is(err, bitstream.ErrTooLong))
 	}

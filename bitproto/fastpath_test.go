@@ -346,8 +346,8 @@ func checkAgainstReader(t *testing.T, data []byte, off int, kind int, reused any
 				continue
 			}
 			if err != nil {
-				var e *Error
-				var be, wbe *bitstream.Error
+				var e *DecodeError
+				var be, wbe *bitstream.DecodeError
 				if !errors.As(err, &e) || !errors.As(err, &be) || !errors.As(wantErr, &wbe) || be.BitOffset != wbe.BitOffset || be.Op != wbe.Op {
 					t.Fatalf("decode %d of % x at %d: error %v, the reader's %v", i, data, off, err, wantErr)
 				}
@@ -575,19 +575,19 @@ func TestFastPathLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var v two
-	err = DecodeOptions{MaxAlloc: 8}.Unmarshal(data, &v)
-	var e *Error
+	err = dm(DecodeOptions{MaxAllocBytes: 8}).Unmarshal(data, &v)
+	var e *DecodeError
 	if !errors.Is(err, ErrAllocLimit) || !errors.As(err, &e) || e.Path != "B" {
 		t.Fatalf("MaxAlloc 8: %v", err)
 	}
-	dec := Decoder{Options: DecodeOptions{MaxAlloc: 8}}
+	dec := Decoder{Mode: dm(DecodeOptions{MaxAllocBytes: 8})}
 	for range 2 { // the budget is per decode
 		if err := dec.Unmarshal(data, &v); !errors.Is(err, ErrAllocLimit) {
-			t.Fatalf("Decoder with MaxAlloc 8: %v", err)
+			t.Fatalf("Decoder with MaxAllocBytes 8: %v", err)
 		}
 	}
-	if err := (DecodeOptions{MaxAlloc: 12}).Unmarshal(data, &v); err != nil || v.A != "abcdef" || v.B != "ghijkl" {
-		t.Fatalf("MaxAlloc 12: %v %+v", err, v)
+	if err := dm(DecodeOptions{MaxAllocBytes: 12}).Unmarshal(data, &v); err != nil || v.A != "abcdef" || v.B != "ghijkl" {
+		t.Fatalf("MaxAllocBytes 12: %v %+v", err, v)
 	}
 	if err := Unmarshal(data, (*two)(nil)); !errors.Is(err, ErrNil) {
 		t.Fatalf("nil pointer: %v", err)
@@ -601,17 +601,17 @@ func TestFastPathLimits(t *testing.T) {
 }
 
 // TestOneStringLimit checks that DecodeAt fails a struct of one string longer than
-// DefaultMaxAlloc, as the reader does, and reads short ones at every bit offset near the end.
+// DefaultMaxAllocCeiling, as the reader does, and reads short ones at every bit offset near the end.
 func TestOneStringLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 64 MiB")
 	}
 	var w bitstream.Writer
-	w.WriteCount(DefaultMaxAlloc + 1)
-	data := append(w.Bytes(), make([]byte, DefaultMaxAlloc+1)...)
+	w.WriteCount(DefaultMaxAllocCeiling + 1)
+	data := append(w.Bytes(), make([]byte, DefaultMaxAllocCeiling+1)...)
 	var v oneString
 	if _, err := DecodeAt(data, 0, &v); !errors.Is(err, ErrAllocLimit) || v.S != "" {
-		t.Fatalf("a string of DefaultMaxAlloc+1 bytes: %v", err)
+		t.Fatalf("a string of DefaultMaxAllocCeiling+1 bytes: %v", err)
 	}
 	// A string of 16 bytes at most in the last 8 bytes of the input, and at bit offsets 1-7.
 	for off := range 8 {

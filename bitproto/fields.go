@@ -280,7 +280,7 @@ func DecodeFields(r *bitstream.Reader, fields []Field) ([]Value, error) {
 	for i, f := range fields {
 		v, err := DecodeField(r, f)
 		if err != nil {
-			return vals, &Error{Path: fieldPath(i, f), BitOffset: v.Bit, Err: err}
+			return vals, &DecodeError{Path: fieldPath(i, f), Offset: int64(v.Bit / 8), BitOffset: int64(v.Bit), Err: err}
 		}
 		vals = append(vals, v)
 	}
@@ -412,15 +412,15 @@ func (v *Value) intSteps(r *bitstream.Reader, off int, form bitstream.IntForm, l
 	var what string
 	switch {
 	case form.PrefixBits == 1:
-		what = fmt.Sprintf("%s not compressed: full width, %d bits follow", label, form.ValueBits)
+		what = fmt.Sprintf("%s not compressed: full width, %s follow", label, plural(form.ValueBits, "bit"))
 	case form.Bytes == 0:
 		what = label + " compressed, 0 bytes -> 4-bit value"
 	case form.Bytes == form.Width:
-		what = fmt.Sprintf("%s compressed, %d bytes follow (count run without terminator)", label, form.Bytes)
+		what = fmt.Sprintf("%s compressed, %s follow (count run without terminator)", label, plural(form.Bytes, "byte"))
 	case form.Bytes == 1:
 		what = label + " compressed, 1 byte follows"
 	default:
-		what = fmt.Sprintf("%s compressed, %d bytes follow", label, form.Bytes)
+		what = fmt.Sprintf("%s compressed, %s follow", label, plural(form.Bytes, "byte"))
 	}
 	if !form.Canonical(n) {
 		what += " (not the form the writer uses)"
@@ -438,7 +438,7 @@ func (v *Value) decodeBlock(r *bitstream.Reader, label string) error {
 		return err
 	}
 	if n < -1 {
-		return &bitstream.Error{BitOffset: start, Op: "Read" + strings.ToUpper(v.Field.Type.String()[:1]) + v.Field.Type.String()[1:], Err: fmt.Errorf("%w: %d", bitstream.ErrNegativeLength, n)}
+		return &bitstream.DecodeError{Offset: int64(start / 8), BitOffset: int64(start), Op: "Read" + strings.ToUpper(v.Field.Type.String()[:1]) + v.Field.Type.String()[1:], Err: fmt.Errorf("%w: %d", bitstream.ErrNegativeLength, n)}
 	}
 	v.Form = &form
 	lenText := fmt.Sprintf("length = %d", n)
@@ -480,7 +480,7 @@ func (v *Value) decodeBlock(r *bitstream.Reader, label string) error {
 	if pad := dataAt - alignAt; pad > 0 {
 		v.Steps = append(v.Steps, Step{Bit: alignAt, Len: pad, Bits: bracketBits(r, alignAt, pad, false), Text: "align: skip to the byte boundary"})
 	}
-	text := fmt.Sprintf("%s = %s (%d bytes, %d bits)", label, v.Text(), len(data), 8*len(data))
+	text := fmt.Sprintf("%s = %s (%s, %s)", label, v.Text(), plural(len(data), "byte"), plural(8*len(data), "bit"))
 	v.Steps = append(v.Steps, Step{Bit: dataAt, Len: 8 * len(data), Bits: bracketBits(r, dataAt, 8*len(data), false), Text: text})
 	return nil
 }
@@ -530,7 +530,7 @@ func EncodeFields(w *bitstream.Writer, fields []Field, values []any) error {
 			continue
 		}
 		if err := encodeField(w, f, values[vi]); err != nil {
-			return &Error{Path: fieldPath(i, f), BitOffset: w.Len(), Err: err}
+			return &EncodeError{Path: fieldPath(i, f), Offset: int64(w.Len() / 8), BitOffset: int64(w.Len()), Err: err}
 		}
 		vi++
 	}
@@ -545,7 +545,7 @@ func encodeField(w *bitstream.Writer, f Field, v any) error {
 	case Bool, Null:
 		b, ok := v.(bool)
 		if !ok {
-			return fmt.Errorf("want true or false, got %T", v)
+			return fmt.Errorf("want true or false, got %s", describeValue(v))
 		}
 		w.WriteBool(b)
 	case Byte, Int16, Int32, Int64:
@@ -609,7 +609,7 @@ func encodeField(w *bitstream.Writer, f Field, v any) error {
 	case String:
 		s, ok := v.(string)
 		if !ok {
-			return fmt.Errorf("want a string, got %T", v)
+			return fmt.Errorf("want a string, got %s", describeValue(v))
 		}
 		w.WriteString(s)
 	case Bytes:
@@ -623,7 +623,7 @@ func encodeField(w *bitstream.Writer, f Field, v any) error {
 			}
 			w.WriteBytes(b)
 		default:
-			return fmt.Errorf("want a hex string, got %T", v)
+			return fmt.Errorf("want a hex string, got %s", describeValue(v))
 		}
 	case Date:
 		switch x := v.(type) {
@@ -640,7 +640,7 @@ func encodeField(w *bitstream.Writer, f Field, v any) error {
 		default:
 			n, err := toInt(v)
 			if err != nil {
-				return fmt.Errorf("want an RFC 3339 date, a Unix time or null, got %T", v)
+				return fmt.Errorf("want an RFC 3339 date, a Unix time or null, got %s", describeValue(v))
 			}
 			w.WriteDate(time.Unix(n, 0))
 		}
@@ -687,7 +687,7 @@ func toInt(v any) (int64, error) {
 		}
 		return n, nil
 	}
-	return 0, fmt.Errorf("want an integer, got %T", v)
+	return 0, fmt.Errorf("want an integer, got %s", describeValue(v))
 }
 
 func toFloat(v any) (float64, error) {
@@ -707,7 +707,7 @@ func toFloat(v any) (float64, error) {
 	}
 	n, err := toInt(v)
 	if err != nil {
-		return 0, fmt.Errorf("want a number, got %T", v)
+		return 0, fmt.Errorf("want a number, got %s", describeValue(v))
 	}
 	return float64(n), nil
 }
@@ -739,4 +739,37 @@ func fieldPath(i int, f Field) string {
 		return "field " + strconv.Itoa(i+1) + " (" + f.String() + ")"
 	}
 	return "field " + strconv.Itoa(i+1) + " " + f.String()
+}
+
+// plural returns "1 byte", "2 bytes": n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// describeValue says what a value given for a field is, in the words of JSON where it came from
+// JSON: `the number 1`, `the string "a"`, `an array`, `null`; else its Go type.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case json.Number:
+		return "the number " + x.String()
+	case float64, float32, int, int64, int32, uint64, uint32:
+		return fmt.Sprintf("the number %v", x)
+	case string:
+		if len(x) > 40 {
+			x = x[:40] + "…"
+		}
+		return "the string " + strconv.Quote(x)
+	case bool:
+		return fmt.Sprintf("%v", x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a Go %T", v)
 }

@@ -64,7 +64,7 @@ func TestDecodeFieldSteps(t *testing.T) {
 	}
 	// A failed field does not move the reader.
 	r = bitstream.NewReader([]byte{0xff})
-	if _, err := DecodeField(r, Field{Type: Int64}); !errors.Is(err, bitstream.ErrUnderflow) || r.Offset() != 0 {
+	if _, err := DecodeField(r, Field{Type: Int64}); !errors.Is(err, bitstream.ErrTruncated) || r.Offset() != 0 {
 		t.Fatalf("err %v at %d", err, r.Offset())
 	}
 }

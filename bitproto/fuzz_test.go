@@ -50,9 +50,9 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte{0x3f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m fuzzMsg
-		if err := (DecodeOptions{MaxAlloc: 1 << 20}).Unmarshal(data, &m); err != nil {
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("error %T %v is not an *Error", err, err)
+		if err := dm(DecodeOptions{MaxAllocBytes: 1 << 20}).Unmarshal(data, &m); err != nil {
+			if _, ok := err.(*DecodeError); !ok {
+				t.Fatalf("error %T %v is not a *DecodeError", err, err)
 			}
 			return
 		}

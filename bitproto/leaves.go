@@ -303,7 +303,7 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 			return nil
 		}
 		if gb > wb && !fits(v, big, wb, wireSigned) {
-			return &Error{BitOffset: e.w.Len(), Err: fmt.Errorf("%w: %s value %s does not fit wire type %s", ErrRange, k, fmtInt(v, big), wire)}
+			return encodeErr(e.w.Len(), fmt.Errorf("%w: %s value %s does not fit wire type %s", ErrRange, k, fmtInt(v, big), wire))
 		}
 		switch wire {
 		case Byte:
@@ -348,7 +348,7 @@ func intCodec(k reflect.Kind, wire FieldType) *codec {
 			return newError(0, err)
 		}
 		if gb != wb && !fits(v, false, gb, !unsigned) {
-			return &Error{BitOffset: off, Err: fmt.Errorf("%w: %s value %d does not fit %s", ErrRange, wire, v, k)}
+			return decodeErr(off, fmt.Errorf("%w: %s value %d does not fit %s", ErrRange, wire, v, k))
 		}
 		storeInt(p, k, v)
 		return nil

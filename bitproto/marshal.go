@@ -2,7 +2,7 @@ package bitproto
 
 import (
 	"fmt"
-	"math/bits"
+	"math"
 	"reflect"
 	"sync"
 	"unsafe"
@@ -16,34 +16,59 @@ const (
 	// one level. A recursive type such as a property tree whose nodes hold a map of slices of
 	// nodes uses three levels per tree level.
 	DefaultMaxDepth = 100
-	// DefaultMaxAlloc is the default limit, in bytes, on the strings, byte arrays, slices, maps
-	// and pointees that one decode allocates. Every count is also checked against the remaining
-	// input first, so a short input cannot claim a large allocation; this limit caps what a
-	// large input of many small (for example null) elements can inflate to.
-	DefaultMaxAlloc = 64 << 20
 	// DefaultMaxAllocFactor is the default limit on the bytes one decode allocates per byte
 	// of its input: 64, 8 bytes per input bit, what a slice of nil pointers takes. With
-	// AllocSlack it bounds what any input can inflate to, whatever the Go type.
+	// DefaultMaxAllocSlack it bounds what any input can inflate to, whatever the Go type.
 	DefaultMaxAllocFactor = 64
-	// AllocSlack is added to the limit of MaxAllocFactor, so that short inputs can fill
+	// DefaultMaxAllocSlack is added to the default limit, so that short inputs can fill
 	// small values whatever their length: a map of one entry takes a few hundred bytes, from
 	// two bytes of input, and a tree of nested maps a few hundred times its input.
-	AllocSlack = 64 << 10
+	DefaultMaxAllocSlack = 64 << 10
+	// DefaultMaxAllocCeiling caps the default limit, in bytes, on the strings, byte arrays,
+	// slices, maps and pointees that one decode allocates. Every count is also checked against
+	// the remaining input first, so a short input cannot claim a large allocation; this caps what
+	// a large input of many small (for example null) elements can inflate to.
+	DefaultMaxAllocCeiling = 64 << 20
 )
 
-// DecodeOptions configures decoding. The zero value uses the defaults.
+// NoLimit, as the value of a limit, means none; 0 means the limit's default.
+const NoLimit = -1
+
+// DecodeOptions configures decoding. The zero value uses the defaults. Options are checked
+// once and turned into a [DecodeMode], which decodes.
 type DecodeOptions struct {
-	// MaxDepth is the nesting limit (0: DefaultMaxDepth).
+	// MaxDepth is the nesting limit (0: DefaultMaxDepth). With NoLimit, only the input bounds
+	// nesting (a level takes at least a bit), and hostile input can recurse until Go's stack
+	// limit ends the program: use it for trusted input only.
 	MaxDepth int
-	// MaxAlloc limits the bytes allocated by one decode (0: DefaultMaxAlloc; negative: no limit
-	// beyond the check of every count against the remaining input).
-	MaxAlloc int
-	// MaxAllocFactor limits the bytes allocated by one decode to MaxAllocFactor times the
-	// length of its input in bytes (from the byte of the decode's first bit to the end of the
-	// data), plus AllocSlack (0: DefaultMaxAllocFactor; negative: no limit by the input's
-	// length). The tighter of MaxAlloc and MaxAllocFactor applies.
-	MaxAllocFactor int
+	// MaxAllocBytes limits the bytes allocated by one decode. 0 means DefaultMaxAllocFactor
+	// bytes per byte of the input (from the byte of the decode's first bit to the end of the
+	// data) plus DefaultMaxAllocSlack, and at most DefaultMaxAllocCeiling; NoLimit means no limit
+	// beyond the check of every count against the remaining input.
+	MaxAllocBytes int
 }
+
+// DecodeMode decodes with options checked once by [DecodeOptions.DecodeMode]. It is immutable and
+// safe for concurrent use. The zero value decodes with the default options, as the
+// package-level functions do.
+type DecodeMode struct {
+	o DecodeOptions
+}
+
+// DecodeMode checks o and returns the mode that decodes with it: a negative limit other than
+// NoLimit fails.
+func (o DecodeOptions) DecodeMode() (DecodeMode, error) {
+	if o.MaxDepth < NoLimit {
+		return DecodeMode{}, fmt.Errorf("bitproto: DecodeOptions.MaxDepth is %d: want a positive limit, 0 (the default) or NoLimit", o.MaxDepth)
+	}
+	if o.MaxAllocBytes < NoLimit {
+		return DecodeMode{}, fmt.Errorf("bitproto: DecodeOptions.MaxAllocBytes is %d: want a positive limit, 0 (the default) or NoLimit", o.MaxAllocBytes)
+	}
+	return DecodeMode{o}, nil
+}
+
+// Options returns the options m decodes with.
+func (m DecodeMode) Options() DecodeOptions { return m.o }
 
 type encState struct {
 	e encoder
@@ -122,13 +147,13 @@ func encode(e *encoder, v any) error {
 	// A type with its own MarshalBits gets a custom content codec.
 	t := reflect.TypeOf(v)
 	if t == nil {
-		return &Error{BitOffset: start, Err: fmt.Errorf("%w: Marshal(nil)", ErrNil)}
+		return encodeErr(start, fmt.Errorf("%w: Marshal(nil)", ErrNil))
 	}
 	var p unsafe.Pointer
 	if t.Kind() == reflect.Pointer {
 		rv := reflect.ValueOf(v)
 		if rv.IsNil() {
-			return &Error{BitOffset: start, Err: fmt.Errorf("%w: nil %s", ErrNil, t)}
+			return encodeErr(start, fmt.Errorf("%w: nil %s", ErrNil, t))
 		}
 		t = t.Elem()
 		p = rv.UnsafePointer()
@@ -155,74 +180,74 @@ func writerErr(w *bitstream.Writer) error {
 }
 
 // Unmarshal decodes data into v, which must be a non-nil pointer, with the default
-// [DecodeOptions]. Bits left after the value are ignored, as in the reference. Fields that are
+// [DecodeMode]. Bits left after the value are ignored, as in the reference. Fields that are
 // absent from a null object are zeroed. v is not zeroed first: decoding overwrites the fields the
 // wire form has, and leaves the others (unexported fields, fields tagged "-") as they are, so
 // that a value can be reused from one decode to the next, as a server's read loop does. Slices in
 // v are reused when their capacity suffices (their struct elements are zeroed first, unless the
 // wire form covers all their fields); maps and the pointees of nil pointers are allocated.
 func Unmarshal(data []byte, v any) error {
-	return DecodeOptions{}.Unmarshal(data, v)
+	return DecodeMode{}.Unmarshal(data, v)
 }
 
-// Read decodes a value from r into v with the default [DecodeOptions] (see [Unmarshal]). The
+// Read decodes a value from r into v with the default [DecodeMode] (see [Unmarshal]). The
 // reader is left after the value.
 func Read(r *bitstream.Reader, v any) error {
-	return DecodeOptions{}.Read(r, v)
+	return DecodeMode{}.Read(r, v)
 }
 
 // ReadObject reads an object's null bit and, when it is 0, the value into v. It reports whether
 // the object was null; v is not modified then.
 func ReadObject(r *bitstream.Reader, v any) (null bool, err error) {
-	return DecodeOptions{}.ReadObject(r, v)
+	return DecodeMode{}.ReadObject(r, v)
 }
 
-// Unmarshal is [Unmarshal] with options o.
-func (o DecodeOptions) Unmarshal(data []byte, v any) error {
-	_, err := o.decode(nil, data, 0, nil, v)
+// Unmarshal is [Unmarshal] with the options of m.
+func (m DecodeMode) Unmarshal(data []byte, v any) error {
+	_, err := m.decode(nil, data, 0, nil, v)
 	return err
 }
 
 // DecodeAt decodes a value that starts at bit offset off of data into v, with the default
-// [DecodeOptions], and returns the offset of the bit after it. It is [Read] for a value that is
+// [DecodeMode], and returns the offset of the bit after it. It is [Read] for a value that is
 // not byte-aligned, such as a message body after its header, without a Reader to manage.
 func DecodeAt(data []byte, off int, v any) (int, error) {
-	// DecodeOptions.DecodeAt with the default options as constants: the path of every message
+	// DecodeMode.DecodeAt with the default options as constants: the path of every message
 	// body decoded into a new value.
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
-		// DecodeOptions{}.budget(n), without the multiplication.
-		h := heap{budget: DefaultMaxAlloc}
-		if n := len(data) - off>>3; n < (DefaultMaxAlloc-AllocSlack)/DefaultMaxAllocFactor {
-			h.budget = n*DefaultMaxAllocFactor + AllocSlack
+		// DecodeMode{}.budget(n), without the multiplication.
+		h := heap{budget: DefaultMaxAllocCeiling}
+		if n := len(data) - off>>3; n < (DefaultMaxAllocCeiling-DefaultMaxAllocSlack)/DefaultMaxAllocFactor {
+			h.budget = n*DefaultMaxAllocFactor + DefaultMaxAllocSlack
 		}
 		if next, ok := decodeFlat(data, uint(off), fields, p, &h); ok {
 			return int(next), nil
 		}
 	}
-	return DecodeOptions{}.decodeReader(nil, data, off, nil, v)
+	return DecodeMode{}.decodeReader(nil, data, off, nil, v)
 }
 
-// DecodeAt is [DecodeAt] with options o.
-func (o DecodeOptions) DecodeAt(data []byte, off int, v any) (int, error) {
+// DecodeAt is [DecodeAt] with the options of m.
+func (m DecodeMode) DecodeAt(data []byte, off int, v any) (int, error) {
 	// decode's fast path, without a Decoder or a reader to serve: the path of every message
 	// body decoded into a new value.
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
-		h := heap{budget: o.budget(len(data) - off>>3)}
+		h := heap{budget: m.budget(len(data) - off>>3)}
 		if next, ok := decodeFlat(data, uint(off), fields, p, &h); ok {
 			return int(next), nil
 		}
 	}
-	return o.decodeReader(nil, data, off, nil, v)
+	return m.decodeReader(nil, data, off, nil, v)
 }
 
-// Read is [Read] with options o.
-func (o DecodeOptions) Read(r *bitstream.Reader, v any) error {
-	_, err := o.decode(nil, r.Input(), r.Offset(), r, v)
+// Read is [Read] with the options of m.
+func (m DecodeMode) Read(r *bitstream.Reader, v any) error {
+	_, err := m.decode(nil, r.Input(), r.Offset(), r, v)
 	return err
 }
 
-// ReadObject is [ReadObject] with options o.
-func (o DecodeOptions) ReadObject(r *bitstream.Reader, v any) (bool, error) {
+// ReadObject is [ReadObject] with the options of m.
+func (m DecodeMode) ReadObject(r *bitstream.Reader, v any) (bool, error) {
 	null, err := r.ReadNull()
 	if err != nil {
 		return false, newError(0, err)
@@ -230,10 +255,10 @@ func (o DecodeOptions) ReadObject(r *bitstream.Reader, v any) (bool, error) {
 	if null {
 		return true, nil
 	}
-	return false, o.Read(r, v)
+	return false, m.Read(r, v)
 }
 
-// A Decoder decodes like [DecodeOptions], and keeps its string chunk from one decode to the
+// A Decoder decodes like [DecodeMode], and keeps its string chunk from one decode to the
 // next: the strings of many small values share chunks, so that decoding a message into a value
 // whose slices, maps and pointers already exist usually allocates nothing at all, where
 // [Unmarshal] allocates at least once for the strings of each decode. Chunks start small and
@@ -246,15 +271,15 @@ func (o DecodeOptions) ReadObject(r *bitstream.Reader, v any) (bool, error) {
 // The zero Decoder decodes with the default options. A Decoder is not safe for concurrent use;
 // its copies share its chunk.
 type Decoder struct {
-	// Options are the decoding options of every decode.
-	Options DecodeOptions
+	// Mode decodes every decode (the zero value: the default options).
+	Mode DecodeMode
 
 	h *heap // allocated on first use, so that copies share it
 }
 
 // Unmarshal is [Unmarshal] with the decoder's options and string chunk.
 func (d *Decoder) Unmarshal(data []byte, v any) error {
-	_, err := d.Options.decode(d, data, 0, nil, v)
+	_, err := d.Mode.decode(d, data, 0, nil, v)
 	return err
 }
 
@@ -263,24 +288,24 @@ func (d *Decoder) DecodeAt(data []byte, off int, v any) (int, error) {
 	// decode's fast path, repeated without its local heap.
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
 		h := d.heap()
-		h.budget = d.Options.budget(len(data) - off>>3)
+		h.budget = d.Mode.budget(len(data) - off>>3)
 		if next, ok := decodeFlat(data, uint(off), fields, p, h); ok {
 			return int(next), nil
 		}
 	}
-	return d.Options.decodeReader(d, data, off, nil, v)
+	return d.Mode.decodeReader(d, data, off, nil, v)
 }
 
 // Read is [Read] with the decoder's options and string chunk.
 func (d *Decoder) Read(r *bitstream.Reader, v any) error {
-	_, err := d.Options.decode(d, r.Input(), r.Offset(), r, v)
+	_, err := d.Mode.decode(d, r.Input(), r.Offset(), r, v)
 	return err
 }
 
 // decode decodes v from bit offset off of data and returns the offset after it. r is nil, or a
 // reader over data at off, which is left after the value. The strings go to the chunk of dec,
 // or when dec is nil to chunks of this decode.
-func (o DecodeOptions) decode(dec *Decoder, data []byte, off int, r *bitstream.Reader, v any) (int, error) {
+func (m DecodeMode) decode(dec *Decoder, data []byte, off int, r *bitstream.Reader, v any) (int, error) {
 	if fields, p := flatTarget(v); fields != nil && uint(off) <= uint(len(data))*8 {
 		// A struct of leaf fields: decodeFlat, without a reader or the decoder pool. It gives up
 		// on anything unusual, errors included, and the decode starts again through the reader.
@@ -289,7 +314,7 @@ func (o DecodeOptions) decode(dec *Decoder, data []byte, off int, r *bitstream.R
 		if dec != nil {
 			h = dec.heap()
 		}
-		h.budget = o.budget(len(data) - off>>3)
+		h.budget = m.budget(len(data) - off>>3)
 		if next, ok := decodeFlat(data, uint(off), fields, p, h); ok {
 			if r != nil {
 				_ = r.Seek(int(next))
@@ -297,11 +322,11 @@ func (o DecodeOptions) decode(dec *Decoder, data []byte, off int, r *bitstream.R
 			return int(next), nil
 		}
 	}
-	return o.decodeReader(dec, data, off, r, v)
+	return m.decodeReader(dec, data, off, r, v)
 }
 
 // decodeReader is decode through a reader.
-func (o DecodeOptions) decodeReader(dec *Decoder, data []byte, off int, r *bitstream.Reader, v any) (int, error) {
+func (m DecodeMode) decodeReader(dec *Decoder, data []byte, off int, r *bitstream.Reader, v any) (int, error) {
 	st := decPool.Get().(*decState)
 	if r == nil {
 		st.r.Reset(data)
@@ -315,8 +340,8 @@ func (o DecodeOptions) decodeReader(dec *Decoder, data []byte, off int, r *bitst
 	if dec != nil {
 		st.d.heap = *dec.heap()
 	}
-	st.d.budget = o.budget(len(data) - off>>3)
-	err := o.read(&st.d, r, v)
+	st.d.budget = m.budget(len(data) - off>>3)
+	err := m.read(&st.d, r, v)
 	if dec != nil {
 		dec.h.strs, dec.h.nstrs = st.d.strs, st.d.nstrs
 	}
@@ -336,31 +361,27 @@ func (d *Decoder) heap() *heap {
 }
 
 // budget returns the allocation limit of one decode of an input of n bytes.
-func (o DecodeOptions) budget(n int) int {
-	b := o.MaxAlloc
-	switch {
-	case b == 0:
-		b = DefaultMaxAlloc
+func (m DecodeMode) budget(n int) int {
+	switch b := m.o.MaxAllocBytes; {
+	case b > 0:
+		return b
 	case b < 0:
-		b = int(^uint(0) >> 1)
+		return math.MaxInt
 	}
-	f := o.MaxAllocFactor
-	if f == 0 {
-		f = DefaultMaxAllocFactor
-	}
-	if f > 0 && n >= 0 {
-		// f*n + AllocSlack, without a division or an overflow.
-		if hi, lo := bits.Mul64(uint64(f), uint64(n)); hi == 0 && lo < uint64(b) && lo+AllocSlack < uint64(b) {
-			b = int(lo + AllocSlack)
-		}
+	b := DefaultMaxAllocCeiling
+	if n >= 0 && n < (DefaultMaxAllocCeiling-DefaultMaxAllocSlack)/DefaultMaxAllocFactor {
+		b = n*DefaultMaxAllocFactor + DefaultMaxAllocSlack
 	}
 	return b
 }
 
 // read decodes v from r with d, whose heap is set.
-func (o DecodeOptions) read(d *decoder, r *bitstream.Reader, v any) error {
-	d.r, d.buf, d.depth, d.maxDepth = r, r.Input(), 0, o.MaxDepth
-	if d.maxDepth <= 0 {
+func (m DecodeMode) read(d *decoder, r *bitstream.Reader, v any) error {
+	d.r, d.buf, d.depth, d.maxDepth = r, r.Input(), 0, m.o.MaxDepth
+	switch {
+	case d.maxDepth == NoLimit:
+		d.maxDepth = math.MaxInt
+	case d.maxDepth <= 0:
 		d.maxDepth = DefaultMaxDepth
 	}
 	// A pointee with its own UnmarshalBits gets a custom content codec.
@@ -369,7 +390,7 @@ func (o DecodeOptions) read(d *decoder, r *bitstream.Reader, v any) error {
 		c, p = ptrCodecMiss(v)
 	}
 	if c == nil || p == nil {
-		return &Error{BitOffset: r.Offset(), Err: fmt.Errorf("%w: Unmarshal(%T)", ErrNil, v)}
+		return decodeErr(r.Offset(), fmt.Errorf("%w: Unmarshal(%T)", ErrNil, v))
 	}
 	if c.err != nil {
 		return c.err
@@ -425,7 +446,7 @@ func (h *heap) room(n int, left uint) []byte {
 // enter descends one nesting level.
 func (d *decoder) enter() error {
 	if d.depth >= d.maxDepth {
-		return &Error{BitOffset: d.r.Offset(), Err: fmt.Errorf("%w (%d)", ErrDepth, d.maxDepth)}
+		return decodeErr(d.r.Offset(), fmt.Errorf("%w (%d)", ErrTooDeep, d.maxDepth))
 	}
 	d.depth++
 	return nil
@@ -434,7 +455,7 @@ func (d *decoder) enter() error {
 // alloc charges n bytes to the allocation budget.
 func (h *heap) alloc(off, n int) error {
 	if n > h.budget {
-		return &Error{BitOffset: off, Err: fmt.Errorf("%w: %d more bytes, %d left", ErrAllocLimit, n, h.budget)}
+		return decodeErr(off, fmt.Errorf("%w: %d more bytes, %d left", ErrAllocLimit, n, h.budget))
 	}
 	h.budget -= n
 	return nil
@@ -461,7 +482,7 @@ func (h *heap) allocObject(off, n int) error {
 func (d *decoder) count(off, n, minBits int) error {
 	if left := d.r.Remaining(); n > left/minBits {
 		_ = d.r.Seek(off)
-		return &Error{BitOffset: off, Err: fmt.Errorf("%w: %d elements of at least %d bits, %d bits left", bitstream.ErrTooLong, n, minBits, left)}
+		return decodeErr(off, fmt.Errorf("%w: %d elements of at least %d bits, %d bits left", bitstream.ErrTooLong, n, minBits, left))
 	}
 	return nil
 }

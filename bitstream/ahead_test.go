@@ -37,9 +37,9 @@ func readOne(r *Reader, op int) string {
 		v = int64(x)
 	}
 	if err != nil {
-		var e *Error
+		var e *DecodeError
 		if !errors.As(err, &e) {
-			return fmt.Sprintf("error %v is not an *Error", err)
+			return fmt.Sprintf("error %v is not a *DecodeError", err)
 		}
 		return fmt.Sprintf("err %v @%d", err, r.Offset())
 	}

@@ -413,27 +413,27 @@ func TestReaderErrors(t *testing.T) {
 		want error
 		off  int
 	}{
-		{"bool on empty", "", func(r *Reader) error { _, err := r.ReadBool(); return err }, ErrUnderflow, 0},
-		{"int32 count run cut", "ff", func(r *Reader) error { _, err := r.ReadInt32(); return err }, ErrUnderflow, 0},
-		{"int32 value cut", "e0", func(r *Reader) error { _, err := r.ReadInt32(); return err }, ErrUnderflow, 0},
-		{"full int64 cut", "0000000000000000", func(r *Reader) error { _, err := r.ReadInt64(); return err }, ErrUnderflow, 0},
-		{"float32 cut", "000000", func(r *Reader) error { _, err := r.ReadFloat32(); return err }, ErrUnderflow, 0},
+		{"bool on empty", "", func(r *Reader) error { _, err := r.ReadBool(); return err }, ErrTruncated, 0},
+		{"int32 count run cut", "ff", func(r *Reader) error { _, err := r.ReadInt32(); return err }, ErrTruncated, 0},
+		{"int32 value cut", "e0", func(r *Reader) error { _, err := r.ReadInt32(); return err }, ErrTruncated, 0},
+		{"full int64 cut", "0000000000000000", func(r *Reader) error { _, err := r.ReadInt64(); return err }, ErrTruncated, 0},
+		{"float32 cut", "000000", func(r *Reader) error { _, err := r.ReadFloat32(); return err }, ErrTruncated, 0},
 		{"string data cut", "c18041", func(r *Reader) error { _, err := r.ReadString(); return err }, ErrTooLong, 0},
 		{"string length -2", "b8", func(r *Reader) error { _, err := r.ReadString(); return err }, ErrNegativeLength, 0},
 		{"huge string length", "3fffffff80", func(r *Reader) error { _, err := r.ReadBytes(); return err }, ErrTooLong, 0},
 		{"count -5", "ac", func(r *Reader) error { _, err := r.ReadCount(); return err }, ErrNegativeLength, 0},
 		{"count beyond bits", "e00800", func(r *Reader) error { _, err := r.ReadCount(); return err }, ErrTooLong, 0},
-		{"date cut", "00", func(r *Reader) error { _, err := r.ReadDate(); return err }, ErrUnderflow, 0},
+		{"date cut", "00", func(r *Reader) error { _, err := r.ReadDate(); return err }, ErrTruncated, 0},
 		{"bits 65", "00", func(r *Reader) error { _, err := r.ReadBits(65); return err }, ErrInvalidWidth, 0},
 		{"width 3", "00", func(r *Reader) error { _, _, err := r.ReadCompressed(3); return err }, ErrInvalidWidth, 0},
-		{"raw cut", "00", func(r *Reader) error { return r.ReadRaw(make([]byte, 2)) }, ErrUnderflow, 0},
+		{"raw cut", "00", func(r *Reader) error { return r.ReadRaw(make([]byte, 2)) }, ErrTruncated, 0},
 		{"seek past end", "00", func(r *Reader) error { return r.Seek(9) }, ErrOffset, 0},
-		{"skip past end", "00", func(r *Reader) error { return r.Skip(9) }, ErrUnderflow, 0},
+		{"skip past end", "00", func(r *Reader) error { return r.Skip(9) }, ErrTruncated, 0},
 		{"offset after prefix", "8000", func(r *Reader) error {
 			r.TryBool()
 			_, err := r.ReadInt32()
 			return err
-		}, ErrUnderflow, 1},
+		}, ErrTruncated, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -443,9 +443,9 @@ func TestReaderErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
-			var e *Error
-			if !errors.As(err, &e) || e.BitOffset != tc.off {
-				t.Fatalf("err = %#v, want *Error at bit %d", err, tc.off)
+			var e *DecodeError
+			if !errors.As(err, &e) || e.BitOffset != int64(tc.off) || e.Offset != int64(tc.off/8) {
+				t.Fatalf("err = %#v, want *DecodeError at bit %d", err, tc.off)
 			}
 			if r.Offset() != tc.off {
 				t.Errorf("a failed read moved the reader to %d", r.Offset())
@@ -481,7 +481,7 @@ func TestWriterErrors(t *testing.T) {
 	if !errors.Is(w.Err(), ErrNegativeLength) || hex.EncodeToString(w.Bytes()) != "c0" {
 		t.Errorf("WriteCount(-2): %v, %x", w.Err(), w.Bytes())
 	}
-	var e *Error
+	var e *EncodeError
 	if !errors.As(w.Err(), &e) || e.BitOffset != 1 {
 		t.Errorf("error %v", w.Err())
 	}
@@ -677,7 +677,7 @@ func TestSlicesAndMaps(t *testing.T) {
 	}
 	// A count of 2 one-bit elements fits in the 2 bits left, but 2-bit elements do not.
 	r = NewReader(unhex(t, "88"))
-	if _, err := ReadSlice(r, 1, func(r *Reader) (uint64, error) { return r.ReadBits(2) }); !errors.Is(err, ErrUnderflow) {
+	if _, err := ReadSlice(r, 1, func(r *Reader) (uint64, error) { return r.ReadBits(2) }); !errors.Is(err, ErrTruncated) {
 		t.Errorf("truncated elements: %v", err)
 	}
 }

@@ -52,7 +52,7 @@
 //
 // A [Reader] reads from a byte slice. Every ReadX method returns an error instead of panicking
 // when the input is too short or malformed; the error is a *[Error] that carries the bit offset
-// and wraps one of the sentinel errors ([ErrUnderflow], [ErrNegativeLength], [ErrTooLong], ...).
+// and wraps one of the sentinel errors ([ErrTruncated], [ErrNegativeLength], [ErrTooLong], ...).
 // For hand-written decoders the TryX methods return only the value and keep the first error,
 // which [Reader.Err] reports at the end:
 //

@@ -9,8 +9,8 @@ import (
 
 // Sentinel errors wrapped by *[Error]. Test for them with errors.Is.
 var (
-	// ErrUnderflow reports a read past the end of the input.
-	ErrUnderflow = errors.New("unexpected end of input")
+	// ErrTruncated reports a read past the end of the input.
+	ErrTruncated = errors.New("truncated input")
 	// ErrNegativeLength reports a string, byte-array, slice or map length below -1. (-1 is the
 	// nil marker; the reference writer never writes any other negative length.)
 	ErrNegativeLength = errors.New("negative length")
@@ -23,20 +23,45 @@ var (
 	ErrOffset = errors.New("bit offset out of range")
 )
 
-// Error is the error type of this package: what failed, and where.
-type Error struct {
+// DecodeError is the error of a [Reader]: what failed, and where.
+type DecodeError struct {
+	// Offset is BitOffset/8: the byte that holds the first bit of the item that failed.
+	Offset int64
 	// BitOffset is the offset of the first bit of the item that failed, counted from the start
-	// of the reader's input (or of the writer's output).
-	BitOffset int
+	// of the reader's input.
+	BitOffset int64
 	// Op names the operation, for example "ReadString".
 	Op string
 	// Err is the cause; it wraps one of the sentinel errors.
 	Err error
 }
 
+// EncodeError is the error of a [Writer]: what failed, and where.
+type EncodeError struct {
+	// Offset is BitOffset/8.
+	Offset int64
+	// BitOffset is the offset of the bit where the writer was, counted from the start of its
+	// output.
+	BitOffset int64
+	// Op names the operation, for example "WriteString".
+	Op string
+	// Err is the cause; it wraps one of the sentinel errors.
+	Err error
+}
+
+// readErr returns the *DecodeError of op failing with err at bit.
+func readErr(op string, bit uint, err error) error {
+	return &DecodeError{Offset: int64(bit / 8), BitOffset: int64(bit), Op: op, Err: err}
+}
+
 // Error implements error: "bitstream: at bit 52: reading a string: …".
-func (e *Error) Error() string {
-	return "bitstream: at bit " + strconv.Itoa(e.BitOffset) + ": " + e.Doing() + ": " + e.Err.Error()
+func (e *DecodeError) Error() string {
+	return "bitstream: at bit " + strconv.FormatInt(e.BitOffset, 10) + ": " + e.Doing() + ": " + e.Err.Error()
+}
+
+// Error implements error: "bitstream: at bit 52: writing a string: …".
+func (e *EncodeError) Error() string {
+	return "bitstream: at bit " + strconv.FormatInt(e.BitOffset, 10) + ": " + doing(e.Op) + ": " + e.Err.Error()
 }
 
 // opText says in words what the operations do.
@@ -55,16 +80,24 @@ var opText = map[string]string{
 }
 
 // Doing says in words what the failing operation was doing, e.g. "reading a string".
-func (e *Error) Doing() string {
-	if s, ok := opText[e.Op]; ok {
+func (e *DecodeError) Doing() string { return doing(e.Op) }
+
+// Doing says in words what the failing operation was doing, e.g. "writing a string".
+func (e *EncodeError) Doing() string { return doing(e.Op) }
+
+func doing(op string) string {
+	if s, ok := opText[op]; ok {
 		return s
 	}
-	return strings.ToLower(e.Op)
+	return strings.ToLower(op)
 }
 
 // Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Unwrap returns the cause.
+func (e *EncodeError) Unwrap() error { return e.Err }
 
 func underflow(op string, off, need, have uint) error {
-	return &Error{BitOffset: int(off), Op: op, Err: fmt.Errorf("%w: need %d bits, %d left", ErrUnderflow, need, have)}
+	return readErr(op, off, fmt.Errorf("%w: need %d bits, %d left", ErrTruncated, need, have))
 }

@@ -30,8 +30,8 @@ func ExampleReader() {
 
 	// Reading past the end is an error with the bit offset, never a panic.
 	_, err := r.ReadInt64()
-	var e *bitstream.Error
-	fmt.Println(errors.Is(err, bitstream.ErrUnderflow), errors.As(err, &e) && e.BitOffset == 128)
+	var e *bitstream.DecodeError
+	fmt.Println(errors.Is(err, bitstream.ErrTruncated), errors.As(err, &e) && e.BitOffset == 128)
 	// Output:
 	// false 566 AmazingWorld
 	// true true

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzReader runs a program of reads (one op per byte of ops) over arbitrary input. No read may
-// panic; a failed read must return a *Error and leave the reader where it was; the fast
+// panic; a failed read must return a *DecodeError and leave the reader where it was; the fast
 // compressed-integer path must agree with the form-reporting path.
 func FuzzReader(f *testing.F) {
 	f.Add([]byte("\x20\xc2\x5c\x04\x6d\x0c\x0c\x18AmazingWorld\x00"), []byte{0, 0, 3, 3, 3, 3, 7, 0, 7})
@@ -95,9 +95,9 @@ func FuzzReader(f *testing.F) {
 				_, _, err = r.ReadCompressed([]int{2, 4, 8}[int(op>>4)%3])
 			}
 			if err != nil {
-				var e *Error
+				var e *DecodeError
 				if !errors.As(err, &e) {
-					t.Fatalf("op %d: error %v is not a *Error", op, err)
+					t.Fatalf("op %d: error %v is not a *DecodeError", op, err)
 				}
 				if r.Offset() != before {
 					t.Fatalf("op %d: failed read moved the reader from %d to %d", op, before, r.Offset())

@@ -75,7 +75,7 @@ func (r *Reader) Err() error { return r.err }
 // Seek moves the reader to bit offset off (0 ≤ off ≤ [Reader.Len]).
 func (r *Reader) Seek(off int) error {
 	if off < 0 || uint(off) > r.end {
-		return &Error{BitOffset: int(r.pos), Op: "Seek", Err: fmt.Errorf("%w: %d of %d", ErrOffset, off, r.end)}
+		return readErr("Seek", r.pos, fmt.Errorf("%w: %d of %d", ErrOffset, off, r.end))
 	}
 	r.pos = uint(off)
 	return nil
@@ -85,7 +85,7 @@ func (r *Reader) Seek(off int) error {
 func (r *Reader) Skip(n int) error {
 	if n < 0 || uint(n) > r.end-r.pos {
 		if n < 0 {
-			return &Error{BitOffset: int(r.pos), Op: "Skip", Err: fmt.Errorf("%w: %d", ErrOffset, n)}
+			return readErr("Skip", r.pos, fmt.Errorf("%w: %d", ErrOffset, n))
 		}
 		return underflow("Skip", r.pos, uint(n), r.end-r.pos)
 	}
@@ -128,7 +128,7 @@ func (r *Reader) peek(n uint) uint64 {
 // ReadBits reads n bits (0 ≤ n ≤ 64), most significant first, into the low bits of the result.
 func (r *Reader) ReadBits(n int) (uint64, error) {
 	if uint(n) > 64 {
-		return 0, &Error{BitOffset: int(r.pos), Op: "ReadBits", Err: fmt.Errorf("%w: %d bits", ErrInvalidWidth, n)}
+		return 0, readErr("ReadBits", r.pos, fmt.Errorf("%w: %d bits", ErrInvalidWidth, n))
 	}
 	if uint(n) > r.end-r.pos {
 		return 0, underflow("ReadBits", r.pos, uint(n), r.end-r.pos)
@@ -141,7 +141,7 @@ func (r *Reader) ReadBits(n int) (uint64, error) {
 // PeekBits returns the next n bits (0 ≤ n ≤ 64) like ReadBits, without moving the reader.
 func (r *Reader) PeekBits(n int) (uint64, error) {
 	if uint(n) > 64 {
-		return 0, &Error{BitOffset: int(r.pos), Op: "PeekBits", Err: fmt.Errorf("%w: %d bits", ErrInvalidWidth, n)}
+		return 0, readErr("PeekBits", r.pos, fmt.Errorf("%w: %d bits", ErrInvalidWidth, n))
 	}
 	if uint(n) > r.end-r.pos {
 		return 0, underflow("PeekBits", r.pos, uint(n), r.end-r.pos)
@@ -174,7 +174,7 @@ func (r *Reader) ReadNull() (bool, error) {
 }
 
 // ReadByte reads 8 raw bits at the current position, without aligning. It makes Reader an
-// io.ByteReader; at the end of the input the error wraps [ErrUnderflow], not io.EOF.
+// io.ByteReader; at the end of the input the error wraps [ErrTruncated], not io.EOF.
 func (r *Reader) ReadByte() (byte, error) {
 	if r.end-r.pos < 8 {
 		return 0, underflow("ReadByte", r.pos, 8, r.end-r.pos)
@@ -356,7 +356,7 @@ func (f IntForm) Canonical(v int64) bool {
 // in. It is meant for tools that explain a stream bit by bit.
 func (r *Reader) ReadCompressed(width int) (int64, IntForm, error) {
 	if width != 2 && width != 4 && width != 8 {
-		return 0, IntForm{}, &Error{BitOffset: int(r.pos), Op: "ReadCompressed", Err: fmt.Errorf("%w: integer width %d", ErrInvalidWidth, width)}
+		return 0, IntForm{}, readErr("ReadCompressed", r.pos, fmt.Errorf("%w: integer width %d", ErrInvalidWidth, width))
 	}
 	return r.readCompressedForm(uint(width), "ReadCompressed")
 }
@@ -460,7 +460,7 @@ func (r *Reader) readLength(op string) (int, error) {
 check:
 	if v < -1 {
 		r.pos = start
-		return 0, &Error{BitOffset: int(start), Op: op, Err: fmt.Errorf("%w: %d", ErrNegativeLength, v)}
+		return 0, readErr(op, start, fmt.Errorf("%w: %d", ErrNegativeLength, v))
 	}
 	return int(v), nil
 }
@@ -472,7 +472,7 @@ func (r *Reader) block(n int, op string, start uint) ([]byte, error) {
 	left := (r.end - p) >> 3
 	if uint(n) > left {
 		r.pos = start
-		return nil, &Error{BitOffset: int(start), Op: op, Err: fmt.Errorf("%w: %d bytes, %d left", ErrTooLong, n, left)}
+		return nil, readErr(op, start, fmt.Errorf("%w: %d bytes, %d left", ErrTooLong, n, left))
 	}
 	i := p >> 3
 	r.pos = p + uint(n)*8
@@ -579,7 +579,7 @@ func (r *Reader) ReadCount() (int, error) {
 	if n > 0 && uint(n) > r.end-r.pos {
 		left := r.end - r.pos
 		r.pos = start
-		return 0, &Error{BitOffset: int(start), Op: "ReadCount", Err: fmt.Errorf("%w: %d elements, %d bits left", ErrTooLong, n, left)}
+		return 0, readErr("ReadCount", start, fmt.Errorf("%w: %d elements, %d bits left", ErrTooLong, n, left))
 	}
 	return n, nil
 }
@@ -606,7 +606,7 @@ func (r *Reader) ReadRaw(p []byte) error {
 // the reader's input.
 func (r *Reader) ReadAligned(n int) ([]byte, error) {
 	if n < 0 {
-		return nil, &Error{BitOffset: int(r.pos), Op: "ReadAligned", Err: fmt.Errorf("%w: %d", ErrNegativeLength, n)}
+		return nil, readErr("ReadAligned", r.pos, fmt.Errorf("%w: %d", ErrNegativeLength, n))
 	}
 	return r.block(n, "ReadAligned", r.pos)
 }

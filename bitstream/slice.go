@@ -89,7 +89,7 @@ func checkCount(r *Reader, start uint, op string, n, minBits int) error {
 	left := r.end - r.pos
 	if uint(n) > left/uint(minBits) {
 		r.pos = start
-		return &Error{BitOffset: int(start), Op: op, Err: fmt.Errorf("%w: %d elements of at least %d bits, %d bits left", ErrTooLong, n, minBits, left)}
+		return readErr(op, start, fmt.Errorf("%w: %d elements of at least %d bits, %d bits left", ErrTooLong, n, minBits, left))
 	}
 	return nil
 }

@@ -73,7 +73,8 @@ func (w *Writer) Err() error { return w.err }
 
 func (w *Writer) fail(op string, err error) {
 	if w.err == nil {
-		w.err = &Error{BitOffset: w.Len(), Op: op, Err: err}
+		bit := int64(w.Len())
+		w.err = &EncodeError{Offset: bit / 8, BitOffset: bit, Op: op, Err: err}
 	}
 }
 

@@ -85,11 +85,11 @@ func TestReadStreamsOtherLinkType(t *testing.T) {
 		t.Fatal("the fast decoder takes raw IP: the test no longer covers the other path")
 	}
 	want, h := collect()
-	if _, err := ReadStreams(bytes.NewReader(f), Options{}, h); err != nil {
+	if _, err := ReadStreams(bytes.NewReader(f), nil, h); err != nil {
 		t.Fatal(err)
 	}
 	got, h := collect()
-	st, err := ReadStreams(bytes.NewReader(raw), Options{}, h)
+	st, err := ReadStreams(bytes.NewReader(raw), nil, h)
 	if err != nil || st.TCP != 20 {
 		t.Fatalf("raw IP: %+v, %v", st, err)
 	}
@@ -107,7 +107,7 @@ func BenchmarkCaptureServeCallDecode(b *testing.B) {
 	b.SetBytes(int64(len(f)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ReadStreams(bytes.NewReader(f), Options{}, func(*Event) {}); err != nil {
+		if _, err := ReadStreams(bytes.NewReader(f), nil, func(*Event) {}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,7 +1,6 @@
 package capture_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log"
@@ -19,7 +18,7 @@ func ExampleReadStreams() {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	st, err := capture.ReadStreams(f, capture.Options{}, func(ev *capture.Event) {
+	st, err := capture.ReadStreams(f, nil, func(ev *capture.Event) {
 		switch ev.Kind {
 		case capture.EventOpen:
 			fmt.Printf("#%d open, server %s\n", ev.Conn.ID, ev.Conn.Server)
@@ -73,9 +72,8 @@ func ExampleProxy() {
 			seen[ev.Dir].Write(ev.Data)
 		}
 	}}
-	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- p.Serve(ctx, l) }()
+	go func() { done <- p.Serve(l) }() // ErrServerClosed after Close
 
 	c, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
@@ -84,7 +82,7 @@ func ExampleProxy() {
 	c.Write([]byte("hello"))
 	answer, _ := io.ReadAll(c)
 	c.Close()
-	stop()
+	p.Close()
 	<-done
 	fmt.Printf("client got %q\n", answer)
 	fmt.Printf("%s: %q\n", capture.ClientToServer, seen[capture.ClientToServer].String())

@@ -18,7 +18,7 @@ func FuzzReadStreams(f *testing.F) {
 	f.Add(writeCapture(f, conversation(testPayload(300, 1), testPayload(200, 2), 50)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		next := map[string]int64{}
-		st, err := ReadStreams(bytes.NewReader(in), Options{MaxBufferedPages: 64}, func(ev *Event) {
+		st, err := ReadStreams(bytes.NewReader(in), &Options{MaxBufferedPages: 64}, func(ev *Event) {
 			key := fmt.Sprintf("%d %d", ev.Conn.ID, ev.Dir)
 			switch ev.Kind {
 			case EventData:

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,19 +21,23 @@ func startProxy(t *testing.T, upstream string) (string, *tapped, func() error) {
 	}
 	tp := &tapped{data: map[string]*bytes.Buffer{}}
 	p := &Proxy{Upstream: upstream, Handler: tp.handle}
-	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, l) }()
+	go func() { done <- p.Serve(l) }()
 	stopped := false
 	stop := func() error {
 		if stopped {
 			return nil
 		}
 		stopped = true
-		cancel()
+		if err := p.Close(); err != nil {
+			return err
+		}
 		select {
 		case err := <-done:
-			return err
+			if !errors.Is(err, ErrServerClosed) {
+				return fmt.Errorf("Serve returned %v, want ErrServerClosed", err)
+			}
+			return nil
 		case <-time.After(10 * time.Second):
 			return errors.New("Serve does not return")
 		}
@@ -226,8 +229,8 @@ func TestProxyUpstreamDown(t *testing.T) {
 	}
 }
 
-// TestProxyStop: canceling Serve's context closes the connections in flight and Serve
-// returns nil.
+// TestProxyStop: Close closes the connections in flight, reports their last events before it
+// returns, and Serve returns ErrServerClosed.
 func TestProxyStop(t *testing.T) {
 	up, _ := echoUpstream(t)
 	addr, tp, stop := startProxy(t, up)

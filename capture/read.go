@@ -75,7 +75,7 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Options configures ReadStreams.
+// Options configures ReadStreams and ReadDatagrams; nil or the zero value means every default.
 type Options struct {
 	// Ports keeps only the TCP connections with one of these ports on either side; empty keeps
 	// every TCP connection.
@@ -121,8 +121,12 @@ type packetSource interface {
 // stream order, retransmitted bytes once, out-of-order segments put back in order, holes
 // reported as EventGap. Every connection gets an EventClose, also when the capture ends before
 // the connection does. A capture cut short (truncated by a killed tcpdump, or damaged) is
-// reported as an *Error after the events of what could be read.
-func ReadStreams(r io.Reader, opts Options, h Handler) (Stats, error) {
+// reported as an *Error after the events of what could be read. opts nil means every default.
+func ReadStreams(r io.Reader, o *Options, h Handler) (Stats, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
 	var st Stats
 	cr := &countingReader{r: r}
 	// pcapgo's readers take br as their own buffered reader (bufio.NewReader returns a

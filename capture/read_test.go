@@ -73,7 +73,7 @@ func TestReadStreamsLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, h := collect()
-	st, err := ReadStreams(bytes.NewReader(f), Options{}, h)
+	st, err := ReadStreams(bytes.NewReader(f), nil, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestReadStreamsLoopback(t *testing.T) {
 		t.Fatal("not pcapng")
 	}
 	s2, h2 := collect()
-	if st, err := ReadStreams(bytes.NewReader(ng), Options{}, h2); err != nil || st.Format != FormatPcapNG {
+	if st, err := ReadStreams(bytes.NewReader(ng), nil, h2); err != nil || st.Format != FormatPcapNG {
 		t.Fatal(st, err)
 	}
 	if fmt.Sprint(s2.events) != fmt.Sprint(s.events) {
@@ -113,7 +113,7 @@ func TestReadStreamsLoopback(t *testing.T) {
 	}
 	// A port filter that matches nothing.
 	s3, h3 := collect()
-	if st, err := ReadStreams(bytes.NewReader(f), Options{Ports: []uint16{1}}, h3); err != nil || st.TCP != 0 || len(s3.events) != 0 {
+	if st, err := ReadStreams(bytes.NewReader(f), &Options{Ports: []uint16{1}}, h3); err != nil || st.TCP != 0 || len(s3.events) != 0 {
 		t.Errorf("filtered: %+v %v %v", st, err, s3.events)
 	}
 }
@@ -251,7 +251,7 @@ func TestReadStreamsReordered(t *testing.T) {
 			}
 		}
 		s, h := collect()
-		if _, err := ReadStreams(bytes.NewReader(writeCapture(t, withRetx)), Options{}, h); err != nil {
+		if _, err := ReadStreams(bytes.NewReader(writeCapture(t, withRetx)), nil, h); err != nil {
 			t.Fatal(err)
 		}
 		if got := s.get(1, ClientToServer); got != string(c2s) {
@@ -279,7 +279,7 @@ func TestReadStreamsMidStream(t *testing.T) {
 	}
 	kept[0], kept[1] = kept[1], kept[0]
 	s, h := collect()
-	if _, err := ReadStreams(bytes.NewReader(writeCapture(t, kept)), Options{}, h); err != nil {
+	if _, err := ReadStreams(bytes.NewReader(writeCapture(t, kept)), nil, h); err != nil {
 		t.Fatal(err)
 	}
 	// The first two kept segments were swapped: the client's stream starts at 300.
@@ -306,7 +306,7 @@ func TestReadStreamsLost(t *testing.T) {
 		kept = append(kept, sg)
 	}
 	s, h := collect()
-	if _, err := ReadStreams(bytes.NewReader(writeCapture(t, kept)), Options{}, h); err != nil {
+	if _, err := ReadStreams(bytes.NewReader(writeCapture(t, kept)), nil, h); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := s.get(1, ClientToServer), string(c2s[:300])+"<gap 100>"+string(c2s[400:]); got != want {
@@ -330,7 +330,7 @@ func TestReadStreamsHostile(t *testing.T) {
 	for i, in := range [][]byte{f, toPcapNG(t, f)} {
 		for n := range len(in) {
 			s, h := collect()
-			st, err := ReadStreams(bytes.NewReader(in[:n]), Options{}, h)
+			st, err := ReadStreams(bytes.NewReader(in[:n]), nil, h)
 			if err == nil {
 				continue // cut at a record boundary
 			}
@@ -350,7 +350,7 @@ func TestReadStreamsHostile(t *testing.T) {
 	}
 	// Not a capture.
 	for _, in := range []string{"", "abc", "hello world", "\x0a\x0d\x0d\x0a garbage"} {
-		_, err := ReadStreams(strings.NewReader(in), Options{}, func(*Event) {})
+		_, err := ReadStreams(strings.NewReader(in), nil, func(*Event) {})
 		var ce *Error
 		if !errors.As(err, &ce) {
 			t.Errorf("%q: %v", in, err)
@@ -359,7 +359,7 @@ func TestReadStreamsHostile(t *testing.T) {
 	// A cut capture still reports what it read: the first connection.
 	cut := f[:len(f)-30]
 	s, h := collect()
-	_, err = ReadStreams(bytes.NewReader(cut), Options{}, h)
+	_, err = ReadStreams(bytes.NewReader(cut), nil, h)
 	if ce := (*Error)(nil); !errors.As(err, &ce) || ce.Packet == 0 {
 		t.Errorf("cut: %v", err)
 	}
@@ -380,7 +380,7 @@ func TestReadStreamsOtherCaptures(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, h := collect()
-		st, err := ReadStreams(bytes.NewReader(f), Options{Ports: []uint16{7566}}, h)
+		st, err := ReadStreams(bytes.NewReader(f), &Options{Ports: []uint16{7566}}, h)
 		if err != nil || st.Conns < 1 || st.Skipped != 0 {
 			t.Fatalf("%s: %+v %v", file, st, err)
 		}
@@ -431,7 +431,7 @@ func TestReadStreamsMemory(t *testing.T) {
 	var peak uint64
 	var delivered int64
 	events := 0
-	st, err := ReadStreams(pr, Options{MaxBufferedPages: 2048}, func(ev *Event) {
+	st, err := ReadStreams(pr, &Options{MaxBufferedPages: 2048}, func(ev *Event) {
 		delivered += int64(len(ev.Data))
 		if events++; events%5000 == 0 {
 			runtime.ReadMemStats(&ms)

@@ -155,24 +155,24 @@ var hostLittle = func() bool {
 
 // The allocation budget. A decoder charges every allocation it makes to dec.bytes before making
 // it (the small boxes of scalars, whose slabs are bounded chunks, when the value is decoded), so
-// that decoding one value never allocates more than DecOptions.MaxBytes, plus the bounded chunks
+// that decoding one value never allocates more than DecodeOptions.MaxAllocBytes, plus the bounded chunks
 // of the slabs and the arena. The charges round up to Go's size classes, so that what the budget
 // counts is not less than what the runtime hands out.
 
-// Defaults of DecOptions.MaxBytes.
+// Defaults of DecodeOptions.MaxAllocBytes.
 const (
-	// DefaultMaxBytesFactor and DefaultMaxBytesSlack make the default allocation budget of a
-	// decode: DefaultMaxBytesFactor bytes per byte of input, plus DefaultMaxBytesSlack.
-	DefaultMaxBytesFactor = 24
-	DefaultMaxBytesSlack  = 64 << 10
+	// DefaultMaxAllocFactor and DefaultMaxAllocSlack make the default allocation budget of a
+	// decode: DefaultMaxAllocFactor bytes per byte of input, plus DefaultMaxAllocSlack.
+	DefaultMaxAllocFactor = 24
+	DefaultMaxAllocSlack  = 64 << 10
 )
 
 // maxBytes returns the allocation budget for decoding data with o.
-func (o DecOptions) maxBytes(data []byte) int {
-	if o.MaxBytes > 0 {
-		return o.MaxBytes
+func (o DecodeOptions) maxBytes(data []byte) int {
+	if o.MaxAllocBytes > 0 {
+		return o.MaxAllocBytes
 	}
-	return DefaultMaxBytesFactor*len(data) + DefaultMaxBytesSlack
+	return DefaultMaxAllocFactor*len(data) + DefaultMaxAllocSlack
 }
 
 // charge reserves n bytes of the allocation budget, and reports false (charging nothing) if
@@ -195,7 +195,7 @@ func (dec *decoder) chargeN(n, size int) bool {
 
 // allocErr is the error of a charge that fails.
 func (dec *decoder) allocErr(what string, n int) error {
-	return detail(ErrAllocLimit, "%s needs %d bytes, %d of the budget left (DecOptions.MaxBytes)", what, n, dec.bytes)
+	return detail(ErrAllocLimit, "%s needs %d bytes, %d of the budget left (DecodeOptions.MaxAllocBytes)", what, n, dec.bytes)
 }
 
 // sizeClass rounds an allocation of n bytes up to what the runtime allocates for it: Go's size

@@ -13,7 +13,7 @@ func TestAppendDoesNotAllocate(t *testing.T) {
 	bs := make([]byte, 4096)
 	buf := make([]byte, 0, 64<<10)
 	for _, d := range []Dialect{Godot3, Godot4} {
-		enc := EncOptions{Dialect: d}
+		enc := em(EncodeOptions{Dialect: d})
 		cases := map[string]func(){
 			"PoolVector3Array": func() { buf, _ = enc.Append(buf[:0], vs) },
 			"PoolByteArray":    func() { buf, _ = enc.Append(buf[:0], bs) },

@@ -43,7 +43,7 @@ func benchDicts(n int) []any {
 
 func benchEncode(b *testing.B, d Dialect, v any) (int, func()) {
 	b.Helper()
-	enc := EncOptions{Dialect: d}
+	enc := em(EncodeOptions{Dialect: d})
 	buf, err := enc.Append(nil, v)
 	if err != nil {
 		b.Fatal(err)
@@ -62,11 +62,11 @@ func benchEncode(b *testing.B, d Dialect, v any) (int, func()) {
 
 func benchDecode(b *testing.B, d Dialect, v any) (int, func()) {
 	b.Helper()
-	data, err := EncOptions{Dialect: d}.Marshal(v)
+	data, err := em(EncodeOptions{Dialect: d}).Marshal(v)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dec := DecOptions{Dialect: d}
+	dec := dm(DecodeOptions{Dialect: d})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -21,7 +21,7 @@ import (
 // behind an interface; it holds no pointers, so the garbage collector does not scan it. A value
 // kept alive keeps its whole chunk (boxChunk bytes) alive, and with it the other values of the
 // chunk; a P's current chunk stays alive until it is full. Decode's documentation says so.
-// MaxBytes is charged what Go's own boxing would allocate (fixedCost), as the decoder charges; the
+// MaxAllocBytes is charged what Go's own boxing would allocate (fixedCost), as the decoder charges; the
 // chunk itself is one of the "unused tails of the chunks" its documentation allows for.
 
 // boxChunk is the size of a chunk in bytes: 64 ints or floats, 32 Vector3s or Colors (which take

@@ -38,7 +38,7 @@ func boxCases(t testing.TB, r *rand.Rand, n int) []boxCase {
 			v = Color{f(), f(), f(), f()}
 		}
 		d := Dialect(i / 6 % 2)
-		data, err := EncOptions{Dialect: d}.Marshal(v)
+		data, err := em(EncodeOptions{Dialect: d}).Marshal(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func boxCases(t testing.TB, r *rand.Rand, n int) []boxCase {
 func decodeAll(t testing.TB, cs []boxCase) []any {
 	out := make([]any, len(cs))
 	for i, c := range cs {
-		v, n, err := DecOptions{Dialect: c.d}.Decode(c.data)
+		v, n, err := dm(DecodeOptions{Dialect: c.d}).Decode(c.data)
 		if err != nil || n != len(c.data) || v != c.v {
 			t.Errorf("%v % x: %#v, %d, %v; want %#v", c.d, c.data, v, n, err, c.v)
 			return nil
@@ -67,17 +67,17 @@ func decodeAll(t testing.TB, cs []boxCase) []any {
 func TestDecodeScalarsDoNotAllocateAsTheDecoderDoes(t *testing.T) {
 	for _, v := range []any{int64(123456), int64(-1 << 40), 1.5, math.Pi, Vector2{1, 2}, Vector3{1, 2, 3}, Color{1, 2, 3, 4}} {
 		for _, d := range []Dialect{Godot3, Godot4} {
-			data, err := EncOptions{Dialect: d}.Marshal(v)
+			data, err := em(EncodeOptions{Dialect: d}).Marshal(v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := DecOptions{Dialect: d}
+			o := dm(DecodeOptions{Dialect: d})
 			// AllocsPerRun reports whole allocations per run: a chunk every 32 runs or more
 			// rounds to 0.
 			if a := testing.AllocsPerRun(1000, func() { _, _, _ = o.Decode(data) }); a != 0 {
 				t.Errorf("%v %#v: Decode made %v allocations per value", d, v, a)
 			}
-			if a := testing.AllocsPerRun(100, func() { _, _, _ = o.decode(data) }); a == 0 {
+			if a := testing.AllocsPerRun(100, func() { _, _, _ = o.o.decode(data) }); a == 0 {
 				t.Errorf("%v %#v: the decoder made no allocation", d, v)
 			}
 		}

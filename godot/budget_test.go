@@ -12,13 +12,13 @@ import (
 )
 
 // chunkSlack is what a decode may allocate beyond its charged budget: the unused tails of the
-// chunks in which it packs small values, and the decoder itself (see DecOptions.MaxBytes).
+// chunks in which it packs small values, and the decoder itself (see DecodeOptions.MaxAllocBytes).
 const chunkSlack = 128 << 10
 
 // shape is an adversarial input.
 type shape struct {
 	name string
-	o    DecOptions
+	o    DecodeOptions
 	data []byte
 }
 
@@ -116,13 +116,13 @@ func godotString(d Dialect, t Type, s string) []byte {
 // keys of every type, and every conversion a typed container makes, for both dialects.
 func adversarialShapes(t testing.TB) []shape {
 	var shapes []shape
-	add := func(name string, o DecOptions, data []byte) {
+	add := func(name string, o DecodeOptions, data []byte) {
 		shapes = append(shapes, shape{fmt.Sprintf("%s %s", o.Dialect, name), o, data})
 	}
 	const size = 64 << 10 // input bytes of each repeated shape
 	for _, d := range []Dialect{Godot3, Godot4} {
-		o := DecOptions{Dialect: d, AllowObjects: true}
-		enc := EncOptions{Dialect: d}
+		o := DecodeOptions{Dialect: d, AllowObjects: true}
+		enc := em(EncodeOptions{Dialect: d})
 		samples := sampleValues(d)
 		var encoded [][]byte
 		var types []Type
@@ -162,8 +162,8 @@ func adversarialShapes(t testing.TB) []shape {
 		add("NodePath of empty names", o, append(append(np, 0, 0, 0, 0, 0, 0, 0, 0), repeatBytes(u32(nil, 0), size/4)...))
 		add("PackedStringArray of empty strings", o, append(u32(header(d, TypePackedStringArray, 0), size/4), repeatBytes(u32(nil, 0), size/4)...))
 		path := strings.Repeat("a/", size/2)
-		add("legacy NodePath a/a/…", DecOptions{Dialect: d, LegacyNodePath: true}, godotString(d, TypeNodePath, path))
-		add("legacy NodePath ://…", DecOptions{Dialect: d, LegacyNodePath: true}, godotString(d, TypeNodePath, ":"+strings.Repeat("/", size)))
+		add("legacy NodePath a/a/…", DecodeOptions{Dialect: d, LegacyNodePath: true}, godotString(d, TypeNodePath, path))
+		add("legacy NodePath ://…", DecodeOptions{Dialect: d, LegacyNodePath: true}, godotString(d, TypeNodePath, ":"+strings.Repeat("/", size)))
 		add("1000-deep Dictionaries", o, append(repeatBytes(dictOf(d, 1, header(d, TypeNil, 0)), 1000), header(d, TypeNil, 0)...))
 
 		if d != Godot4 {
@@ -258,8 +258,8 @@ func checkAlloc(t *testing.T, what string, budget int, f func()) {
 	}
 }
 
-// Decoding any input allocates no more than DecOptions.MaxBytes (plus chunkSlack): with the
-// default budget, DefaultMaxBytesFactor × len(data) + DefaultMaxBytesSlack, which every shape
+// Decoding any input allocates no more than DecodeOptions.MaxAllocBytes (plus chunkSlack): with the
+// default budget, DefaultMaxAllocFactor × len(data) + DefaultMaxAllocSlack, which every shape
 // fits (none fails with ErrAllocLimit); and with budgets too small for the shapes, which then fail
 // with ErrAllocLimit before allocating more. Both dialects, Decode and Unmarshal.
 func TestAllocationBudget(t *testing.T) {
@@ -271,16 +271,16 @@ func TestAllocationBudget(t *testing.T) {
 		t.Fatalf("only %d shapes", len(shapes))
 	}
 	for _, s := range shapes {
-		def := DefaultMaxBytesFactor*len(s.data) + DefaultMaxBytesSlack
+		def := DefaultMaxAllocFactor*len(s.data) + DefaultMaxAllocSlack
 		var err error
-		checkAlloc(t, s.name+" Decode", def, func() { _, _, err = s.o.Decode(s.data) })
+		checkAlloc(t, s.name+" Decode", def, func() { _, _, err = dm(s.o).Decode(s.data) })
 		if errors.Is(err, ErrAllocLimit) {
 			t.Errorf("%s (%d bytes): %v", s.name, len(s.data), err)
 		}
 		for _, budget := range []int{len(s.data), 4 * len(s.data)} {
 			o := s.o
-			o.MaxBytes = budget
-			checkAlloc(t, fmt.Sprintf("%s Decode with MaxBytes %d", s.name, budget), budget, func() { o.Decode(s.data) })
+			o.MaxAllocBytes = budget
+			checkAlloc(t, fmt.Sprintf("%s Decode with MaxAllocBytes %d", s.name, budget), budget, func() { dm(o).Decode(s.data) })
 		}
 	}
 	// Unmarshal into Go destinations: a sample of the shapes, since most do not fit most
@@ -293,48 +293,48 @@ func TestAllocationBudget(t *testing.T) {
 			v := dst()
 			what := fmt.Sprintf("%s Unmarshal into %T", s.name, v)
 			var err error
-			def := DefaultMaxBytesFactor*len(s.data) + DefaultMaxBytesSlack
-			checkAlloc(t, what, def, func() { err = s.o.Unmarshal(s.data, v) })
+			def := DefaultMaxAllocFactor*len(s.data) + DefaultMaxAllocSlack
+			checkAlloc(t, what, def, func() { err = dm(s.o).Unmarshal(s.data, v) })
 			if errors.Is(err, ErrAllocLimit) {
 				t.Errorf("%s (%d bytes): %v", what, len(s.data), err)
 			}
 			o := s.o
-			o.MaxBytes = len(s.data)
-			checkAlloc(t, what+" with MaxBytes len(data)", o.MaxBytes, func() { o.Unmarshal(s.data, dst()) })
+			o.MaxAllocBytes = len(s.data)
+			checkAlloc(t, what+" with MaxAllocBytes len(data)", o.MaxAllocBytes, func() { dm(o).Unmarshal(s.data, dst()) })
 		}
 	}
 }
 
 // The conversions and NodePath parsing of issue 10 count against MaxElements.
 func TestConvertedElementsCount(t *testing.T) {
-	o := DecOptions{MaxElements: 10}
+	o := DecodeOptions{MaxElements: 10}
 	bytes1M, _ := Marshal(make([]byte, 1<<20))
 	decodeErr(t, o, typedArrayOf(TypeArray, 1, bytes1M), ErrTooManyElements, -1)
 	path := godotString(Godot4, TypeString, strings.Repeat("a:", 50_000)+"a")
 	decodeErr(t, o, typedArrayOf(TypeNodePath, 1, path), ErrTooManyElements, -1)
 	decodeErr(t, o, typedDictOf(TypeNodePath, 1, append(path, header(Godot4, TypeNil, 0)...)), ErrTooManyElements, -1)
-	decodeErr(t, DecOptions{MaxElements: 10, LegacyNodePath: true}, godotString(Godot4, TypeNodePath, strings.Repeat("a/", 20)), ErrTooManyElements, -1)
+	decodeErr(t, DecodeOptions{MaxElements: 10, LegacyNodePath: true}, godotString(Godot4, TypeNodePath, strings.Repeat("a/", 20)), ErrTooManyElements, -1)
 	nils := arrayOf(Godot4, 100, repeatBytes(header(Godot4, TypeNil, 0), 100))
-	decodeErr(t, DecOptions{MaxElements: 150}, typedArrayOf(TypePackedColorArray, 1, nils), ErrTooManyElements, -1)
+	decodeErr(t, DecodeOptions{MaxElements: 150}, typedArrayOf(TypePackedColorArray, 1, nils), ErrTooManyElements, -1)
 	// Within the limit, the same values decode.
 	for _, data := range [][]byte{typedArrayOf(TypeArray, 1, bytes1M), typedArrayOf(TypeNodePath, 1, path)} {
-		if _, _, err := (DecOptions{}).Decode(data); err != nil {
+		if _, _, err := dm(DecodeOptions{}).Decode(data); err != nil {
 			t.Error(err)
 		}
 	}
 	// An 8 MiB String made an Array[NodePath] allocates within the default budget.
 	huge := typedArrayOf(TypeNodePath, 1, godotString(Godot4, TypeString, strings.Repeat("a:", 4<<20)))
-	checkAlloc(t, "Array[NodePath] of an 8 MiB String", DefaultMaxBytesFactor*len(huge)+DefaultMaxBytesSlack, func() { Decode(huge) })
+	checkAlloc(t, "Array[NodePath] of an 8 MiB String", DefaultMaxAllocFactor*len(huge)+DefaultMaxAllocSlack, func() { Decode(huge) })
 }
 
 // A Go destination with large elements needs more than the default budget: Unmarshal fails with
-// ErrAllocLimit instead of allocating 128 bytes per byte of input, and succeeds with MaxBytes set.
+// ErrAllocLimit instead of allocating 128 bytes per byte of input, and succeeds with MaxAllocBytes set.
 func TestUnmarshalBudget(t *testing.T) {
 	type big struct{ A [128]int64 }
 	data := arrayOf(Godot4, 100_000, repeatBytes(dictOf(Godot4, 0, nil), 100_000))
 	var dst []big
 	var err error
-	checkAlloc(t, "[]big", DefaultMaxBytesFactor*len(data)+DefaultMaxBytesSlack, func() { err = Unmarshal(data, &dst) })
+	checkAlloc(t, "[]big", DefaultMaxAllocFactor*len(data)+DefaultMaxAllocSlack, func() { err = Unmarshal(data, &dst) })
 	if !errors.Is(err, ErrAllocLimit) {
 		t.Fatalf("Unmarshal of 100 000 empty Dictionaries into []struct{[128]int64}: %v, want ErrAllocLimit", err)
 	}
@@ -342,8 +342,8 @@ func TestUnmarshalBudget(t *testing.T) {
 	if !errors.As(err, &de) || de.Offset != 8 {
 		t.Errorf("error %v: want a *DecodeError at offset 8", err)
 	}
-	if err := (DecOptions{MaxBytes: 1 << 30}).Unmarshal(data, &dst); err != nil || len(dst) != 100_000 {
-		t.Errorf("with MaxBytes 1 GiB: %v, %d elements", err, len(dst))
+	if err := dm(DecodeOptions{MaxAllocBytes: 1 << 30}).Unmarshal(data, &dst); err != nil || len(dst) != 100_000 {
+		t.Errorf("with MaxAllocBytes 1 GiB: %v, %d elements", err, len(dst))
 	}
 	if reflect.TypeOf(dst).Elem().Size() != 1024 {
 		t.Fatal("big is not 1 KiB")

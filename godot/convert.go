@@ -690,7 +690,7 @@ func mapSlice[T any](s []any, f func(any) T) []T {
 // admit is admit with what the conversion creates charged to the decoder's budgets: the elements
 // of an Array made of a packed array and of a packed array made of an Array, and the names of a
 // NodePath made of a String, count against MaxElements, and the memory of every converted value
-// against MaxBytes. It fails with ErrTooManyElements or ErrAllocLimit.
+// against MaxAllocBytes. It fails with ErrTooManyElements or ErrAllocLimit.
 func (dec *decoder) admit(ct *ContainerType, v any) (any, bool, error) {
 	target := TypeObject
 	if ct.Kind == ContainerBuiltin {

@@ -23,9 +23,14 @@ const (
 	DefaultMaxElements = 1 << 22
 )
 
-// DecOptions configures decoding. The zero value decodes Godot 4 with the engine's defaults:
-// no full objects, nesting up to DefaultMaxDepth, at most DefaultMaxElements elements.
-type DecOptions struct {
+// NoLimit, as the value of a limit (MaxDepth, MaxElements, MaxAllocBytes, MaxMessageBytes),
+// means none; 0 means the limit's default. Other negative limits are invalid.
+const NoLimit = -1
+
+// DecodeOptions configures decoding. The zero value decodes Godot 4 with the engine's defaults:
+// no full objects, nesting up to DefaultMaxDepth, at most DefaultMaxElements elements. Options are
+// checked once and turned into a [DecodeMode], which decodes.
+type DecodeOptions struct {
 	// Dialect selects the Godot 3 or Godot 4 type table and rules.
 	Dialect Dialect
 	// AllowObjects permits full objects (class name and properties), like the allow_objects
@@ -38,22 +43,26 @@ type DecOptions struct {
 	// "script" property, if it is not Nil (else ErrScriptProperty).
 	AllowObjects bool
 	// MaxDepth bounds nesting: values nested deeper than MaxDepth levels below the top fail with
-	// ErrTooDeep. 0 means DefaultMaxDepth.
+	// ErrTooDeep. 0 means DefaultMaxDepth. With NoLimit, only the input bounds nesting (a
+	// level takes 8 bytes): hostile input of some megabytes then nests deep enough for the
+	// decoder's recursion to reach Go's 1 GB stack limit, a fatal error that no recover catches.
+	// Use NoLimit only for trusted input.
 	MaxDepth int
 	// MaxElements bounds the total number of elements (see DefaultMaxElements), counting the
 	// elements that converting a value for a typed container creates (an Array made of a packed
-	// array) and the names parsed from a String made a NodePath. 0 means DefaultMaxElements.
+	// array) and the names parsed from a String made a NodePath. 0 means DefaultMaxElements; NoLimit
+	// means none (MaxAllocBytes still bounds memory).
 	MaxElements int
-	// MaxBytes bounds the memory that decoding one value allocates, in bytes: a value that would
+	// MaxAllocBytes bounds the memory that decoding one value allocates, in bytes: a value that would
 	// need more fails with ErrAllocLimit. Every allocation is charged before it is made (rounded up
-	// to the Go runtime's size classes); beyond MaxBytes, a decode allocates only the unused tails
+	// to the Go runtime's size classes); beyond MaxAllocBytes, a decode allocates only the unused tails
 	// of the chunks in which it packs small values, less than 128 KiB in all. 0 means
-	// DefaultMaxBytesFactor (24) bytes per byte of input plus DefaultMaxBytesSlack (64 KiB), which
+	// DefaultMaxAllocFactor (24) bytes per byte of input plus DefaultMaxAllocSlack (64 KiB), which
 	// every value that Decode returns fits (the most a byte of input can need is 17 bytes, for a
 	// PackedByteArray converted to an Array of ints), but which a Go destination of Unmarshal with
 	// large elements may not ([]T of a 1 KiB struct T from an Array of empty Dictionaries needs 128
-	// bytes per byte of input): set MaxBytes for those.
-	MaxBytes int
+	// bytes per byte of input): set MaxAllocBytes for those. NoLimit means none.
+	MaxAllocBytes int
 	// LegacyNodePath accepts the obsolete NodePath format, a single String ("a/b:c") without
 	// bit 31 in its first word, which the seeds document but engines since 3.0 reject
 	// (ErrOldNodePath). The string is split as NodePath(String) does.
@@ -64,7 +73,7 @@ type DecOptions struct {
 	Real Real
 }
 
-// Real is the precision of an engine build's real_t, for [DecOptions.Real].
+// Real is the precision of an engine build's real_t, for [DecodeOptions.Real].
 type Real uint8
 
 const (
@@ -119,8 +128,74 @@ func narrow(f float64) float32 {
 	return float32(f)
 }
 
-// Decode decodes one Godot 4 Variant from the start of data; see [DecOptions.Decode].
-func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(data) }
+// DecodeMode decodes with options checked once by [DecodeOptions.DecodeMode]. It is immutable and
+// safe for concurrent use. The zero value decodes with the default options (Godot 4), as the
+// package-level functions do.
+type DecodeMode struct {
+	// o holds the options with NoLimit made math.MaxInt, so that the decoder needs no case of
+	// its own for it; 0 still means the default.
+	o DecodeOptions
+}
+
+// DecodeMode checks o and returns the mode that decodes with it. A negative limit other than
+// NoLimit, an unknown Dialect or an unknown Real fails.
+func (o DecodeOptions) DecodeMode() (DecodeMode, error) {
+	if err := checkDialect(o.Dialect); err != nil {
+		return DecodeMode{}, err
+	}
+	if o.Real > RealDouble {
+		return DecodeMode{}, fmt.Errorf("godot: DecodeOptions.Real: unknown precision %d", o.Real)
+	}
+	var err error
+	if o.MaxDepth, err = checkLimit("MaxDepth", o.MaxDepth); err != nil {
+		return DecodeMode{}, err
+	}
+	if o.MaxElements, err = checkLimit("MaxElements", o.MaxElements); err != nil {
+		return DecodeMode{}, err
+	}
+	if o.MaxAllocBytes, err = checkLimit("MaxAllocBytes", o.MaxAllocBytes); err != nil {
+		return DecodeMode{}, err
+	}
+	return DecodeMode{o: o}, nil
+}
+
+// checkDialect fails for a Dialect that is neither Godot3 nor Godot4.
+func checkDialect(d Dialect) error {
+	if d != Godot3 && d != Godot4 {
+		return fmt.Errorf("godot: unknown dialect %d", d)
+	}
+	return nil
+}
+
+// checkLimit returns the internal form of a limit: math.MaxInt for NoLimit, v itself for 0
+// (the default) and positive values. Other negative values fail.
+func checkLimit(name string, v int) (int, error) {
+	switch {
+	case v == NoLimit:
+		return math.MaxInt, nil
+	case v < 0:
+		return 0, fmt.Errorf("godot: DecodeOptions.%s is %d: want a positive limit, 0 (the default) or NoLimit", name, v)
+	}
+	return v, nil
+}
+
+// publicLimit is checkLimit reversed.
+func publicLimit(v int) int {
+	if v == math.MaxInt {
+		return NoLimit
+	}
+	return v
+}
+
+// Options returns the options m decodes with.
+func (m DecodeMode) Options() DecodeOptions {
+	o := m.o
+	o.MaxDepth, o.MaxElements, o.MaxAllocBytes = publicLimit(o.MaxDepth), publicLimit(o.MaxElements), publicLimit(o.MaxAllocBytes)
+	return o
+}
+
+// Decode decodes one Godot 4 Variant from the start of data; see [DecodeMode.Decode].
+func Decode(data []byte) (v any, n int, err error) { return DecodeMode{}.Decode(data) }
 
 // Decode decodes one Variant from the start of data and returns it with the number of bytes it
 // took. Bytes after it are not examined, as in the engine (bytes_to_var ignores them).
@@ -139,7 +214,7 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // be of the container's class (for the classes this package knows) or script.
 //
 // Errors are *[DecodeError]s that wrap one of the package's sentinel errors. Decode never panics,
-// and allocates no more than MaxBytes (by default 24 times len(data), plus 64 KiB).
+// and allocates no more than MaxAllocBytes (by default 24 times len(data), plus 64 KiB).
 //
 // A top-level int (outside -256 … 255), float, Vector2, Vector3 or Color, for which Go would
 // allocate 8 or 16 bytes to put it in an interface, costs no allocation of its own: it is copied
@@ -147,7 +222,7 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // values Decode returns there in turn, and the interface points into it. The chunk lives as long
 // as any of its values: a program that keeps one such value in 64 and drops the rest holds 512
 // bytes per value kept, where Go's own boxing would hold 16. Values inside containers are packed
-// in a decode's own chunks instead (see MaxBytes).
+// in a decode's own chunks instead (see MaxAllocBytes).
 //
 // The dialect must be the one of the engine that wrote the bytes, and a wrong one often does not
 // fail: the two dialects number their types differently from type 6 on. A Godot 3 Dictionary
@@ -155,9 +230,9 @@ func Decode(data []byte) (v any, n int, err error) { return DecOptions{}.Decode(
 // and the bytes of its keys (tiny denormals and NaN-like values); a Godot 3 Vector3 (7) is a
 // Rect2 four bytes short (ErrTruncated); Godot 4 values from type 27 on (Dictionary, Array and
 // the packed arrays) are unknown types to Godot 3. Signs of a wrong dialect: a type you did not
-// send, floats made of text bytes, and, with [DecOptions.Unmarshal], ErrTypeMismatch where the
+// send, floats made of text bytes, and, with [DecodeMode.Unmarshal], ErrTypeMismatch where the
 // right dialect decodes cleanly.
-func (o DecOptions) Decode(data []byte) (v any, n int, err error) { return decodeTop(&o, data) }
+func (m DecodeMode) Decode(data []byte) (v any, n int, err error) { return decodeTop(&m.o, data) }
 
 // decodeTop is Decode. Decode is small enough to be inlined, so that a call passes the options by
 // address rather than copying them, and decodeTop decodes a top-level bool, int, float, Vector2,
@@ -165,14 +240,14 @@ func (o DecOptions) Decode(data []byte) (v any, n int, err error) { return decod
 // does at depth 0, before it hands anything else, or input too short, to decode. It boxes what
 // it decodes in the current P's chunk (box.go), in one function, as that costs fewer
 // instructions than the value itself.
-func decodeTop(o *DecOptions, data []byte) (any, int, error) {
+func decodeTop(o *DecodeOptions, data []byte) (any, int, error) {
 	if len(data) < 8 {
 		return o.decode(data)
 	}
 	h := binary.LittleEndian.Uint32(data)
 	// What value charges to the allocation budget: a budget smaller than that leaves the value,
-	// and the error, to it. (The default budget is at least DefaultMaxBytesSlack.)
-	if uint(o.MaxBytes-1) < maxScalarCost-1 && !scalarFits(h, o.Dialect, o.MaxBytes) {
+	// and the error, to it. (The default budget is at least DefaultMaxAllocSlack.)
+	if uint(o.MaxAllocBytes-1) < maxScalarCost-1 && !scalarFits(h, o.Dialect, o.MaxAllocBytes) {
 		return o.decode(data)
 	}
 	var typ unsafe.Pointer   // the value's type
@@ -256,7 +331,7 @@ func decodeTop(o *DecOptions, data []byte) (any, int, error) {
 }
 
 // decode is Decode past its fast path: it sets up a decoder.
-func (o *DecOptions) decode(data []byte) (any, int, error) {
+func (o *DecodeOptions) decode(data []byte) (any, int, error) {
 	var dec decoder
 	o.initDecoder(&dec, data)
 	v, end, err := dec.value(0, 0)
@@ -308,7 +383,7 @@ func boxInt64(v int64) any {
 // than returning a decoder: a returned decoder is built on the stack and copied, and the copy
 // reads whole words of what was just written a byte at a time (a store-forwarding stall), which
 // costs about 4 ns per Decode.
-func (o *DecOptions) initDecoder(dec *decoder, data []byte) {
+func (o *DecodeOptions) initDecoder(dec *decoder, data []byte) {
 	dec.buf, dec.d, dec.allowObjects, dec.legacyNodePath = data, o.Dialect, o.AllowObjects, o.LegacyNodePath
 	dec.maxDepth, dec.elems, dec.bytes, dec.real = o.MaxDepth, o.MaxElements, o.maxBytes(data), o.Real
 	if dec.maxDepth <= 0 {
@@ -342,7 +417,7 @@ func (dec *decoder) fail(off int, t Type, hasType bool, err error) error {
 	// After a PackedByteArray whose padding is missing, the engine looks for the next field
 	// past the end of the input; the error points at the end.
 	off = min(off, len(dec.buf))
-	return &DecodeError{Offset: off, Dialect: dec.d, Type: t, HasType: hasType, Err: err}
+	return &DecodeError{Offset: int64(off), Dialect: dec.d, Type: t, HasType: hasType, Err: err}
 }
 
 // offsetError is an error found inside a field whose offset differs from the field's start (the
@@ -1152,7 +1227,7 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 		return nil, 0, dec.fail(p, t, true, dec.countErr(err, p, elem))
 	}
 	// A packed vector array read for an engine of the other precision is converted while it is
-	// copied, into elements of that precision (DecOptions.Real).
+	// copied, into elements of that precision (DecodeOptions.Real).
 	vector := dec.d == Godot4 && (t == TypePackedVector2Array || t == TypePackedVector3Array || t == TypePackedVector4Array)
 	narrowing := vector && wide && dec.real == RealSingle
 	widening := vector && !wide && dec.real == RealDouble

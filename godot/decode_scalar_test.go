@@ -13,11 +13,11 @@ import (
 // reads. TestDecodeScalarsDoNotAllocateAsTheDecoderDoes shows that it is taken.
 func TestDecodeScalarAgreesWithDecoder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	var opts []DecOptions
+	var opts []DecodeOptions
 	for _, d := range []Dialect{Godot3, Godot4} {
 		for _, real := range []Real{RealLossless, RealSingle, RealDouble} {
 			for _, max := range []int{0, 1, 7, 8, 15, 16, 17} {
-				opts = append(opts, DecOptions{Dialect: d, Real: real, MaxBytes: max})
+				opts = append(opts, DecodeOptions{Dialect: d, Real: real, MaxAllocBytes: max})
 			}
 		}
 	}
@@ -32,7 +32,7 @@ func TestDecodeScalarAgreesWithDecoder(t *testing.T) {
 					if n >= 4 {
 						binary.LittleEndian.PutUint32(data, id|flags)
 					}
-					v, m, err := o.Decode(data)
+					v, m, err := dm(o).Decode(data)
 					want, wantN, wantErr := o.decode(data)
 					if !reflect.DeepEqual(err, wantErr) {
 						t.Fatalf("%+v % x: Decode %v, decoder %v", o, data, err, wantErr)
@@ -109,14 +109,14 @@ func TestUnmarshalScalarFastPaths(t *testing.T) {
 	}
 	check := func(d Dialect, data []byte, fast, slow any, get func() (any, any)) {
 		t.Helper()
-		for _, max := range []int{0, 1} { // MaxBytes
-			o := DecOptions{Dialect: d, MaxBytes: max}
+		for _, max := range []int{0, 1} { // MaxAllocBytes
+			o := dm(DecodeOptions{Dialect: d, MaxAllocBytes: max})
 			ef, es := o.Unmarshal(data, fast), o.Unmarshal(data, slow)
 			if (ef == nil) != (es == nil) {
-				t.Fatalf("%v MaxBytes %d, % x into %T: %v, general path %v", d, max, data, fast, ef, es)
+				t.Fatalf("%v MaxAllocBytes %d, % x into %T: %v, general path %v", d, max, data, fast, ef, es)
 			}
 		}
-		o := DecOptions{Dialect: d}
+		o := dm(DecodeOptions{Dialect: d})
 		ef, es := o.Unmarshal(data, fast), o.Unmarshal(data, slow)
 		if (ef == nil) != (es == nil) {
 			t.Fatalf("%v % x into %T: %v, general path %v", d, data, fast, ef, es)
@@ -127,7 +127,7 @@ func TestUnmarshalScalarFastPaths(t *testing.T) {
 	}
 	for _, d := range []Dialect{Godot3, Godot4} {
 		for _, val := range values {
-			data, err := EncOptions{Dialect: d}.Marshal(val)
+			data, err := em(EncodeOptions{Dialect: d}).Marshal(val)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,11 +5,11 @@
 //
 // The package has two layers, as google.golang.org/protobuf has:
 //
-//   - The generic value model: [DecOptions.Decode] turns bytes into Go values (int64, string,
-//     [Vector3], *[Dictionary], []any, packed arrays as Go slices, …) and [EncOptions.Append]
+//   - The generic value model: [DecodeMode.Decode] turns bytes into Go values (int64, string,
+//     [Vector3], *[Dictionary], []any, packed arrays as Go slices, …) and [EncodeMode.Append]
 //     turns them back into the same bytes. Use it to inspect or relay values whose shape you do
-//     not know; [DecOptions.Explain] lists every field with its offset.
-//   - Your own Go types: [EncOptions.Marshal] and [DecOptions.Unmarshal] map structs (by
+//     not know; [DecodeMode.Explain] lists every field with its offset.
+//   - Your own Go types: [EncodeMode.Marshal] and [DecodeMode.Unmarshal] map structs (by
 //     `godot:"name"` tags), maps, slices and scalars to Variants, in the style of encoding/json.
 //     This is the fast path for a server that knows its messages.
 //
@@ -19,9 +19,9 @@
 //
 // Where to start: decode a value you have captured with
 //
-//	v, n, err := godot.DecOptions{Dialect: godot.Godot4}.Decode(data)
+//	v, n, err := godot.DecodeOptions{Dialect: godot.Godot4}.Decode(data)
 //
 // and pick the dialect of the engine that wrote the bytes: the same bytes mean different things
-// in the two dialects (see [DecOptions.Decode]). Decoding is safe on hostile input: errors are
-// *[DecodeError] values with the byte offset, and [DecOptions] bounds nesting and size.
+// in the two dialects (see [DecodeMode.Decode]). Decoding is safe on hostile input: errors are
+// *[DecodeError] values with the byte offset, and [DecodeOptions] bounds nesting and size.
 package godot

@@ -11,9 +11,10 @@ import (
 	"github.com/gamewire/gamewire/godot/wire"
 )
 
-// EncOptions configures encoding. The zero value encodes Godot 4 as an official
-// (single-precision) build does.
-type EncOptions struct {
+// EncodeOptions configures encoding. The zero value encodes Godot 4 as an official
+// (single-precision) build does. Options are checked once and turned into an [EncodeMode], which
+// encodes.
+type EncodeOptions struct {
 	// Dialect selects the Godot 3 or Godot 4 type table and rules.
 	Dialect Dialect
 	// DoublePrecision writes the real_t math types (Vector2, Rect2, Vector3, Transform2D, Vector4,
@@ -21,20 +22,46 @@ type EncOptions struct {
 	// Godot 4 build with precision=double does: 8-byte components and the 64-bit header flag.
 	// Color, integer vectors and PackedFloat32Array are unaffected. Godot 4 only.
 	DoublePrecision bool
-	// MaxDepth bounds nesting like DecOptions.MaxDepth; deeper (or cyclic) values fail with
+	// MaxDepth bounds nesting like DecodeOptions.MaxDepth; deeper (or cyclic) values fail with
 	// ErrTooDeep, as the engine's "Potential infinite recursion detected". 0 means
-	// DefaultMaxDepth.
+	// DefaultMaxDepth. NoLimit is refused: a cyclic value would recurse until Go's stack limit
+	// ends the program.
 	MaxDepth int
 }
 
-// Marshal encodes v as a Godot 4 Variant; see [EncOptions.Append].
-func Marshal(v any) ([]byte, error) { return EncOptions{}.Append(nil, v) }
+// EncodeMode encodes with options checked once by [EncodeOptions.EncodeMode]. It is immutable and
+// safe for concurrent use. The zero value encodes with the default options (Godot 4, single
+// precision), as the package-level functions do.
+type EncodeMode struct {
+	o EncodeOptions
+}
 
-// Append encodes v as a Godot 4 Variant and appends it to b; see [EncOptions.Append].
-func Append(b []byte, v any) ([]byte, error) { return EncOptions{}.Append(b, v) }
+// EncodeMode checks o and returns the mode that encodes with it. An unknown Dialect,
+// DoublePrecision with Godot3, or a negative MaxDepth fails.
+func (o EncodeOptions) EncodeMode() (EncodeMode, error) {
+	if err := checkDialect(o.Dialect); err != nil {
+		return EncodeMode{}, err
+	}
+	if o.DoublePrecision && o.Dialect != Godot4 {
+		return EncodeMode{}, fmt.Errorf("godot: EncodeOptions.DoublePrecision: Godot 3 has no double-precision form")
+	}
+	if o.MaxDepth < 0 {
+		return EncodeMode{}, fmt.Errorf("godot: EncodeOptions.MaxDepth is %d: want a positive limit or 0 (the default); an encoder needs a limit to stop at a cycle", o.MaxDepth)
+	}
+	return EncodeMode{o: o}, nil
+}
 
-// Marshal encodes v and returns the bytes; see [EncOptions.Append].
-func (o EncOptions) Marshal(v any) ([]byte, error) { return o.Append(nil, v) }
+// Options returns the options m encodes with.
+func (m EncodeMode) Options() EncodeOptions { return m.o }
+
+// Marshal encodes v as a Godot 4 Variant; see [EncodeMode.Append].
+func Marshal(v any) ([]byte, error) { return EncodeMode{}.Append(nil, v) }
+
+// Append encodes v as a Godot 4 Variant and appends it to b; see [EncodeMode.Append].
+func Append(b []byte, v any) ([]byte, error) { return EncodeMode{}.Append(b, v) }
+
+// Marshal encodes v and returns the bytes; see [EncodeMode.Append].
+func (m EncodeMode) Marshal(v any) ([]byte, error) { return m.Append(nil, v) }
 
 // Append encodes v and appends its bytes to b, byte for byte as the engine's encoder
 // (var2bytes / var_to_bytes) writes the same value: an int takes 4 bytes unless it needs 8, a float
@@ -48,12 +75,12 @@ func (o EncOptions) Marshal(v any) ([]byte, error) { return o.Append(nil, v) }
 // PoolRealArray holding a NaN) is written, with its value, as "[Deleted Object]": null. Typed
 // containers are written as they are, without checking their elements.
 //
-// v may hold any type that [DecOptions.Decode] returns, and also: the other Go integer types
+// v may hold any type that [DecodeMode.Decode] returns, and also: the other Go integer types
 // (int, int8 … uint64), float32, Dictionary, TypedArray, and []any. Values nested deeper than
 // MaxDepth fail with ErrTooDeep. On error, b is returned unchanged with an *[EncodeError].
 //
 // Any other Go value is encoded by reflection, as encoding/json maps Go values to JSON (and
-// [DecOptions.Unmarshal] maps them back):
+// [DecodeMode.Unmarshal] maps them back):
 //
 //   - bool, the integer kinds, float32, float64 and string, named types too, as bool, int, float
 //     and String; a uint64 beyond int64 fails.
@@ -79,8 +106,8 @@ func (o EncOptions) Marshal(v any) ([]byte, error) { return o.Append(nil, v) }
 // Append does not keep v. Encoding a struct, by pointer or by value, into a reused buffer does not
 // allocate; what v points to is heap memory (the compiler arranges that), because a Marshaler may
 // keep it.
-func (o EncOptions) Append(b []byte, v any) ([]byte, error) {
-	e := encoder{d: o.Dialect, double: o.DoublePrecision && o.Dialect == Godot4, maxDepth: o.MaxDepth}
+func (m EncodeMode) Append(b []byte, v any) ([]byte, error) {
+	e := encoder{d: m.o.Dialect, double: m.o.DoublePrecision && m.o.Dialect == Godot4, maxDepth: m.o.MaxDepth}
 	if e.maxDepth <= 0 {
 		e.maxDepth = DefaultMaxDepth
 	}

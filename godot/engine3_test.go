@@ -19,7 +19,7 @@ package godot_test
 //
 // Every comparison masks NodePath name padding: Godot never writes those bytes, so its output
 // holds leftover memory there (godot#44999; godot3-engine.md fact 2).
-// DecOptions.UninitializedBytes finds them.
+// DecodeOptions.UninitializedBytes finds them.
 //
 // Flags: -godot3.seed=N replays a run (the seed is logged; 0 picks one), -godot3.n=N sets the
 // number of random values per run, -godot3.update rewrites testdata/godot3/corpus.txt
@@ -144,8 +144,8 @@ func g3HasObjectID(v any) bool {
 
 // g3ObjectIDBytes returns the ranges of object instance ids in data, which differ between engine
 // runs whenever the script creates a different number of objects before.
-func g3ObjectIDBytes(o godot.DecOptions, data []byte) [][2]int {
-	fields, _ := o.Explain(data)
+func g3ObjectIDBytes(o godot.DecodeOptions, data []byte) [][2]int {
+	fields, _ := dm(o).Explain(data)
 	var r [][2]int
 	for _, f := range fields {
 		if f.Kind == "u64" && strings.Contains(f.Text, "EncodedObjectAsID") {
@@ -156,11 +156,11 @@ func g3ObjectIDBytes(o godot.DecOptions, data []byte) [][2]int {
 }
 
 // g3Mismatch formats a disagreement between the engine and the codec.
-func g3Mismatch(o godot.DecOptions, what, text string, engine, ours []byte, mask [][2]int) string {
+func g3Mismatch(o godot.DecodeOptions, what, text string, engine, ours []byte, mask [][2]int) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s\n  engine text: %s\n  engine: %x\n  ours:   %x\n", what, text, engine, ours)
 	if off := godottest.FirstDifference(engine, ours, mask); off >= 0 {
-		fmt.Fprintf(&sb, "  engine %s\n  ours   %s\n", godottest.Describe(o, engine, off), godottest.Describe(o, ours, off))
+		fmt.Fprintf(&sb, "  engine %s\n  ours   %s\n", godottest.Describe(dm(o), engine, off), godottest.Describe(dm(o), ours, off))
 	}
 	sb.WriteString(godottest.HexDiff(engine, ours, mask))
 	return sb.String()
@@ -232,19 +232,19 @@ func TestGodot3EngineCorpus(t *testing.T) {
 		if !strings.HasPrefix(l.label, "rand ") {
 			hand = append(hand, l)
 		}
-		o := godot.DecOptions{Dialect: godot.Godot3, AllowObjects: l.objects}
+		o := godot.DecodeOptions{Dialect: godot.Godot3, AllowObjects: l.objects}
 		what := fmt.Sprintf("value %q (seed %d)", l.label, seed)
 		if l.rt == nil {
 			t.Errorf("%s: the engine cannot decode its own output %x", what, l.hex)
 			continue
 		}
-		v, used, err := o.Decode(l.hex)
+		v, used, err := dm(o).Decode(l.hex)
 		if err != nil || used != len(l.hex) {
 			t.Errorf("%s: Decode(%x) = %v after %d of %d bytes\n  engine text: %s", what, l.hex, err, used, len(l.hex), l.text)
 			fails++
 			continue
 		}
-		ours, err := godot.EncOptions{Dialect: godot.Godot3}.Marshal(v)
+		ours, err := em(godot.EncodeOptions{Dialect: godot.Godot3}).Marshal(v)
 		if err != nil {
 			t.Errorf("%s: re-encoding: %v\n  engine text: %s", what, err, l.text)
 			fails++
@@ -255,10 +255,10 @@ func TestGodot3EngineCorpus(t *testing.T) {
 		want, wantWhat := l.rt, "the engine's round trip"
 		if g3HasObjectID(v) {
 			want, wantWhat = l.hex, "the engine's encoding"
-		} else if mask, err := o.UninitializedBytes(l.hex); err == nil && !godottest.EqualMasked(l.hex, l.rt, mask) {
+		} else if mask, err := dm(o).UninitializedBytes(l.hex); err == nil && !godottest.EqualMasked(l.hex, l.rt, mask) {
 			changed = append(changed, l.label)
 		}
-		mask, err := o.UninitializedBytes(want)
+		mask, err := dm(o).UninitializedBytes(want)
 		if err != nil {
 			t.Errorf("%s: %v", what, err)
 		}
@@ -295,8 +295,8 @@ func g3CheckCorpusFile(t *testing.T, hand []g3CorpusLine) {
 	sb.WriteString("# NodePath name padding, which the engine leaves uninitialised (godot#44999), is zeroed here.\n")
 	sb.WriteString("# Decode with AllowObjects: the labels with \"full\" hold full objects. Object ids are the engine's.\n")
 	for _, l := range hand {
-		o := godot.DecOptions{Dialect: godot.Godot3, AllowObjects: true}
-		mask, err := o.UninitializedBytes(l.hex)
+		o := godot.DecodeOptions{Dialect: godot.Godot3, AllowObjects: true}
+		mask, err := dm(o).UninitializedBytes(l.hex)
 		if err != nil {
 			t.Fatalf("%s: %v", l.label, err)
 		}
@@ -323,7 +323,7 @@ func g3CheckCorpusFile(t *testing.T, hand []g3CorpusLine) {
 	}
 	for i := range fresh {
 		s, f := stored[i], fresh[i]
-		ids := g3ObjectIDBytes(godot.DecOptions{Dialect: godot.Godot3, AllowObjects: true}, f.data)
+		ids := g3ObjectIDBytes(godot.DecodeOptions{Dialect: godot.Godot3, AllowObjects: true}, f.data)
 		if s.label != f.label || !godottest.EqualMasked(f.data, s.data, ids) {
 			t.Errorf("%s is stale at %q (engine: %q %x): run with -godot3.update", g3CorpusFile, s.label, f.label, f.data)
 			return
@@ -375,8 +375,8 @@ func TestGodot3CorpusFile(t *testing.T) {
 	}
 	types := map[godot.Type]bool{}
 	for _, e := range es {
-		o := godot.DecOptions{Dialect: godot.Godot3, AllowObjects: true}
-		v, n, err := o.Decode(e.data)
+		o := godot.DecodeOptions{Dialect: godot.Godot3, AllowObjects: true}
+		v, n, err := dm(o).Decode(e.data)
 		if err != nil || n != len(e.data) {
 			t.Errorf("%s: Decode(%x) = %v after %d of %d bytes", e.label, e.data, err, n, len(e.data))
 			continue
@@ -386,7 +386,7 @@ func TestGodot3CorpusFile(t *testing.T) {
 		if _, ok := g3EngineChanges[e.label]; ok {
 			continue
 		}
-		ours, err := godot.EncOptions{Dialect: godot.Godot3}.Marshal(v)
+		ours, err := em(godot.EncodeOptions{Dialect: godot.Godot3}).Marshal(v)
 		if err != nil {
 			t.Errorf("%s: %v", e.label, err)
 			continue
@@ -535,7 +535,7 @@ func TestGodot3EngineDecodesOurs(t *testing.T) {
 	t.Parallel()
 	seed := g3Seeds(t)
 	r := rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15))
-	enc := godot.EncOptions{Dialect: godot.Godot3}
+	enc := em(godot.EncodeOptions{Dialect: godot.Godot3})
 	n := *godot3N
 	vals := make([]any, n)
 	cases := make([]g3EchoCase, n)
@@ -554,7 +554,7 @@ func TestGodot3EngineDecodesOurs(t *testing.T) {
 	}
 	results := g3RunEcho(t, cases)
 	fails := 0
-	o := godot.DecOptions{Dialect: godot.Godot3}
+	o := godot.DecodeOptions{Dialect: godot.Godot3}
 	for i, res := range results {
 		ours := cases[i].data
 		what := fmt.Sprintf("value %d (seed %d)", i, seed)
@@ -565,7 +565,7 @@ func TestGodot3EngineDecodesOurs(t *testing.T) {
 			}
 			continue
 		}
-		mask, err := o.UninitializedBytes(res.data)
+		mask, err := dm(o).UninitializedBytes(res.data)
 		if err != nil {
 			t.Errorf("%s: we cannot decode the engine's %x: %v", what, res.data, err)
 		}
@@ -763,8 +763,8 @@ func TestGodot3EngineHostile(t *testing.T) {
 }
 
 func g3HostileCheck(t *testing.T, c g3HostileCase, in []byte, res g3EchoResult) {
-	o := godot.DecOptions{Dialect: godot.Godot3, AllowObjects: c.objects}
-	v, _, err := o.Decode(in)
+	o := godot.DecodeOptions{Dialect: godot.Godot3, AllowObjects: c.objects}
+	v, _, err := dm(o).Decode(in)
 	code := g3ErrorCode(res.messages)
 	verdict := func(ok bool) string {
 		if ok {
@@ -793,7 +793,7 @@ func g3HostileCheck(t *testing.T, c g3HostileCase, in []byte, res g3EchoResult) 
 		}
 		return
 	}
-	ours, err := godot.EncOptions{Dialect: godot.Godot3}.Marshal(v)
+	ours, err := em(godot.EncodeOptions{Dialect: godot.Godot3}).Marshal(v)
 	if err != nil {
 		t.Fatalf("re-encoding: %v", err)
 	}
@@ -805,8 +805,8 @@ func g3HostileCheck(t *testing.T, c g3HostileCase, in []byte, res g3EchoResult) 
 // g3EngineMask returns the bytes of the engine's re-encoding of a decoded value v that a
 // comparison ignores: NodePath padding, and object ids if v holds any (the engine re-encodes an
 // object id with the id of its new EncodedObjectAsID, fact 6).
-func g3EngineMask(o godot.DecOptions, v any, engine []byte) [][2]int {
-	mask, _ := o.UninitializedBytes(engine)
+func g3EngineMask(o godot.DecodeOptions, v any, engine []byte) [][2]int {
+	mask, _ := dm(o).UninitializedBytes(engine)
 	if g3HasObjectID(v) {
 		mask = append(mask, g3ObjectIDBytes(o, engine)...)
 	}
@@ -815,8 +815,8 @@ func g3EngineMask(o godot.DecOptions, v any, engine []byte) [][2]int {
 
 // g3CompareEngine compares the engine's re-encoding of a value with ours, given our decoding v of
 // the input; it returns "" if they agree, else what differs.
-func g3CompareEngine(o godot.DecOptions, v any, engine, ours []byte) string {
-	if _, err := o.UninitializedBytes(engine); err != nil {
+func g3CompareEngine(o godot.DecodeOptions, v any, engine, ours []byte) string {
+	if _, err := dm(o).UninitializedBytes(engine); err != nil {
 		return fmt.Sprintf("we cannot decode the engine's re-encoding: %v", err)
 	}
 	if !godottest.EqualMasked(engine, ours, g3EngineMask(o, v, engine)) {
@@ -934,7 +934,7 @@ func TestGodot3EngineDictionaryKeys(t *testing.T) {
 		p.name += " after 10 keys"
 		pairs = append(pairs, p)
 	}
-	enc := godot.EncOptions{Dialect: godot.Godot3}
+	enc := em(godot.EncodeOptions{Dialect: godot.Godot3})
 	cases := make([]g3EchoCase, len(pairs))
 	for i, p := range pairs {
 		d := &godot.Dictionary{Entries: []godot.Entry{{Key: p.a, Value: int64(1)}, {Key: p.b, Value: int64(2)}}}
@@ -955,14 +955,14 @@ func TestGodot3EngineDictionaryKeys(t *testing.T) {
 		cases[i] = g3EchoCase{data: b}
 	}
 	results := g3RunEcho(t, cases)
-	o := godot.DecOptions{Dialect: godot.Godot3}
+	o := godot.DecodeOptions{Dialect: godot.Godot3}
 	for i, p := range pairs {
 		res, in := results[i], cases[i].data
 		t.Run(p.name, func(t *testing.T) {
 			if !res.ok {
 				t.Fatalf("the engine rejects %x: %s", in, res.messages)
 			}
-			v, _, err := o.Decode(in)
+			v, _, err := dm(o).Decode(in)
 			if err != nil {
 				t.Fatalf("we reject %x: %v", in, err)
 			}
@@ -1028,7 +1028,7 @@ func TestGodot3EngineMutations(t *testing.T) {
 	t.Parallel()
 	seed := g3Seeds(t)
 	r := rand.New(rand.NewPCG(seed, seed^0x5851F42D4C957F2D))
-	enc := godot.EncOptions{Dialect: godot.Godot3}
+	enc := em(godot.EncodeOptions{Dialect: godot.Godot3})
 	n := *godot3N
 	cases := make([]g3EchoCase, n)
 	for i := range cases {
@@ -1045,12 +1045,12 @@ func TestGodot3EngineMutations(t *testing.T) {
 		cases[i] = g3EchoCase{data: b}
 	}
 	results := g3RunEcho(t, cases)
-	o := godot.DecOptions{Dialect: godot.Godot3}
+	o := godot.DecodeOptions{Dialect: godot.Godot3}
 	fails, accepted := 0, 0
 	codes := map[string]int{}
 	for i, res := range results {
 		in := cases[i].data
-		v, _, err := o.Decode(in)
+		v, _, err := dm(o).Decode(in)
 		what := fmt.Sprintf("mutated input %d (seed %d) %x", i, seed, in)
 		code := g3ErrorCode(res.messages)
 		if !res.ok {
@@ -1118,17 +1118,17 @@ func TestGodot3EngineDeepNesting(t *testing.T) {
 			t.Errorf("%d levels: the engine rejects it: %s", l, res.messages)
 			continue
 		}
-		_, _, err := godot.DecOptions{Dialect: godot.Godot3}.Decode(in)
+		_, _, err := dm(godot.DecodeOptions{Dialect: godot.Godot3}).Decode(in)
 		if (err == nil) != (l <= godot.DefaultMaxDepth) || err != nil && !errors.Is(err, godot.ErrTooDeep) {
 			t.Errorf("%d levels, default options: %v", l, err)
 		}
-		o := godot.DecOptions{Dialect: godot.Godot3, MaxDepth: 5000}
+		o := dm(godot.DecodeOptions{Dialect: godot.Godot3, MaxDepth: 5000})
 		v, _, err := o.Decode(in)
 		if err != nil {
 			t.Errorf("%d levels, MaxDepth 5000: %v", l, err)
 			continue
 		}
-		ours, err := godot.EncOptions{Dialect: godot.Godot3, MaxDepth: 5000}.Marshal(v)
+		ours, err := em(godot.EncodeOptions{Dialect: godot.Godot3, MaxDepth: 5000}).Marshal(v)
 		if err != nil || !bytes.Equal(ours, res.data) {
 			t.Errorf("%d levels: re-encoding differs from the engine's (%v)", l, err)
 		}
@@ -1198,12 +1198,12 @@ func TestGodot3EngineUTF8(t *testing.T) {
 		cases[i] = g3EchoCase{data: b}
 	}
 	results := g3RunEcho(t, cases)
-	o := godot.DecOptions{Dialect: godot.Godot3}
-	enc := godot.EncOptions{Dialect: godot.Godot3}
+	o := godot.DecodeOptions{Dialect: godot.Godot3}
+	enc := em(godot.EncodeOptions{Dialect: godot.Godot3})
 	fails, accepted := 0, 0
 	for i, res := range results {
 		in := cases[i].data
-		v, _, err := o.Decode(in)
+		v, _, err := dm(o).Decode(in)
 		what := fmt.Sprintf("input %d (seed %d) %x", i, seed, in)
 		var msg string
 		switch {

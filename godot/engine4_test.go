@@ -56,8 +56,8 @@ var (
 )
 
 var (
-	g4Dec = godot.DecOptions{Dialect: godot.Godot4, AllowObjects: true}
-	g4Enc = godot.EncOptions{Dialect: godot.Godot4}
+	g4Dec = dm(godot.DecodeOptions{Dialect: godot.Godot4, AllowObjects: true})
+	g4Enc = em(godot.EncodeOptions{Dialect: godot.Godot4})
 )
 
 // The -update flag may also be defined by another test file of this package (the Godot 3
@@ -652,7 +652,7 @@ func TestEngine4Hostile(t *testing.T) {
 	for i, in := range out.hostileIn {
 		r := out.hostile[i]
 		what := fmt.Sprintf("hostile %q (objects %v, input %s)", in.name, in.objects, g4Hex(in.data, 0))
-		dec := godot.DecOptions{Dialect: godot.Godot4, AllowObjects: in.objects}
+		dec := dm(godot.DecodeOptions{Dialect: godot.Godot4, AllowObjects: in.objects})
 		v, n, err := dec.Decode(in.data)
 		engineOK := r.size > 0
 		var diffs []string

@@ -26,13 +26,13 @@ var (
 	// ErrTooManyElements: the value holds more container elements than the decoder allows.
 	ErrTooManyElements = errors.New("too many elements")
 	// ErrAllocLimit: decoding the value would allocate more than the decoder allows
-	// (DecOptions.MaxBytes).
+	// (DecodeOptions.MaxAllocBytes).
 	ErrAllocLimit = errors.New("allocation limit exceeded")
 	// ErrObjectsNotAllowed: a full Object in input decoded without AllowObjects (the engine's
 	// ERR_UNAUTHORIZED).
 	ErrObjectsNotAllowed = errors.New("full objects are not allowed")
 	// ErrOldNodePath: a NodePath in the obsolete single-string format, which the engine rejects
-	// (ERR_INVALID_DATA) unless DecOptions.LegacyNodePath is set.
+	// (ERR_INVALID_DATA) unless DecodeOptions.LegacyNodePath is set.
 	ErrOldNodePath = errors.New("NodePath in the obsolete string format")
 	// ErrContainerType: a typed Array or Dictionary descriptor that the engine rejects
 	// (ERR_INVALID_DATA): a builtin element type out of range, or (with AllowObjects) a script
@@ -49,7 +49,7 @@ var (
 // DecodeError describes where decoding failed. Offset is the byte offset, from the start of the
 // input, of the field that could not be decoded (for a truncated field, where it starts).
 type DecodeError struct {
-	Offset  int
+	Offset  int64
 	Dialect Dialect
 	// Type is the Variant type being decoded when the error occurred, and HasType says whether
 	// the header had been read at all.

@@ -19,9 +19,9 @@ func TestPackedCountTruncated(t *testing.T) {
 			}
 			n++
 			data := []byte{byte(id), 0, 0, 0, 1}
-			_, _, err := DecOptions{Dialect: d}.Decode(data)
+			_, _, err := dm(DecodeOptions{Dialect: d}).Decode(data)
 			var v any
-			uerr := DecOptions{Dialect: d}.Unmarshal(data, &v)
+			uerr := dm(DecodeOptions{Dialect: d}).Unmarshal(data, &v)
 			for _, e := range []error{err, uerr} {
 				var de *DecodeError
 				if !errors.As(e, &de) || de.Offset != 4 || !errors.Is(e, ErrTruncated) ||
@@ -44,7 +44,7 @@ func TestDeepPathAbbreviated(t *testing.T) {
 		data = append(data, 0x13, 0, 0, 0, 1, 0, 0, 0) // Godot 3 Array of one element
 	}
 	data = append(data, 0x63, 0, 0, 0) // an unknown type id at the bottom
-	_, _, err := DecOptions{Dialect: Godot3}.Decode(data)
+	_, _, err := dm(DecodeOptions{Dialect: Godot3}).Decode(data)
 	var de *DecodeError
 	if !errors.As(err, &de) || len(de.Path) != 3000 {
 		t.Fatalf("%v", err)
@@ -67,28 +67,28 @@ func TestWrongDialectLooksLike(t *testing.T) {
 		HP   int     `godot:"hp"`
 		Pos  Vector3 `godot:"pos"`
 	}
-	b, err := EncOptions{Dialect: Godot3}.Marshal(Player{Name: "ada", HP: 100})
+	b, err := em(EncodeOptions{Dialect: Godot3}).Marshal(Player{Name: "ada", HP: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _, err := DecOptions{Dialect: Godot4}.Decode(b)
+	v, _, err := dm(DecodeOptions{Dialect: Godot4}).Decode(b)
 	if reflect.TypeOf(v) != reflect.TypeOf(Transform3D{}) || err != nil {
 		t.Errorf("Godot 3 Dictionary as Godot 4: %T %v, %v", v, v, err)
 	}
 	var p Player
-	if err := (DecOptions{Dialect: Godot4}).Unmarshal(b, &p); !errors.Is(err, ErrTypeMismatch) {
+	if err := dm(DecodeOptions{Dialect: Godot4}).Unmarshal(b, &p); !errors.Is(err, ErrTypeMismatch) {
 		t.Errorf("Unmarshal with the wrong dialect: %v", err)
 	}
-	if err := (DecOptions{Dialect: Godot3}).Unmarshal(b, &p); err != nil || p.Name != "ada" || p.HP != 100 {
+	if err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(b, &p); err != nil || p.Name != "ada" || p.HP != 100 {
 		t.Errorf("the right dialect: %+v %v", p, err)
 	}
 	// A Godot 3 Vector3 is a Rect2 four bytes short.
 	var de *DecodeError
-	if _, _, err := (DecOptions{Dialect: Godot4}).Decode(unhex(t, "07000000 0000803f 00000040 00004040")); !errors.As(err, &de) || de.Type != TypeRect2 || !errors.Is(err, ErrTruncated) {
+	if _, _, err := dm(DecodeOptions{Dialect: Godot4}).Decode(unhex(t, "07000000 0000803f 00000040 00004040")); !errors.As(err, &de) || de.Type != TypeRect2 || !errors.Is(err, ErrTruncated) {
 		t.Errorf("a Godot 3 Vector3 as Godot 4: %v", err)
 	}
 	// Godot 4 types from 27 on are unknown to Godot 3.
-	if _, _, err := (DecOptions{Dialect: Godot3}).Decode(unhex(t, "1c000000 00000000")); !errors.Is(err, ErrUnknownType) {
+	if _, _, err := dm(DecodeOptions{Dialect: Godot3}).Decode(unhex(t, "1c000000 00000000")); !errors.Is(err, ErrUnknownType) {
 		t.Errorf("a Godot 4 Array as Godot 3: %v", err)
 	}
 }

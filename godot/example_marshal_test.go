@@ -110,14 +110,16 @@ func ExampleMarshal() {
 		Pos  godot.Vector3 `godot:"pos"`
 		Tags []string      `godot:"tags,omitempty"`
 	}
-	b, err := godot.EncOptions{Dialect: godot.Godot3}.Marshal(Player{Name: "ada", HP: 100, Pos: godot.Vector3{X: 1}})
+	enc, _ := godot.EncodeOptions{Dialect: godot.Godot3}.EncodeMode()
+	dec, _ := godot.DecodeOptions{Dialect: godot.Godot3}.DecodeMode()
+	b, err := enc.Marshal(Player{Name: "ada", HP: 100, Pos: godot.Vector3{X: 1}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("%d bytes: % x ...\n", len(b), b[:8])
 	var p Player
-	if err := (godot.DecOptions{Dialect: godot.Godot3}).Unmarshal(b, &p); err != nil {
+	if err := dec.Unmarshal(b, &p); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -128,7 +130,7 @@ func ExampleMarshal() {
 }
 
 // Unmarshal errors name the Go field and the byte where the Variant starts.
-func ExampleDecOptions_Unmarshal() {
+func ExampleDecodeMode_Unmarshal() {
 	type Stats struct {
 		Level int8 `godot:"level"`
 	}

@@ -17,16 +17,28 @@ func Example_player() {
 		Tags []string      `godot:"tags,omitempty"` // a PoolStringArray / PackedStringArray
 	}
 
-	b, err := godot.EncOptions{Dialect: godot.Godot3}.Marshal(Player{Name: "ada", HP: 100})
+	// Options are checked once; the modes they make encode and decode (safe for concurrent use).
+	enc, err := godot.EncodeOptions{Dialect: godot.Godot3}.EncodeMode()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dec, err := godot.DecodeOptions{Dialect: godot.Godot3}.DecodeMode()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	b, err := enc.Marshal(Player{Name: "ada", HP: 100})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	var p Player
-	err = godot.DecOptions{Dialect: godot.Godot3}.Unmarshal(b, &p)
+	err = dec.Unmarshal(b, &p)
 	fmt.Println(p.Name, p.HP, err)
 
-	v, n, err := godot.DecOptions{Dialect: godot.Godot3}.Decode(b) // any: int64, string, *godot.Dictionary, []godot.Vector3, …
+	v, n, err := dec.Decode(b) // any: int64, string, *godot.Dictionary, []godot.Vector3, …
 	fmt.Println(v, n, err)
 	// Output:
 	// ada 100 <nil>

@@ -9,13 +9,14 @@ import (
 
 // A Vector2 written with the 64-bit flag (by a double-precision build), x = 1e300: the default
 // keeps the doubles, and RealSingle reads it as the official single-precision engine does.
-func ExampleDecOptions_real() {
+func ExampleDecodeOptions_real() {
 	data, _ := hex.DecodeString("050001009c7500883ce4377e9a9999999999b93f")
-	v, _, _ := godot.DecOptions{Dialect: godot.Godot4}.Decode(data)
+	v, _, _ := godot.Decode(data) // the default mode: Godot 4, RealLossless
 	fmt.Printf("%T %v\n", v, v)
-	v, _, _ = godot.DecOptions{Dialect: godot.Godot4, Real: godot.RealSingle}.Decode(data)
+	single, _ := godot.DecodeOptions{Dialect: godot.Godot4, Real: godot.RealSingle}.DecodeMode()
+	v, _, _ = single.Decode(data)
 	fmt.Printf("%T %v\n", v, v)
-	back, _ := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, v)
+	back, _ := godot.Append(nil, v)
 	fmt.Printf("%x\n", back) // what the engine writes back: no flag, float32 components
 	// Output:
 	// godot.Vector2d {1e+300 0.1}

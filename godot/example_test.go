@@ -9,10 +9,15 @@ import (
 )
 
 // Decoding what Godot 3's var2bytes wrote: a Dictionary {"hp": 100, "pos": Vector2(1, 2)}.
-func ExampleDecOptions_Decode() {
+func ExampleDecodeMode_Decode() {
 	data, _ := hex.DecodeString("12000000020000000400000002000000687000000200000064000000" +
 		"0400000003000000706f730005000000" + "0000803f00000040")
-	v, n, err := godot.DecOptions{Dialect: godot.Godot3}.Decode(data)
+	dec, err := godot.DecodeOptions{Dialect: godot.Godot3}.DecodeMode()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, n, err := dec.Decode(data)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -30,8 +35,12 @@ func ExampleDecOptions_Decode() {
 
 // Encoding for Godot 4, into a reused buffer. Ints take 4 bytes unless they need 8; floats
 // take 4 bytes when float32 holds them exactly.
-func ExampleEncOptions_Append() {
-	enc := godot.EncOptions{Dialect: godot.Godot4}
+func ExampleEncodeMode_Append() {
+	enc, err := godot.EncodeOptions{Dialect: godot.Godot4}.EncodeMode()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	var buf []byte
 	for _, v := range []any{int64(7), int64(1) << 40, 0.5, 0.1, godot.Vector2i{X: 3, Y: -1}} {
 		var err error
@@ -53,16 +62,18 @@ func ExampleEncOptions_Append() {
 // Errors say what failed and where.
 func ExampleDecodeError() {
 	data, _ := hex.DecodeString("1300000002000000020000000100000004000000ff000000")
-	_, _, err := godot.DecOptions{Dialect: godot.Godot3}.Decode(data)
+	dec, _ := godot.DecodeOptions{Dialect: godot.Godot3}.DecodeMode()
+	_, _, err := dec.Decode(data)
 	fmt.Println(err)
 	// Output:
 	// godot: decoding String at byte 20 (at [1]): truncated input: string of 255 bytes and 1 padding needs 256 bytes, have 0
 }
 
 // Explain lists every field, like the offset tables of Godot's documentation.
-func ExampleDecOptions_Explain() {
+func ExampleDecodeMode_Explain() {
 	data, _ := hex.DecodeString("0f00000001000080000000000100000004000000726f6f74")
-	fields, err := godot.DecOptions{Dialect: godot.Godot3}.Explain(data)
+	dec, _ := godot.DecodeOptions{Dialect: godot.Godot3}.DecodeMode()
+	fields, err := dec.Explain(data)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -12,7 +12,7 @@ import (
 	"github.com/gamewire/gamewire/internal/floattext"
 )
 
-// Field is one field of an encoded Variant, as [DecOptions.Explain] reports it: where it is, how
+// Field is one field of an encoded Variant, as [DecodeMode.Explain] reports it: where it is, how
 // long it is, and what it means, in the spirit of the offset tables of Godot's "Binary
 // serialization API" page.
 type Field struct {
@@ -33,7 +33,7 @@ type Field struct {
 	// (header included), or -1 when that Variant did not decode; 0 for other fields.
 	Span int
 	// Value is, for a "header" field whose Variant decoded, the decoded Variant as
-	// [DecOptions.Decode] returns it; nil otherwise.
+	// [DecodeMode.Decode] returns it; nil otherwise.
 	Value any
 	// Uninitialized marks NodePath name padding, which the engine never writes: in real engine
 	// output these bytes hold leftover memory, so comparisons must mask them.
@@ -44,20 +44,20 @@ func (f Field) String() string {
 	return fmt.Sprintf("%6d %5d  %s%-7s %s", f.Offset, f.Len, strings.Repeat("  ", f.Depth), f.Kind, f.Text)
 }
 
-// Explain decodes data like [DecOptions.Decode] and returns every field it read, in order. On a
+// Explain decodes data like [DecodeMode.Decode] and returns every field it read, in order. On a
 // decoding error it returns the fields read up to that point together with the error.
-func (o DecOptions) Explain(data []byte) ([]Field, error) {
-	fields, _, err := o.ExplainFirst(data, 0)
+func (m DecodeMode) Explain(data []byte) ([]Field, error) {
+	fields, _, err := m.ExplainFirst(data, 0)
 	return fields, err
 }
 
-// ExplainFirst is [DecOptions.Explain] keeping only the first max fields (all of them when max
+// ExplainFirst is [DecodeMode.Explain] keeping only the first max fields (all of them when max
 // is 0 or less); more reports that fields were left out. Decoding still runs to the end, so
 // the error is the same as Explain's, but the fields of a long input take no more memory than
 // max of them.
-func (o DecOptions) ExplainFirst(data []byte, max int) (fields []Field, more bool, err error) {
+func (m DecodeMode) ExplainFirst(data []byte, max int) (fields []Field, more bool, err error) {
 	var dec decoder
-	o.initDecoder(&dec, data)
+	m.o.initDecoder(&dec, data)
 	dec.tr = &tracer{max: max}
 	_, end, err := dec.tracedValue(0, 0)
 	if err == nil && end < len(data) {
@@ -82,8 +82,8 @@ func WriteFields(w io.Writer, fields []Field) error {
 // UninitializedBytes returns the byte ranges [start, end) of data that the engine leaves
 // uninitialised when it encodes (NodePath name padding): a byte-exact comparison of engine output
 // must ignore them. It returns an error if data does not decode.
-func (o DecOptions) UninitializedBytes(data []byte) ([][2]int, error) {
-	fields, err := o.Explain(data)
+func (m DecodeMode) UninitializedBytes(data []byte) ([][2]int, error) {
+	fields, err := m.Explain(data)
 	if err != nil {
 		return nil, err
 	}

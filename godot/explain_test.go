@@ -13,13 +13,13 @@ import (
 // TestExplainSpans: every header field carries its Variant's length and decoded value, a
 // Variant that did not decode has Span -1, and object properties have their path.
 func TestExplainSpans(t *testing.T) {
-	enc := EncOptions{Dialect: Godot4}
+	enc := em(EncodeOptions{Dialect: Godot4})
 	obj := &Object{Class: "Node", Properties: []Property{{"hp", int64(3)}}}
 	b, err := enc.Append(nil, []any{int64(7), "ab", obj})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fields, err := DecOptions{Dialect: Godot4, AllowObjects: true}.Explain(b)
+	fields, err := dm(DecodeOptions{Dialect: Godot4, AllowObjects: true}).Explain(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestExplainSpans(t *testing.T) {
 	}
 
 	// Cut inside the String: the Array and the String fail, the int before them decoded.
-	fields, err = DecOptions{Dialect: Godot4}.Explain(b[:22])
+	fields, err = dm(DecodeOptions{Dialect: Godot4}).Explain(b[:22])
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -72,16 +72,16 @@ func TestExplainSpans(t *testing.T) {
 }
 
 func TestExplainFirst(t *testing.T) {
-	b, err := EncOptions{Dialect: Godot4}.Append(nil, []any{make([]byte, 100), int64(1), "x"})
+	b, err := em(EncodeOptions{Dialect: Godot4}).Append(nil, []any{make([]byte, 100), int64(1), "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := DecOptions{}.Explain(b)
+	all, err := dm(DecodeOptions{}).Explain(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, max := range []int{1, 3, 5, len(all) - 1} {
-		got, more, err := DecOptions{}.ExplainFirst(b, max)
+		got, more, err := dm(DecodeOptions{}).ExplainFirst(b, max)
 		if err != nil || !more || len(got) != max {
 			t.Fatalf("max %d: %d fields, more %v, %v", max, len(got), more, err)
 		}
@@ -91,11 +91,11 @@ func TestExplainFirst(t *testing.T) {
 			}
 		}
 	}
-	if got, more, _ := (DecOptions{}).ExplainFirst(b, len(all)); more || len(got) != len(all) {
+	if got, more, _ := dm(DecodeOptions{}).ExplainFirst(b, len(all)); more || len(got) != len(all) {
 		t.Errorf("max = all: %d fields, more %v", len(got), more)
 	}
 	// The error is Explain's, wherever the fields stop.
-	_, _, err = DecOptions{}.ExplainFirst(b[:len(b)-2], 2)
+	_, _, err = dm(DecodeOptions{}).ExplainFirst(b[:len(b)-2], 2)
 	if !errors.Is(err, ErrTruncated) {
 		t.Errorf("cut input: %v", err)
 	}
@@ -120,7 +120,7 @@ func TestExplainDeepPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fields, err := DecOptions{}.Explain(data)
+	fields, err := dm(DecodeOptions{}).Explain(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestExplainDeepPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fields, err = DecOptions{}.Explain(data)
+		fields, err = dm(DecodeOptions{}).Explain(data)
 		if err != nil {
 			t.Fatal(err)
 		}

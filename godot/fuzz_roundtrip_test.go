@@ -27,12 +27,12 @@ func FuzzRoundTrip(f *testing.F) {
 		double = double && v4
 		r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 		v := godottest.Rand(r, godottest.Options{Dialect: d, MaxDepth: int(depth % 6), MaxLen: 6, DoublePrecision: double})
-		enc := godot.EncOptions{Dialect: d, DoublePrecision: double}
+		enc := em(godot.EncodeOptions{Dialect: d, DoublePrecision: double})
 		once, err := enc.Marshal(v)
 		if err != nil {
 			t.Fatalf("encode %#v: %v", v, err)
 		}
-		dec := godot.DecOptions{Dialect: d, AllowObjects: true}
+		dec := dm(godot.DecodeOptions{Dialect: d, AllowObjects: true})
 		back, n, err := dec.Decode(once)
 		if err != nil || n != len(once) {
 			t.Fatalf("decode %x: %v (%d of %d bytes)", once, err, n, len(once))

@@ -62,7 +62,7 @@ func FuzzDecode(f *testing.F) {
 		if v4 {
 			d = Godot4
 		}
-		o := DecOptions{Dialect: d, AllowObjects: true, MaxElements: 1 << 16}
+		o := dm(DecodeOptions{Dialect: d, AllowObjects: true, MaxElements: 1 << 16})
 		v, n, err := o.Decode(data)
 		_, xerr := o.Explain(data)
 		if (err == nil) != (xerr == nil) {
@@ -70,7 +70,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err != nil {
 			var de *DecodeError
-			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > len(data) {
+			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > int64(len(data)) {
 				t.Fatalf("bad error %#v", err)
 			}
 			return
@@ -78,7 +78,7 @@ func FuzzDecode(f *testing.F) {
 		if n < 4 || n > len(data) {
 			t.Fatalf("consumed %d of %d bytes", n, len(data))
 		}
-		enc := EncOptions{Dialect: d}
+		enc := em(EncodeOptions{Dialect: d})
 		once, err := enc.Marshal(v)
 		if err != nil {
 			t.Fatalf("re-encode %#v: %v", v, err)

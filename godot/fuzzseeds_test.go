@@ -21,7 +21,7 @@ var updateFuzzSeeds = flag.Bool("fuzzseeds.update", false, "rewrite the adversar
 func fuzzSeedShapes(t testing.TB) []shape {
 	var shapes []shape
 	add := func(name string, d Dialect, data []byte) {
-		shapes = append(shapes, shape{fmt.Sprintf("%s %s", d, name), DecOptions{Dialect: d}, data})
+		shapes = append(shapes, shape{fmt.Sprintf("%s %s", d, name), DecodeOptions{Dialect: d}, data})
 	}
 	for _, d := range []Dialect{Godot3, Godot4} {
 		for _, k := range keyKinds {

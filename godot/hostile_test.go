@@ -9,9 +9,9 @@ import (
 )
 
 // decodeErr decodes data, requires a *DecodeError wrapping want at offset, and returns it.
-func decodeErr(t *testing.T, o DecOptions, data []byte, want error, offset int) *DecodeError {
+func decodeErr(t *testing.T, o DecodeOptions, data []byte, want error, offset int) *DecodeError {
 	t.Helper()
-	v, n, err := o.Decode(data)
+	v, n, err := dm(o).Decode(data)
 	if err == nil {
 		t.Fatalf("decode %x: got %#v (%d bytes), want error %v", data, v, n, want)
 	}
@@ -22,7 +22,7 @@ func decodeErr(t *testing.T, o DecOptions, data []byte, want error, offset int) 
 	if !errors.Is(err, want) {
 		t.Fatalf("decode %x: error %v, want %v", data, err, want)
 	}
-	if offset >= 0 && de.Offset != offset {
+	if offset >= 0 && de.Offset != int64(offset) {
 		t.Errorf("decode %x: error at offset %d, want %d (%v)", data, de.Offset, offset, err)
 	}
 	if !strings.HasPrefix(err.Error(), "godot: ") {
@@ -32,11 +32,11 @@ func decodeErr(t *testing.T, o DecOptions, data []byte, want error, offset int) 
 }
 
 func TestHostileErrors(t *testing.T) {
-	g3 := DecOptions{Dialect: Godot3}
-	g4 := DecOptions{Dialect: Godot4}
+	g3 := DecodeOptions{Dialect: Godot3}
+	g4 := DecodeOptions{Dialect: Godot4}
 	tests := []struct {
 		name   string
-		o      DecOptions
+		o      DecodeOptions
 		hex    string
 		want   error
 		offset int
@@ -95,7 +95,7 @@ func TestHostileErrors(t *testing.T) {
 func TestErrorPath(t *testing.T) {
 	// [ {"tags": ["ok", <truncated string>]} ]
 	data := unhex(t, "13000000 01000000 12000000 01000000 04000000 04000000 74616773 13000000 02000000 04000000 02000000 6f6b0000 04000000 09000000")
-	de := decodeErr(t, DecOptions{Dialect: Godot3}, data, ErrTruncated, 52)
+	de := decodeErr(t, DecodeOptions{Dialect: Godot3}, data, ErrTruncated, 52)
 	if de.Path != `[0]["tags"][1]` {
 		t.Errorf("path %q", de.Path)
 	}
@@ -109,10 +109,10 @@ func TestErrorPath(t *testing.T) {
 
 // The engine's own leniencies (godot3-engine.md, facts 20–29) are kept.
 func TestLenient(t *testing.T) {
-	g3 := DecOptions{Dialect: Godot3}
+	g3 := DecodeOptions{Dialect: Godot3}
 	tests := []struct {
 		name string
-		o    DecOptions
+		o    DecodeOptions
 		in   string
 		want string // the re-encoding
 		n    int    // bytes consumed
@@ -145,19 +145,19 @@ func TestLenient(t *testing.T) {
 		{"null object as id decodes as nil", g3, "11000100 00000000 00000000", "00000000", 12},
 		{"RID ignores a 4.x id (trailing)", g3, "10000000 0d000000 00000000", "10000000", 4},
 		{"signalling float32 NaN is quieted", g3, "03000000 0100807f", "03000100 00000020 0000f87f", 8},
-		{"Object property count negative", DecOptions{Dialect: Godot3, AllowObjects: true},
+		{"Object property count negative", DecodeOptions{Dialect: Godot3, AllowObjects: true},
 			"11000000 04000000 4e6f6465 ffffffff", "11000000 04000000 4e6f6465 00000000", 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, n, err := tt.o.Decode(unhex(t, tt.in))
+			v, n, err := dm(tt.o).Decode(unhex(t, tt.in))
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
 			if n != tt.n {
 				t.Errorf("consumed %d bytes, want %d", n, tt.n)
 			}
-			got, err := EncOptions{Dialect: tt.o.Dialect}.Marshal(v)
+			got, err := em(EncodeOptions{Dialect: tt.o.Dialect}).Marshal(v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,8 +170,8 @@ func TestLenient(t *testing.T) {
 
 func TestLegacyNodePath(t *testing.T) {
 	data := unhex(t, "0f000000 07000000 2f612f623a630000")
-	decodeErr(t, DecOptions{Dialect: Godot3}, data, ErrOldNodePath, 4)
-	v, _, err := DecOptions{Dialect: Godot3, LegacyNodePath: true}.Decode(data)
+	decodeErr(t, DecodeOptions{Dialect: Godot3}, data, ErrOldNodePath, 4)
+	v, _, err := dm(DecodeOptions{Dialect: Godot3, LegacyNodePath: true}).Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,36 +195,36 @@ func nested(k int, id byte) []byte {
 }
 
 func TestDepth(t *testing.T) {
-	g3 := DecOptions{Dialect: Godot3}
+	g3 := DecodeOptions{Dialect: Godot3}
 	// Godot's rule: depth > 1024 fails, the top level being depth 0, so 1025 nested Arrays pass.
-	if _, _, err := g3.Decode(nested(1025, 0x13)); err != nil {
+	if _, _, err := dm(g3).Decode(nested(1025, 0x13)); err != nil {
 		t.Fatalf("1025 levels: %v", err)
 	}
 	decodeErr(t, g3, nested(1026, 0x13), ErrTooDeep, 1025*8)
 	decodeErr(t, g3, nested(10000, 0x13), ErrTooDeep, 1025*8)
-	decodeErr(t, DecOptions{Dialect: Godot4}, nested(10000, 0x1c), ErrTooDeep, 1025*8)
-	decodeErr(t, DecOptions{Dialect: Godot3, MaxDepth: 3}, nested(5, 0x13), ErrTooDeep, 4*8)
-	if _, _, err := (DecOptions{Dialect: Godot3, MaxDepth: 20000}).Decode(nested(10000, 0x13)); err != nil {
+	decodeErr(t, DecodeOptions{Dialect: Godot4}, nested(10000, 0x1c), ErrTooDeep, 1025*8)
+	decodeErr(t, DecodeOptions{Dialect: Godot3, MaxDepth: 3}, nested(5, 0x13), ErrTooDeep, 4*8)
+	if _, _, err := dm(DecodeOptions{Dialect: Godot3, MaxDepth: 20000}).Decode(nested(10000, 0x13)); err != nil {
 		t.Errorf("10000 levels with MaxDepth 20000: %v", err)
 	}
 
 	// The encoder has the same limit: a cycle fails instead of recursing forever.
 	a := []any{nil}
 	a[0] = a
-	if _, err := (EncOptions{Dialect: Godot3}).Marshal(a); !errors.Is(err, ErrTooDeep) {
+	if _, err := em(EncodeOptions{Dialect: Godot3}).Marshal(a); !errors.Is(err, ErrTooDeep) {
 		t.Errorf("cyclic Array: %v", err)
 	}
 }
 
 func TestMaxElements(t *testing.T) {
 	arr := unhex(t, "13000000 03000000 00000000 00000000 00000000")
-	decodeErr(t, DecOptions{Dialect: Godot3, MaxElements: 2}, arr, ErrTooManyElements, 8)
-	if _, _, err := (DecOptions{Dialect: Godot3, MaxElements: 3}).Decode(arr); err != nil {
+	decodeErr(t, DecodeOptions{Dialect: Godot3, MaxElements: 2}, arr, ErrTooManyElements, 8)
+	if _, _, err := dm(DecodeOptions{Dialect: Godot3, MaxElements: 3}).Decode(arr); err != nil {
 		t.Error(err)
 	}
 	// The budget is for the whole value, not per container.
 	two := unhex(t, "13000000 02000000 13000000 01000000 00000000 00000000")
-	decodeErr(t, DecOptions{Dialect: Godot3, MaxElements: 2}, two, ErrTooManyElements, 16)
+	decodeErr(t, DecodeOptions{Dialect: Godot3, MaxElements: 2}, two, ErrTooManyElements, 16)
 }
 
 // allocated returns the bytes allocated by f.
@@ -252,7 +252,7 @@ func TestAllocationBoundedByInput(t *testing.T) {
 		data := unhex(t, h)
 		n := allocated(func() {
 			for range 10 {
-				DecOptions{Dialect: Godot3, AllowObjects: true}.Decode(data)
+				dm(DecodeOptions{Dialect: Godot3, AllowObjects: true}).Decode(data)
 			}
 		})
 		if n > 10*4096 {
@@ -260,7 +260,7 @@ func TestAllocationBoundedByInput(t *testing.T) {
 		}
 	}
 	obj := unhex(t, "11000000 04000000 4e6f6465 ffffff7f 00000000")
-	if n := allocated(func() { DecOptions{Dialect: Godot3, AllowObjects: true}.Decode(obj) }); n > 4096 {
+	if n := allocated(func() { dm(DecodeOptions{Dialect: Godot3, AllowObjects: true}).Decode(obj) }); n > 4096 {
 		t.Errorf("object with 2^31-1 properties: %d bytes allocated", n)
 	}
 }
@@ -269,7 +269,7 @@ func TestAllocationBoundedByInput(t *testing.T) {
 func TestEveryPrefix(t *testing.T) {
 	for _, v := range vectors {
 		full := unhex(t, v.hex)
-		o := DecOptions{Dialect: v.d, AllowObjects: true}
+		o := dm(DecodeOptions{Dialect: v.d, AllowObjects: true})
 		for i := 0; i < len(full); i++ {
 			_, n, err := o.Decode(full[:i])
 			if err == nil {
@@ -279,7 +279,7 @@ func TestEveryPrefix(t *testing.T) {
 				continue
 			}
 			var de *DecodeError
-			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > i {
+			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > int64(i) {
 				t.Errorf("%s: prefix %d: %v", v.name, i, err)
 			}
 		}

@@ -71,12 +71,12 @@ func TestKeyHashAgreesWithKeyEqual(t *testing.T) {
 				maxLen = 16 // Dictionaries large enough to be compared through an index
 			}
 			v := godottest.Rand(r, godottest.Options{Dialect: d, MaxDepth: 3, MaxLen: maxLen})
-			data, err := godot.EncOptions{Dialect: d}.Append(nil, v)
+			data, err := em(godot.EncodeOptions{Dialect: d}).Append(nil, v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, _, err1 := godot.DecOptions{Dialect: d}.Decode(data)
-			b, _, err2 := godot.DecOptions{Dialect: d}.Decode(data)
+			a, _, err1 := dm(godot.DecodeOptions{Dialect: d}).Decode(data)
+			b, _, err2 := dm(godot.DecodeOptions{Dialect: d}).Decode(data)
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s: %v %v", d, err1, err2)
 			}

@@ -30,7 +30,7 @@ func KeyEqual(a, b any) bool { return keyEqual(a, b, keyStringLike, 0) }
 // compares Dictionaries by identity (the same *Dictionary), and compares a PoolRealArray
 // ([]float32) by its bytes: it equals another only if their bits are identical and hold no NaN,
 // so a PoolRealArray with a NaN is not even equal to itself (Godot 3.2.3 then writes that entry
-// as "[Deleted Object]": null, as [EncOptions.Append] does).
+// as "[Deleted Object]": null, as [EncodeMode.Append] does).
 func (d Dialect) KeyEqual(a, b any) bool {
 	if d == Godot3 {
 		return keyEqual(a, b, keyGodot3|keyStringLike, 0)

@@ -78,7 +78,7 @@ func keyDictValues(tb testing.TB, d Dialect, key, value func(int) any, n int) []
 	tb.Helper()
 	id, _ := d.WireID(TypeDictionary)
 	b := wire.AppendUint32(wire.AppendUint32(nil, id), uint32(n))
-	enc := EncOptions{Dialect: d}
+	enc := em(EncodeOptions{Dialect: d})
 	for i := range n {
 		var err error
 		if b, err = enc.Append(b, key(i)); err != nil {
@@ -93,12 +93,12 @@ func keyDictValues(tb testing.TB, d Dialect, key, value func(int) any, n int) []
 
 // decodeTime returns the shortest of tries decodes of data, each started after a garbage
 // collection, so that one decode does not pay for the garbage of another.
-func decodeTime(tb testing.TB, o DecOptions, data []byte, tries int) time.Duration {
+func decodeTime(tb testing.TB, o DecodeOptions, data []byte, tries int) time.Duration {
 	best := time.Duration(math.MaxInt64)
 	for range tries {
 		runtime.GC()
 		start := time.Now()
-		if _, _, err := o.Decode(data); err != nil {
+		if _, _, err := dm(o).Decode(data); err != nil {
 			tb.Fatal(err)
 		}
 		best = min(best, time.Since(start))
@@ -115,7 +115,7 @@ func TestDictionaryKeysLinear(t *testing.T) {
 	const n = 64_000
 	const factor = 20
 	for _, d := range []Dialect{Godot3, Godot4} {
-		o := DecOptions{Dialect: d}
+		o := DecodeOptions{Dialect: d}
 		base := keyDict(t, d, keyKinds[0].key, n)
 		perByte := float64(decodeTime(t, o, base, 5)) / float64(len(base))
 		for _, k := range keyKinds[1:] {
@@ -155,7 +155,7 @@ func TestDictionaryKeysMerge(t *testing.T) {
 				continue
 			}
 			data := keyDictValues(t, d, func(i int) any { return k.key(i % n) }, func(i int) any { return int64(i) }, 2*n)
-			v, _, err := DecOptions{Dialect: d}.Decode(data)
+			v, _, err := dm(DecodeOptions{Dialect: d}).Decode(data)
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, k.name, err)
 			}
@@ -203,17 +203,17 @@ func benchDictKeys(b *testing.B, d Dialect) {
 			b.Run(fmt.Sprintf("%s/%d", k.name, n), func(b *testing.B) {
 				data := keyDict(b, d, k.key, n)
 				ints := keyDict(b, d, keyKinds[0].key, n)
-				o := DecOptions{Dialect: d, MaxElements: 1 << 30}
+				o := DecodeOptions{Dialect: d, MaxElements: 1 << 30}
 				b.SetBytes(int64(len(data)))
 				b.ReportAllocs()
 				var keys, yard time.Duration
 				for b.Loop() {
 					start := time.Now()
-					if _, _, err := o.Decode(data); err != nil {
+					if _, _, err := dm(o).Decode(data); err != nil {
 						b.Fatal(err)
 					}
 					mid := time.Now()
-					if _, _, err := o.Decode(ints); err != nil {
+					if _, _, err := dm(o).Decode(ints); err != nil {
 						b.Fatal(err)
 					}
 					keys, yard = keys+mid.Sub(start), yard+time.Since(mid)
@@ -245,7 +245,7 @@ func nestedKeyDicts(d Dialect, levels int) []byte {
 // time linear in their size too.
 func TestDictionaryKeysNestedLinear(t *testing.T) {
 	const factor = 20
-	o := DecOptions{Dialect: Godot4}
+	o := DecodeOptions{Dialect: Godot4}
 	data := nestedKeyDicts(Godot4, 1000)
 	base := keyDict(t, Godot4, func(i int) any { return int64(i) }, len(data)/16)
 	var took, limit time.Duration
@@ -280,14 +280,14 @@ func bigDict(d Dialect, n int, reversed bool) []byte {
 // order two keys, as in Godot 4.6 (whose Dictionary hash follows the order); so for KeyEqual.
 func TestDictionaryKeysLargeEqual(t *testing.T) {
 	const n, factor = 32_000, 20
-	o := DecOptions{Dialect: Godot4}
+	o := DecodeOptions{Dialect: Godot4}
 	null := header(Godot4, TypeNil, 0)
 	pair := func(reversed bool) []byte {
 		return dictOf(Godot4, 2, append(append(append(bigDict(Godot4, n, false), null...),
 			bigDict(Godot4, n, reversed)...), u32(header(Godot4, TypeInt, 0), 1)...))
 	}
 	for _, reversed := range []bool{false, true} {
-		v, _, err := o.Decode(pair(reversed))
+		v, _, err := dm(o).Decode(pair(reversed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,9 +314,9 @@ func TestDictionaryKeysLargeEqual(t *testing.T) {
 		t.Errorf("two equal Dictionary keys of %d entries (%d bytes) took %v, more than %d× int keys per byte (%v)", n, len(data), took, factor, limit/factor)
 	}
 
-	a, _, _ := o.Decode(bigDict(Godot4, n, false))
-	b, _, _ := o.Decode(bigDict(Godot4, n, false))
-	c, _, _ := o.Decode(bigDict(Godot4, n, true))
+	a, _, _ := dm(o).Decode(bigDict(Godot4, n, false))
+	b, _, _ := dm(o).Decode(bigDict(Godot4, n, false))
+	c, _, _ := dm(o).Decode(bigDict(Godot4, n, true))
 	start := time.Now()
 	if !KeyEqual(a, b) || KeyEqual(a, c) {
 		t.Error("KeyEqual of large Dictionaries is wrong")

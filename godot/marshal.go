@@ -18,7 +18,7 @@ import (
 // Marshaler is implemented by Go types that choose their own Variant form.
 //
 // MarshalGodot returns the value to encode in place of the receiver, in the dialect d: any value
-// that [EncOptions.Append] accepts, including another Go struct, a [RawVariant] of exact bytes, or
+// that [EncodeMode.Append] accepts, including another Go struct, a [RawVariant] of exact bytes, or
 // nil for Nil. The package encodes that value itself, so the result is always a well-formed
 // Variant, nesting limits and cycle detection keep working across Marshalers, and the method never
 // has to deal with bytes, padding or the int/float width rules. This value-returning shape was
@@ -39,7 +39,7 @@ type Marshaler interface {
 // Unmarshaler is implemented by Go types that decode themselves from a Variant.
 //
 // UnmarshalGodot receives the value decoded in the generic value model (the types that
-// [DecOptions.Decode] returns: int64, string, *Dictionary, []any …) and the dialect. It mirrors
+// [DecodeMode.Decode] returns: int64, string, *Dictionary, []any …) and the dialect. It mirrors
 // [Marshaler]: neither side handles bytes. The value was decoded under the caller's limits
 // (MaxDepth, MaxElements, AllowObjects). To defer decoding of raw bytes instead, use a
 // [RawVariant] field. UnmarshalGodot is always called with a pointer receiver on the destination;
@@ -53,7 +53,7 @@ type Unmarshaler interface {
 // a RawVariant writes its bytes verbatim (an empty RawVariant encodes as Nil); they must hold
 // exactly one valid Variant of the encoder's dialect, or encoding fails with ErrUnsupported.
 // Decoding into a RawVariant stores a copy of the bytes of that value, exactly as they were on the
-// wire (after checking them as [DecOptions.Decode] does), so that decoding it can be deferred
+// wire (after checking them as [DecodeMode.Decode] does), so that decoding it can be deferred
 // until, say, a message's type field has been read.
 type RawVariant []byte
 
@@ -61,9 +61,9 @@ type RawVariant []byte
 // int field, an Array into a struct …).
 var ErrTypeMismatch = errors.New("type mismatch")
 
-// ErrOverflow: a number does not fit the Go destination (300 into an int8, -1 into a uint, a
+// ErrRange: a number does not fit the Go destination (300 into an int8, -1 into a uint, a
 // fractional float into an int, 1e300 into a float32).
-var ErrOverflow = errors.New("number out of range")
+var ErrRange = errors.New("number out of range")
 
 // ErrTrailingData: Unmarshal was given more bytes than the Variant takes.
 var ErrTrailingData = errors.New("trailing data after the Variant")
@@ -90,7 +90,7 @@ func noescape(p unsafe.Pointer) unsafe.Pointer {
 }
 
 // other encodes the values that the fast type switch of encoder.value does not list: the float
-// math types, and, through reflection, any other Go value (see [EncOptions.Append] for the
+// math types, and, through reflection, any other Go value (see [EncodeMode.Append] for the
 // rules).
 //
 // Memory safety without allocation. Append must not make its argument escape, or every call with
@@ -366,7 +366,7 @@ func (e *encoder) raw(b []byte, r []byte) ([]byte, error) {
 	}
 	// Decode copies whatever it keeps, so it may read r where it lies.
 	check := unsafe.Slice((*byte)(noescape(unsafe.Pointer(unsafe.SliceData(r)))), len(r))
-	_, n, err := DecOptions{Dialect: e.d, AllowObjects: true, MaxDepth: e.maxDepth}.Decode(check)
+	_, n, err := DecodeMode{o: DecodeOptions{Dialect: e.d, AllowObjects: true, MaxDepth: e.maxDepth}}.Decode(check)
 	if err != nil {
 		return b, &EncodeError{GoType: "godot.RawVariant", Err: detail(ErrUnsupported, "not a valid %s Variant: %v", e.d, err)}
 	}
@@ -587,7 +587,7 @@ func (e *encoder) mergedKeys(n int, key func(int) []byte) (i, j int, ok bool) {
 	var kh *keyHasher
 	first := make(map[int]int, n) // entry index → key index
 	for k := range n {
-		v, _, err := DecOptions{Dialect: e.d, AllowObjects: true}.Decode(key(k))
+		v, _, err := DecodeMode{o: DecodeOptions{Dialect: e.d, AllowObjects: true}}.Decode(key(k))
 		if err != nil {
 			continue // not a key the engine would decode; encoding reports it elsewhere
 		}

@@ -43,7 +43,7 @@ func benchPlayers(n int) []benchPlayer {
 
 func BenchmarkGodot3StructMarshal(b *testing.B) {
 	s := newBenchPlayer(42)
-	enc := EncOptions{Dialect: Godot3}
+	enc := em(EncodeOptions{Dialect: Godot3})
 	buf, err := enc.Append(nil, &s)
 	if err != nil {
 		b.Fatal(err)
@@ -57,11 +57,11 @@ func BenchmarkGodot3StructMarshal(b *testing.B) {
 
 func BenchmarkGodot3StructUnmarshal(b *testing.B) {
 	s := newBenchPlayer(42)
-	data, err := EncOptions{Dialect: Godot3}.Marshal(&s)
+	data, err := em(EncodeOptions{Dialect: Godot3}).Marshal(&s)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dec := DecOptions{Dialect: Godot3}
+	dec := dm(DecodeOptions{Dialect: Godot3})
 	var out benchPlayer
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -81,7 +81,7 @@ func BenchmarkGodot3StructDecode(b *testing.B) {
 
 func BenchmarkGodot3StructSliceMarshal(b *testing.B) {
 	ps := benchPlayers(100_000)
-	enc := EncOptions{Dialect: Godot3}
+	enc := em(EncodeOptions{Dialect: Godot3})
 	buf, err := enc.Append(nil, ps)
 	if err != nil {
 		b.Fatal(err)
@@ -95,11 +95,11 @@ func BenchmarkGodot3StructSliceMarshal(b *testing.B) {
 }
 
 func BenchmarkGodot3StructSliceUnmarshal(b *testing.B) {
-	data, err := EncOptions{Dialect: Godot3}.Marshal(benchPlayers(100_000))
+	data, err := em(EncodeOptions{Dialect: Godot3}).Marshal(benchPlayers(100_000))
 	if err != nil {
 		b.Fatal(err)
 	}
-	dec := DecOptions{Dialect: Godot3}
+	dec := dm(DecodeOptions{Dialect: Godot3})
 	var out []benchPlayer
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -121,11 +121,11 @@ func BenchmarkGodot3StructSliceDecode(b *testing.B) {
 // BenchmarkGodot3PoolVector3ArrayUnmarshalReuse decodes 1 000 000 Vector3 into a slice that
 // already has the capacity: one copy, with no page faults for fresh memory.
 func BenchmarkGodot3PoolVector3ArrayUnmarshalReuse(b *testing.B) {
-	data, err := EncOptions{Dialect: Godot3}.Marshal(benchVectors())
+	data, err := em(EncodeOptions{Dialect: Godot3}).Marshal(benchVectors())
 	if err != nil {
 		b.Fatal(err)
 	}
-	dec := DecOptions{Dialect: Godot3}
+	dec := dm(DecodeOptions{Dialect: Godot3})
 	out := make([]Vector3, 0, 1_000_000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -138,35 +138,35 @@ func BenchmarkGodot3PoolVector3ArrayUnmarshalReuse(b *testing.B) {
 }
 
 func BenchmarkGodot3SmallValueUnmarshal(b *testing.B) {
-	dec := DecOptions{Dialect: Godot3}
+	dec := dm(DecodeOptions{Dialect: Godot3})
 	b.Run("Vector3", func(b *testing.B) {
-		data, _ := EncOptions{Dialect: Godot3}.Marshal(Vector3{1, 2, 3})
+		data, _ := em(EncodeOptions{Dialect: Godot3}).Marshal(Vector3{1, 2, 3})
 		var v Vector3
 		benchUnmarshal(b, dec, data, &v)
 	})
 	b.Run("Int", func(b *testing.B) {
-		data, _ := EncOptions{Dialect: Godot3}.Marshal(int64(123456))
+		data, _ := em(EncodeOptions{Dialect: Godot3}).Marshal(int64(123456))
 		var v int64
 		benchUnmarshal(b, dec, data, &v)
 	})
 	b.Run("String", func(b *testing.B) {
-		data, _ := EncOptions{Dialect: Godot3}.Marshal("hello")
+		data, _ := em(EncodeOptions{Dialect: Godot3}).Marshal("hello")
 		var v string
 		benchUnmarshal(b, dec, data, &v)
 	})
 	b.Run("IntIntoInt32", func(b *testing.B) {
-		data, _ := EncOptions{Dialect: Godot3}.Marshal(int64(123456))
+		data, _ := em(EncodeOptions{Dialect: Godot3}).Marshal(int64(123456))
 		var v int32
 		benchUnmarshal(b, dec, data, &v)
 	})
 	b.Run("FloatIntoFloat32", func(b *testing.B) {
-		data, _ := EncOptions{Dialect: Godot3}.Marshal(1.5)
+		data, _ := em(EncodeOptions{Dialect: Godot3}).Marshal(1.5)
 		var v float32
 		benchUnmarshal(b, dec, data, &v)
 	})
 }
 
-func benchUnmarshal(b *testing.B, dec DecOptions, data []byte, v any) {
+func benchUnmarshal(b *testing.B, dec DecodeMode, data []byte, v any) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

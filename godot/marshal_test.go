@@ -34,7 +34,7 @@ var wideIntHex = map[bool]string{true: "02000100 00000000 00010000", false: "020
 
 func mustMarshal(t *testing.T, d Dialect, v any) []byte {
 	t.Helper()
-	b, err := EncOptions{Dialect: d}.Marshal(v)
+	b, err := em(EncodeOptions{Dialect: d}).Marshal(v)
 	if err != nil {
 		t.Fatalf("Marshal(%#v) in %s: %v", v, d, err)
 	}
@@ -78,7 +78,7 @@ func TestMarshalScalars(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "named float32 NaN takes 8 bytes, as Godot widens it" {
 				// float64(NaN float32) keeps the quiet NaN payload; compute the expected bytes.
-				want := EncOptions{Dialect: c.d}
+				want := em(EncodeOptions{Dialect: c.d})
 				got, _ := want.Marshal(float64(nan32))
 				c.hex = hexOf(got)
 			}
@@ -136,7 +136,7 @@ func sameAs(t *testing.T, d Dialect, v, want any) {
 	got := mustMarshal(t, d, v)
 	w := mustMarshal(t, d, want)
 	if hexOf(got) != hexOf(w) {
-		gv, _, _ := DecOptions{Dialect: d}.Decode(got)
+		gv, _, _ := dm(DecodeOptions{Dialect: d}).Decode(got)
 		t.Errorf("%s: %#v encodes as\n  %x (%v)\nwant\n  %x (%v)", d, v, got, dump(gv), w, dump(want))
 	}
 }
@@ -350,13 +350,13 @@ func TestMarshalGodotTypesInStructs(t *testing.T) {
 		V Vector3
 		C Color
 	}
-	got, err := EncOptions{Dialect: Godot4, DoublePrecision: true}.Marshal(vc{Vector3{1, 2, 3}, Color{1, 1, 1, 1}})
-	want, _ := EncOptions{Dialect: Godot4, DoublePrecision: true}.Marshal(NewDictionary("V", Vector3{1, 2, 3}, "C", Color{1, 1, 1, 1}))
+	got, err := em(EncodeOptions{Dialect: Godot4, DoublePrecision: true}).Marshal(vc{Vector3{1, 2, 3}, Color{1, 1, 1, 1}})
+	want, _ := em(EncodeOptions{Dialect: Godot4, DoublePrecision: true}).Marshal(NewDictionary("V", Vector3{1, 2, 3}, "C", Color{1, 1, 1, 1}))
 	if err != nil || hexOf(got) != hexOf(want) {
 		t.Errorf("double precision: %x, %v; want %x", got, err, want)
 	}
 	// A Godot 4 type in the Godot 3 dialect fails, naming the field.
-	_, err = EncOptions{Dialect: Godot3}.Marshal(struct {
+	_, err = em(EncodeOptions{Dialect: Godot3}).Marshal(struct {
 		Inner struct{ V Vector4 }
 	}{})
 	var ee *EncodeError
@@ -533,7 +533,7 @@ func TestMarshalRawVariant(t *testing.T) {
 		if r == nil {
 			continue
 		}
-		if _, err := (EncOptions{Dialect: Godot3}).Marshal(r); !errors.Is(err, ErrUnsupported) {
+		if _, err := em(EncodeOptions{Dialect: Godot3}).Marshal(r); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v, want ErrUnsupported", name, err)
 		}
 	}
@@ -580,7 +580,7 @@ func TestMarshalCycles(t *testing.T) {
 	if _, err := Marshal(head); err != nil {
 		t.Errorf("500-long list: %v", err)
 	}
-	if _, err := (EncOptions{MaxDepth: 100}).Marshal(head); !errors.Is(err, ErrTooDeep) {
+	if _, err := em(EncodeOptions{MaxDepth: 100}).Marshal(head); !errors.Is(err, ErrTooDeep) {
 		t.Errorf("500-long list with MaxDepth 100: %v", err)
 	}
 }
@@ -641,7 +641,7 @@ func TestMarshalDoesNotAllocate(t *testing.T) {
 	s := allocStruct{ID: 1 << 40, HP: 3, Speed: 1.5, Score: 0.1, Name: "ada", Pos: Vector3{1, 2, 3}, Tags: []string{"a", "b"}}
 	s.Guild.Name = "g"
 	buf := make([]byte, 0, 4096)
-	enc := EncOptions{Dialect: Godot3}
+	enc := em(EncodeOptions{Dialect: Godot3})
 	// What a value points to must be on the heap (a Marshaler may keep it), so the slices are
 	// made outside the measured functions; the values themselves may be on the stack.
 	ss := []allocStruct{s, s}

@@ -80,7 +80,7 @@ type peerSum struct {
 
 // peerServer answers requests; it reports anything unexpected on the Go side through fail.
 type peerServer struct {
-	dec  godot.DecOptions
+	dec  godot.DecodeOptions
 	mu   sync.Mutex
 	errs []string
 }
@@ -98,7 +98,7 @@ func (s *peerServer) answer(req peerRequest) []any {
 	case "player":
 		var p peerPlayer
 		p.Secret, p.internal = "kept", 1
-		if err := s.dec.Unmarshal(req.Body, &p); err != nil {
+		if err := dm(s.dec).Unmarshal(req.Body, &p); err != nil {
 			return []any{peerError{Seq: req.Seq, Error: err.Error()}}
 		}
 		want := peerPlayer{peerBase: peerBase{ID: 7}, Name: "ada", HP: 99, Pos: godot.Vector3{X: 1, Y: 2, Z: 3},
@@ -119,13 +119,13 @@ func (s *peerServer) answer(req peerRequest) []any {
 		return reply(&p)
 	case "echo":
 		var v any
-		if err := s.dec.Unmarshal(req.Body, &v); err != nil {
+		if err := dm(s.dec).Unmarshal(req.Body, &v); err != nil {
 			s.fail("echo %d: %v", req.Seq, err)
 		}
 		return reply(v)
 	case "sum":
 		var xs []int64
-		if err := s.dec.Unmarshal(req.Body, &xs); err != nil {
+		if err := dm(s.dec).Unmarshal(req.Body, &xs); err != nil {
 			s.fail("sum: %v", err)
 		}
 		var r peerSum
@@ -137,13 +137,13 @@ func (s *peerServer) answer(req peerRequest) []any {
 		return reply(r)
 	case "map":
 		var m map[int]string
-		if err := s.dec.Unmarshal(req.Body, &m); err != nil {
+		if err := dm(s.dec).Unmarshal(req.Body, &m); err != nil {
 			s.fail("map: %v", err)
 		}
 		return reply(m)
 	case "batch":
 		var n int
-		if err := s.dec.Unmarshal(req.Body, &n); err != nil || n < 0 || n > 100 {
+		if err := dm(s.dec).Unmarshal(req.Body, &n); err != nil || n < 0 || n > 100 {
 			s.fail("batch: %d %v", n, err)
 		}
 		var out []any
@@ -153,7 +153,7 @@ func (s *peerServer) answer(req peerRequest) []any {
 		return out
 	case "split":
 		var vs []godot.Vector3
-		if err := s.dec.Unmarshal(req.Body, &vs); err != nil {
+		if err := dm(s.dec).Unmarshal(req.Body, &vs); err != nil {
 			s.fail("split: %v", err)
 		}
 		return reply(vs)
@@ -274,7 +274,7 @@ func TestGodot3Client(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
 			o := godot.StreamOptions{Framing: tc.framing, Dialect: godot.Godot3}
-			srv := &peerServer{dec: o.DecOptions()}
+			srv := &peerServer{dec: o.DecodeOptions()}
 			var port int
 			var wg sync.WaitGroup
 			var stop func()

@@ -12,13 +12,13 @@ import (
 // wrote. These tests check them without the engines.
 
 // roundTrip decodes in with o and re-encodes the result in the same dialect.
-func roundTrip(t *testing.T, o DecOptions, in string) (any, string) {
+func roundTrip(t *testing.T, o DecodeOptions, in string) (any, string) {
 	t.Helper()
-	v, _, err := o.Decode(unhex(t, in))
+	v, _, err := dm(o).Decode(unhex(t, in))
 	if err != nil {
 		t.Fatalf("decode %s: %v", in, err)
 	}
-	b, err := EncOptions{Dialect: o.Dialect}.Marshal(v)
+	b, err := em(EncodeOptions{Dialect: o.Dialect}).Marshal(v)
 	if err != nil {
 		t.Fatalf("re-encode %#v: %v", v, err)
 	}
@@ -31,15 +31,15 @@ func normHexString(t *testing.T, s string) string { return hex.EncodeToString(un
 const deletedPair = "04000000 10000000 5b44656c 65746564 204f626a 6563745d 00000000"
 
 func TestEngineRoundTrips(t *testing.T) {
-	g3 := DecOptions{Dialect: Godot3}
-	g4 := DecOptions{Dialect: Godot4}
-	g4o := DecOptions{Dialect: Godot4, AllowObjects: true}
+	g3 := DecodeOptions{Dialect: Godot3}
+	g4 := DecodeOptions{Dialect: Godot4}
+	g4o := DecodeOptions{Dialect: Godot4, AllowObjects: true}
 	elem := "0d000000 7265733a 2f2f656c 656d2e67 64000000" // "res://elem.gd"
 	node := "04000000 4e6f6465"                            // "Node"
 	asID := "11000000 456e636f 6465644f 626a6563 74417349 44000000"
 	tests := []struct {
 		name string
-		o    DecOptions
+		o    DecodeOptions
 		in   string
 		want string
 	}{
@@ -126,15 +126,15 @@ func TestEngineRoundTrips(t *testing.T) {
 }
 
 func TestEngineRejects(t *testing.T) {
-	g3 := DecOptions{Dialect: Godot3}
-	g4 := DecOptions{Dialect: Godot4}
-	g4o := DecOptions{Dialect: Godot4, AllowObjects: true}
+	g3 := DecodeOptions{Dialect: Godot3}
+	g4 := DecodeOptions{Dialect: Godot4}
+	g4o := DecodeOptions{Dialect: Godot4, AllowObjects: true}
 	script := func(hex string) string {
 		return "18000000 0a000000 52656643 6f756e74 65640000 01000000 06000000 73637269 70740000" + hex
 	}
 	tests := []struct {
 		name   string
-		o      DecOptions
+		o      DecodeOptions
 		hex    string
 		want   error
 		offset int
@@ -159,20 +159,20 @@ func TestEngineRejects(t *testing.T) {
 		})
 	}
 	// Without objects, a script type is not looked at, and with them a res:// one is accepted.
-	for _, o := range []DecOptions{g4, g4o} {
-		if _, _, err := o.Decode(unhex(t, "1c000300 0d000000 7265733a 2f2f656c 656d2e67 64000000 00000000")); err != nil {
+	for _, o := range []DecodeOptions{g4, g4o} {
+		if _, _, err := dm(o).Decode(unhex(t, "1c000300 0d000000 7265733a 2f2f656c 656d2e67 64000000 00000000")); err != nil {
 			t.Errorf("AllowObjects %v: Array[elem.gd]: %v", o.AllowObjects, err)
 		}
 	}
-	if _, _, err := g4.Decode(unhex(t, "1c000300 0b000000 75736572 3a2f2f78 2e676400 00000000")); err != nil {
+	if _, _, err := dm(g4).Decode(unhex(t, "1c000300 0b000000 75736572 3a2f2f78 2e676400 00000000")); err != nil {
 		t.Errorf("Array of script user://x.gd without objects: %v", err)
 	}
-	v, _, err := g4o.Decode(unhex(t, script("04000000 0d000000 7265733a 2f2f656c 656d2e67 64000000")))
+	v, _, err := dm(g4o).Decode(unhex(t, script("04000000 0d000000 7265733a 2f2f656c 656d2e67 64000000")))
 	if o, ok := v.(*Object); err != nil || !ok || o.Properties[0].Value != "res://elem.gd" {
 		t.Errorf("script property res://elem.gd: %#v, %v", v, err)
 	}
 	// Godot 3 sends a script as a full object: no such check.
-	if _, _, err := (DecOptions{Dialect: Godot3, AllowObjects: true}).Decode(unhex(t,
+	if _, _, err := dm(DecodeOptions{Dialect: Godot3, AllowObjects: true}).Decode(unhex(t,
 		"11000000 09000000 5265666572656e6365000000 01000000 06000000 73637269 70740000 02000000 05000000")); err != nil {
 		t.Errorf("Godot 3 script property 5: %v", err)
 	}
@@ -206,7 +206,7 @@ func TestEncoderEngineForms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := EncOptions{Dialect: tt.d}.Marshal(tt.v)
+			b, err := em(EncodeOptions{Dialect: tt.d}).Marshal(tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +216,7 @@ func TestEncoderEngineForms(t *testing.T) {
 		})
 	}
 	for _, d := range []Dialect{Godot3, Godot4} {
-		if v, _, err := (DecOptions{Dialect: d}).Decode(unhex(t, "04000000 04000000 efbbbf78")); err != nil || v != "x" {
+		if v, _, err := dm(DecodeOptions{Dialect: d}).Decode(unhex(t, "04000000 04000000 efbbbf78")); err != nil || v != "x" {
 			t.Errorf("%v: a leading BOM decodes as %q, %v", d, v, err)
 		}
 	}
@@ -270,7 +270,7 @@ func TestDialectKeyEqual(t *testing.T) {
 		for i := range 2 {
 			in = append(in, byte(id), 0, 1, 0, 5, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, byte(i), 0, 0, 0)
 		}
-		v, _, err := DecOptions{Dialect: dl}.Decode(in)
+		v, _, err := dm(DecodeOptions{Dialect: dl}).Decode(in)
 		if err != nil || v.(*Dictionary).Len() != 2 {
 			t.Errorf("%v: two object-id keys 5: %#v, %v", dl, v, err)
 		}
@@ -373,7 +373,7 @@ func TestTypedConversions(t *testing.T) {
 	for _, tt := range typedConversions {
 		t.Run(tt.name, func(t *testing.T) {
 			ct := ContainerType{Kind: ContainerBuiltin, Builtin: tt.elem}
-			in, err := EncOptions{}.Marshal(&TypedArray{Elem: ct, Values: []any{tt.value}})
+			in, err := em(EncodeOptions{}).Marshal(&TypedArray{Elem: ct, Values: []any{tt.value}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -458,7 +458,7 @@ func TestTypedObjects(t *testing.T) {
 func TestVariantTypeOfDecoded(t *testing.T) {
 	for _, v := range vectors {
 		data := unhex(t, v.hex)
-		got, _, err := DecOptions{Dialect: v.d, AllowObjects: true}.Decode(data)
+		got, _, err := dm(DecodeOptions{Dialect: v.d, AllowObjects: true}).Decode(data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -126,7 +126,7 @@ func varStrCases(t *testing.T) []realCase {
 	}
 	var cases []realCase
 	for _, v := range values {
-		b, err := godot.EncOptions{Dialect: godot.Godot4}.Marshal(v)
+		b, err := em(godot.EncodeOptions{Dialect: godot.Godot4}).Marshal(v)
 		if err != nil {
 			t.Fatalf("%#v: %v", v, err)
 		}
@@ -135,7 +135,7 @@ func varStrCases(t *testing.T) []realCase {
 	return cases
 }
 
-// TestEngine4RealSingle: DecOptions{Real: RealSingle} makes of every math type and packed vector
+// TestEngine4RealSingle: DecodeOptions{Real: RealSingle} makes of every math type and packed vector
 // array, written with and without the 64-bit flag, what the official single-precision Godot 4.6
 // engine makes of it: decoding and encoding again gives the engine's var_to_bytes exactly. And
 // VarToStr prints what the engine's var_to_str prints (dictionaries on one line).
@@ -187,8 +187,8 @@ func TestEngine4RealSingle(t *testing.T) {
 	if len(outs) != len(all) {
 		t.Fatalf("the engine printed %d results, want %d\n%s", len(outs), len(all), strings.Join(res.Stderr, "\n"))
 	}
-	single := godot.DecOptions{Dialect: godot.Godot4, Real: godot.RealSingle}
-	lossless := godot.DecOptions{Dialect: godot.Godot4}
+	single := dm(godot.DecodeOptions{Dialect: godot.Godot4, Real: godot.RealSingle})
+	lossless := dm(godot.DecodeOptions{Dialect: godot.Godot4})
 	changed := 0
 	for i, c := range realIn {
 		v, _, err := single.Decode(c.data)
@@ -196,13 +196,13 @@ func TestEngine4RealSingle(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		got, err := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, v)
+		got, err := em(godot.EncodeOptions{Dialect: godot.Godot4}).Append(nil, v)
 		if err != nil || !bytes.Equal(got, outs[i].bytes) {
 			t.Errorf("%s: %x\n engine %x\n    Go %x, %v", c.name, c.data, outs[i].bytes, got, err)
 		}
 		// The lossless default keeps the input instead.
 		lv, _, _ := lossless.Decode(c.data)
-		if back, _ := (godot.EncOptions{Dialect: godot.Godot4, DoublePrecision: true}).Append(nil, lv); !bytes.Equal(back, c.data) && !strings.Contains(c.name, "32-bit") && !strings.Contains(c.name, "Color") {
+		if back, _ := em(godot.EncodeOptions{Dialect: godot.Godot4, DoublePrecision: true}).Append(nil, lv); !bytes.Equal(back, c.data) && !strings.Contains(c.name, "32-bit") && !strings.Contains(c.name, "Color") {
 			t.Errorf("%s: lossless decoding does not give the input back: %x", c.name, back)
 		}
 		if !bytes.Equal(outs[i].bytes, c.data) {

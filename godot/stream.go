@@ -58,10 +58,10 @@ func (f Framing) String() string {
 
 // Message size limits.
 const (
-	// DefaultMaxMessageSize is the default limit on a message for FramingStreamPeer and
+	// DefaultMaxMessageBytes is the default limit on a message for FramingStreamPeer and
 	// FramingStreamPeerBigEndian: 8 MiB, the engine's default encode_buffer_max_size for
 	// PacketPeer.put_var.
-	DefaultMaxMessageSize = 8 << 20
+	DefaultMaxMessageBytes = 8 << 20
 	// PacketPeerStreamMaxPacket is the largest packet a PacketPeerStream with the default buffer
 	// accepts (put_packet fails with ERR_INVALID_PARAMETER beyond it), and the default limit for
 	// FramingPacketPeerStream.
@@ -71,10 +71,10 @@ const (
 	MaxDatagram = 65507
 )
 
-// ErrMessageTooLarge: a message's length prefix (or a datagram, or a message being encoded)
+// ErrTooLarge: a message's length prefix (or a datagram, or a message being encoded)
 // exceeds the limit. The Decoder checks the prefix before reading the message; below the limit,
 // its buffer grows with the bytes that arrive, not with the length the prefix announces.
-var ErrMessageTooLarge = errors.New("message too large")
+var ErrTooLarge = errors.New("message too large")
 
 // StreamOptions configures a [Decoder] or an [Encoder]. The zero value reads and writes Godot 4
 // Variants framed as StreamPeer.put_var does, with the engine's default limits.
@@ -83,42 +83,53 @@ type StreamOptions struct {
 	Framing Framing
 	// Dialect selects Godot 3 or Godot 4.
 	Dialect Dialect
-	// MaxMessageSize bounds a message's Variant in bytes, not counting a length prefix. 0 means
-	// the framing's default: DefaultMaxMessageSize, PacketPeerStreamMaxPacket or MaxDatagram.
-	MaxMessageSize int
-	// AllowObjects, MaxDepth, MaxElements, MaxBytes, LegacyNodePath and Real are the decoding
-	// options of [DecOptions]; DoublePrecision and MaxDepth the encoding options of [EncOptions].
+	// MaxMessageBytes bounds a message's Variant in bytes, not counting a length prefix. 0 means
+	// the framing's default: DefaultMaxMessageBytes, PacketPeerStreamMaxPacket or MaxDatagram.
+	MaxMessageBytes int
+	// AllowObjects, MaxDepth, MaxElements, MaxAllocBytes, LegacyNodePath and Real are the decoding
+	// options of [DecodeOptions]; DoublePrecision and MaxDepth the encoding options of [EncodeOptions].
 	AllowObjects    bool
 	MaxDepth        int
 	MaxElements     int
-	MaxBytes        int
+	MaxAllocBytes   int
 	LegacyNodePath  bool
 	Real            Real
 	DoublePrecision bool
 }
 
-// DecOptions returns the options with which a Decoder decodes each message.
-func (o StreamOptions) DecOptions() DecOptions {
-	return DecOptions{Dialect: o.Dialect, AllowObjects: o.AllowObjects, MaxDepth: o.MaxDepth,
-		MaxElements: o.MaxElements, MaxBytes: o.MaxBytes, LegacyNodePath: o.LegacyNodePath, Real: o.Real}
+// DecodeOptions returns the options with which a Decoder decodes each message.
+func (o StreamOptions) DecodeOptions() DecodeOptions {
+	return DecodeOptions{Dialect: o.Dialect, AllowObjects: o.AllowObjects, MaxDepth: o.MaxDepth,
+		MaxElements: o.MaxElements, MaxAllocBytes: o.MaxAllocBytes, LegacyNodePath: o.LegacyNodePath, Real: o.Real}
 }
 
-// EncOptions returns the options with which an Encoder encodes each message.
-func (o StreamOptions) EncOptions() EncOptions {
-	return EncOptions{Dialect: o.Dialect, DoublePrecision: o.DoublePrecision, MaxDepth: o.MaxDepth}
+// EncodeOptions returns the options with which an Encoder encodes each message.
+func (o StreamOptions) EncodeOptions() EncodeOptions {
+	return EncodeOptions{Dialect: o.Dialect, DoublePrecision: o.DoublePrecision, MaxDepth: o.MaxDepth}
 }
 
-func (o StreamOptions) maxMessage() int {
-	if o.MaxMessageSize > 0 {
-		return o.MaxMessageSize
+// maxMessage returns the limit on a message, and an error if MaxMessageBytes is invalid.
+func (o StreamOptions) maxMessage() (int, error) {
+	if o.Framing > FramingPacket {
+		return 0, fmt.Errorf("godot: StreamOptions.Framing: unknown framing %d", o.Framing)
+	}
+	switch {
+	case o.MaxMessageBytes == NoLimit && o.Framing == FramingPacket:
+		return 1<<16 - 1, nil // no datagram is longer; the Decoder's buffer has this size
+	case o.MaxMessageBytes == NoLimit:
+		return math.MaxInt32, nil // the engine's length prefix is an int32
+	case o.MaxMessageBytes > 0:
+		return o.MaxMessageBytes, nil
+	case o.MaxMessageBytes < 0:
+		return 0, fmt.Errorf("godot: StreamOptions.MaxMessageBytes is %d: want a positive limit, 0 (the default) or NoLimit", o.MaxMessageBytes)
 	}
 	switch o.Framing {
 	case FramingPacketPeerStream:
-		return PacketPeerStreamMaxPacket
+		return PacketPeerStreamMaxPacket, nil
 	case FramingPacket:
-		return MaxDatagram
+		return MaxDatagram, nil
 	}
-	return DefaultMaxMessageSize
+	return DefaultMaxMessageBytes, nil
 }
 
 func (o StreamOptions) prefixed() bool { return o.Framing != FramingPacket }
@@ -128,7 +139,7 @@ func (o StreamOptions) prefixed() bool { return o.Framing != FramingPacket }
 type Decoder struct {
 	r    io.Reader
 	o    StreamOptions
-	dec  DecOptions
+	dec  DecodeMode
 	max  int
 	buf  []byte
 	pos  int   // start of the unread data in buf
@@ -142,15 +153,24 @@ type Decoder struct {
 // [StreamOptions.NewDecoder].
 func NewDecoder(r io.Reader) *Decoder { return StreamOptions{}.NewDecoder(r) }
 
-// NewDecoder returns a Decoder that reads messages from r with the options o.
+// NewDecoder returns a Decoder that reads messages from r with the options o. Options that
+// [DecodeOptions.DecodeMode] refuses, or an invalid MaxMessageBytes or Framing, make every call
+// of the Decoder fail with that error.
 func (o StreamOptions) NewDecoder(r io.Reader) *Decoder {
-	return &Decoder{r: r, o: o, dec: o.DecOptions(), max: o.maxMessage()}
+	d := &Decoder{r: r, o: o}
+	var err error
+	if d.max, err = o.maxMessage(); err != nil {
+		d.fail = err
+	} else if d.dec, err = o.DecodeOptions().DecodeMode(); err != nil {
+		d.fail = err
+	}
+	return d
 }
 
-// Decode reads the next message and unmarshals it into v, as [DecOptions.Unmarshal] does. At the
+// Decode reads the next message and unmarshals it into v, as [DecodeMode.Unmarshal] does. At the
 // end of the input it returns io.EOF; if the input ends inside a message, io.ErrUnexpectedEOF.
 // A message that fails to decode is consumed, and the next Decode reads the next message; a
-// length prefix beyond the limit (ErrMessageTooLarge) or a read error ends the stream.
+// length prefix beyond the limit (ErrTooLarge) or a read error ends the stream.
 func (d *Decoder) Decode(v any) error {
 	msg, err := d.ReadMessage()
 	if err != nil {
@@ -178,9 +198,9 @@ func (d *Decoder) ReadMessage() ([]byte, error) {
 		n = binary.LittleEndian.Uint32(d.buf[d.pos:])
 	}
 	if n > math.MaxInt32 || int(n) > d.max {
-		d.fail = fmt.Errorf("godot: %s message of %d bytes: %w (limit %d)", d.o.Framing, n, ErrMessageTooLarge, d.max)
+		d.fail = fmt.Errorf("godot: %s message of %d bytes: %w (limit %d)", d.o.Framing, n, ErrTooLarge, d.max)
 		if n > math.MaxInt32 {
-			d.fail = fmt.Errorf("godot: %s message length %#08x is negative as the engine's int32: %w", d.o.Framing, n, ErrMessageTooLarge)
+			d.fail = fmt.Errorf("godot: %s message length %#08x is negative as the engine's int32: %w", d.o.Framing, n, ErrTooLarge)
 		}
 		return nil, d.fail
 	}
@@ -255,7 +275,7 @@ func (d *Decoder) readDatagram() ([]byte, error) {
 	d.buf = d.buf[:d.max+1]
 	n, err := d.r.Read(d.buf)
 	if n > d.max {
-		return nil, fmt.Errorf("godot: datagram of more than %d bytes: %w", d.max, ErrMessageTooLarge)
+		return nil, fmt.Errorf("godot: datagram of more than %d bytes: %w", d.max, ErrTooLarge)
 	}
 	if n == 0 && err != nil {
 		d.err = err
@@ -271,26 +291,39 @@ func (d *Decoder) Buffered() []byte { return d.buf[d.pos:len(d.buf)] }
 // transport gets one datagram per message and a stream never sees half a message from one
 // Encode interleaved with another writer's (when Writes are atomic, as net.Conn's are).
 type Encoder struct {
-	w   io.Writer
-	o   StreamOptions
-	enc EncOptions
-	max int
-	buf []byte
+	w    io.Writer
+	o    StreamOptions
+	enc  EncodeMode
+	max  int
+	buf  []byte
+	fail error // invalid options
 }
 
 // NewEncoder returns an Encoder of Godot 4 Variants framed as by StreamPeer.put_var; see
 // [StreamOptions.NewEncoder].
 func NewEncoder(w io.Writer) *Encoder { return StreamOptions{}.NewEncoder(w) }
 
-// NewEncoder returns an Encoder that writes messages to w with the options o.
+// NewEncoder returns an Encoder that writes messages to w with the options o. Options that
+// [EncodeOptions.EncodeMode] refuses, or an invalid MaxMessageBytes or Framing, make every call
+// of the Encoder fail with that error.
 func (o StreamOptions) NewEncoder(w io.Writer) *Encoder {
-	return &Encoder{w: w, o: o, enc: o.EncOptions(), max: o.maxMessage()}
+	e := &Encoder{w: w, o: o}
+	var err error
+	if e.max, err = o.maxMessage(); err != nil {
+		e.fail = err
+	} else if e.enc, err = o.EncodeOptions().EncodeMode(); err != nil {
+		e.fail = err
+	}
+	return e
 }
 
-// Encode encodes v as [EncOptions.Append] does and writes it as one message. A Variant larger
-// than the limit fails with ErrMessageTooLarge and writes nothing. Encoding reuses the Encoder's
+// Encode encodes v as [EncodeMode.Append] does and writes it as one message. A Variant larger
+// than the limit fails with ErrTooLarge and writes nothing. Encoding reuses the Encoder's
 // buffer, so it does not allocate for values that Append encodes without allocating.
 func (e *Encoder) Encode(v any) error {
+	if e.fail != nil {
+		return e.fail
+	}
 	b := e.buf[:0]
 	if e.o.prefixed() {
 		b = append(b, 0, 0, 0, 0)
@@ -305,6 +338,9 @@ func (e *Encoder) Encode(v any) error {
 // WriteMessage writes variant, the bytes of an encoded Variant, as one message. The bytes are not
 // checked.
 func (e *Encoder) WriteMessage(variant []byte) error {
+	if e.fail != nil {
+		return e.fail
+	}
 	b := e.buf[:0]
 	if e.o.prefixed() {
 		b = append(b, 0, 0, 0, 0)
@@ -329,7 +365,7 @@ func (e *Encoder) write(b []byte) error {
 		e.buf = nil
 	}
 	if n > e.max {
-		return fmt.Errorf("godot: %s message of %d bytes: %w (limit %d)", e.o.Framing, n, ErrMessageTooLarge, e.max)
+		return fmt.Errorf("godot: %s message of %d bytes: %w (limit %d)", e.o.Framing, n, ErrTooLarge, e.max)
 	}
 	m, err := e.w.Write(b)
 	if err == nil && m < len(b) {

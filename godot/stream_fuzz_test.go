@@ -10,7 +10,7 @@ import (
 
 // FuzzStreamDecoder feeds arbitrary bytes to a stream Decoder of each prefixed framing, read whole
 // or a byte at a time. Every message it returns lies within the input, in order; it ends with
-// io.EOF, io.ErrUnexpectedEOF or ErrMessageTooLarge; and its buffer never holds more than twice
+// io.EOF, io.ErrUnexpectedEOF or ErrTooLarge; and its buffer never holds more than twice
 // the bytes that arrived (or its first 4 KiB), whatever the length prefixes announce.
 func FuzzStreamDecoder(f *testing.F) {
 	for _, h := range []string{"", "ffff7f00", "f0ff0000", "ffffffff", "08000000 02000000 01000000",
@@ -22,7 +22,7 @@ func FuzzStreamDecoder(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, framing uint8, slow bool) {
-		o := StreamOptions{Framing: Framing(framing % 3), Dialect: Dialect(framing / 3 % 2), MaxMessageSize: 1 << 20}
+		o := StreamOptions{Framing: Framing(framing % 3), Dialect: Dialect(framing / 3 % 2), MaxMessageBytes: 1 << 20}
 		br := bytes.NewReader(data)
 		var r io.Reader = br
 		if slow {
@@ -48,7 +48,7 @@ func FuzzStreamDecoder(f *testing.F) {
 				t.Fatalf("buffer of %d bytes for %d bytes of input", c, len(data))
 			}
 			if err != nil {
-				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrMessageTooLarge) {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrTooLarge) {
 					t.Fatalf("message %d: %v", i, err)
 				}
 				return

@@ -137,7 +137,7 @@ func TestStreamLimits(t *testing.T) {
 		prefix string
 	}{
 		{StreamOptions{}, "01008000"},                                    // 8 MiB + 1
-		{StreamOptions{MaxMessageSize: 16}, "11000000"},                  // 17
+		{StreamOptions{MaxMessageBytes: 16}, "11000000"},                 // 17
 		{StreamOptions{Framing: FramingPacketPeerStream}, "fdff0000"},    // 65533
 		{StreamOptions{Framing: FramingStreamPeerBigEndian}, "ffffffff"}, // negative as int32
 	} {
@@ -150,13 +150,13 @@ func TestStreamLimits(t *testing.T) {
 		dec := c.o.NewDecoder(bytes.NewReader(in))
 		err := dec.Decode(&v)
 		runtime.ReadMemStats(&after)
-		if !errors.Is(err, ErrMessageTooLarge) {
-			t.Errorf("%+v %s: %v, want ErrMessageTooLarge", c.o, c.prefix, err)
+		if !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%+v %s: %v, want ErrTooLarge", c.o, c.prefix, err)
 		}
 		if n := after.TotalAlloc - before.TotalAlloc; n > 16<<10 || cap(dec.buf) > 4096 {
 			t.Errorf("%+v: %d bytes allocated, buffer %d bytes", c.o, n, cap(dec.buf))
 		}
-		if err2 := dec.Decode(&v); !errors.Is(err2, ErrMessageTooLarge) {
+		if err2 := dec.Decode(&v); !errors.Is(err2, ErrTooLarge) {
 			t.Errorf("the stream should stay failed: %v", err2)
 		}
 	}
@@ -174,7 +174,7 @@ func TestStreamLimits(t *testing.T) {
 	// One byte more is refused by the Encoder, which writes nothing.
 	var w writes
 	err := o.NewEncoder(&w).Encode(make([]byte, PacketPeerStreamMaxPacket-7))
-	if !errors.Is(err, ErrMessageTooLarge) || w.n != 0 {
+	if !errors.Is(err, ErrTooLarge) || w.n != 0 {
 		t.Errorf("too large to encode: %v, %d writes", err, w.n)
 	}
 }
@@ -208,15 +208,15 @@ func (r *datagrams) Read(b []byte) (int, error) {
 }
 
 func TestStreamDatagrams(t *testing.T) {
-	o := StreamOptions{Framing: FramingPacket, Dialect: Godot3, MaxMessageSize: 64}
-	one, _ := EncOptions{Dialect: Godot3}.Marshal(int64(1))
-	two, _ := EncOptions{Dialect: Godot3}.Marshal("two")
+	o := StreamOptions{Framing: FramingPacket, Dialect: Godot3, MaxMessageBytes: 64}
+	one, _ := em(EncodeOptions{Dialect: Godot3}).Marshal(int64(1))
+	two, _ := em(EncodeOptions{Dialect: Godot3}).Marshal("two")
 	dec := o.NewDecoder(&datagrams{[][]byte{one, make([]byte, 65), two}})
 	var v any
 	if err := dec.Decode(&v); err != nil || v != int64(1) {
 		t.Errorf("first datagram: %v, %v", v, err)
 	}
-	if err := dec.Decode(&v); !errors.Is(err, ErrMessageTooLarge) {
+	if err := dec.Decode(&v); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("oversized datagram: %v", err)
 	}
 	if err := dec.Decode(&v); err != nil || v != "two" {

@@ -215,7 +215,7 @@ type ObjectID uint64
 
 // Object is a full object: its class name and the values of its PROPERTY_USAGE_STORAGE properties,
 // in the engine's property-list order. Godot decodes full objects only when allowed
-// ([DecOptions].AllowObjects), because instantiating classes from the network is unsafe; this
+// ([DecodeOptions].AllowObjects), because instantiating classes from the network is unsafe; this
 // package never instantiates anything, it only carries the data. An empty Class is a null object
 // in the old (Godot 3.2) full-object form.
 type Object struct {

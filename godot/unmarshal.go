@@ -12,12 +12,12 @@ import (
 )
 
 // Unmarshal decodes the Godot 4 Variant in data into the value that v points to; see
-// [DecOptions.Unmarshal].
-func Unmarshal(data []byte, v any) error { return DecOptions{}.Unmarshal(data, v) }
+// [DecodeMode.Unmarshal].
+func Unmarshal(data []byte, v any) error { return DecodeMode{}.Unmarshal(data, v) }
 
 // Unmarshal decodes the Variant in data into the value that v points to, the way encoding/json
-// does, with the rules that [EncOptions.Append] uses to encode Go values, read backwards. data must
-// hold exactly one Variant: trailing bytes fail with ErrTrailingData (use [DecOptions.Decode] to
+// does, with the rules that [EncodeMode.Append] uses to encode Go values, read backwards. data must
+// hold exactly one Variant: trailing bytes fail with ErrTrailingData (use [DecodeMode.Decode] to
 // read a Variant from the front of a longer buffer). The decoder's limits apply as for Decode.
 //
 // Values are decoded straight from the bytes into the destination, without building the generic
@@ -25,8 +25,8 @@ func Unmarshal(data []byte, v any) error { return DecOptions{}.Unmarshal(data, v
 // Into each kind of Go destination:
 //
 //   - bool: a bool. Integers (all sizes, signed and unsigned): an int, or a float that holds an
-//     integer; a value that does not fit the Go type fails with ErrOverflow. Floats: a float or an
-//     int (a float32 destination fails with ErrOverflow for a finite value beyond its range).
+//     integer; a value that does not fit the Go type fails with ErrRange. Floats: a float or an
+//     int (a float32 destination fails with ErrRange for a finite value beyond its range).
 //     Strings: a String or a StringName.
 //   - slices: an Array (typed or not) element by element, or a packed array: into a slice of the
 //     same layout ([]byte, []int32, []int64, []float32, []float64, []string, []Vector3 … and named
@@ -40,7 +40,7 @@ func Unmarshal(data []byte, v any) error { return DecOptions{}.Unmarshal(data, v
 //     map is allocated; entries are added to an existing map.
 //   - pointers: Nil sets the pointer to nil; anything else is decoded into the value it points
 //     to, allocated if the pointer is nil.
-//   - interfaces: an empty interface gets the generic value ([DecOptions.Decode]'s types); a
+//   - interfaces: an empty interface gets the generic value ([DecodeMode.Decode]'s types); a
 //     non-empty interface holding a non-nil pointer is decoded into; otherwise the generic value
 //     is stored if it implements the interface.
 //   - this package's types (Vector3, NodePath, *Dictionary, TypedArray …): the Variant of that
@@ -50,8 +50,9 @@ func Unmarshal(data []byte, v any) error { return DecOptions{}.Unmarshal(data, v
 // Nil leaves destinations other than pointers, interfaces, slices and maps unchanged, as null does
 // in encoding/json. Errors are *[DecodeError]s: Offset is where the offending Variant starts and
 // Path names the Go field path (".Player.Pos", "[3]", `["key"]`); a type mismatch wraps
-// ErrTypeMismatch, a number out of range ErrOverflow. v must be a non-nil pointer.
-func (o DecOptions) Unmarshal(data []byte, v any) error {
+// ErrTypeMismatch, a number out of range ErrRange. v must be a non-nil pointer.
+func (m DecodeMode) Unmarshal(data []byte, v any) error {
+	o := &m.o
 	if unmarshalFast(o.Dialect, data, v) {
 		return nil
 	}
@@ -67,7 +68,7 @@ func (o DecOptions) Unmarshal(data []byte, v any) error {
 		return finishPath(err)
 	}
 	if end < len(data) {
-		return &DecodeError{Offset: end, Dialect: dec.d, Err: detail(ErrTrailingData, "%d bytes after the Variant's %d", len(data)-end, end)}
+		return &DecodeError{Offset: int64(end), Dialect: dec.d, Err: detail(ErrTrailingData, "%d bytes after the Variant's %d", len(data)-end, end)}
 	}
 	return nil
 }
@@ -677,7 +678,7 @@ func storeInt(pl *decPlan, p unsafe.Pointer, x int64) error {
 }
 
 func overflow(x any, pl *decPlan) error {
-	return detail(ErrOverflow, "%v does not fit in Go value of type %s", x, pl.rtype)
+	return detail(ErrRange, "%v does not fit in Go value of type %s", x, pl.rtype)
 }
 
 // storeFloat stores a float into a float destination, or into an integer one if it holds an

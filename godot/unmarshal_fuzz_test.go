@@ -74,13 +74,13 @@ func fuzzSample() *fuzzTarget {
 func FuzzUnmarshal(f *testing.F) {
 	seedDecode(f)
 	for _, d := range []Dialect{Godot3, Godot4} {
-		b, err := EncOptions{Dialect: d}.Marshal(fuzzSample())
+		b, err := em(EncodeOptions{Dialect: d}).Marshal(fuzzSample())
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b, d == Godot4)
 		f.Add(b[:len(b)/2], d == Godot4)
-		b, _ = EncOptions{Dialect: d}.Marshal(NewDictionary("I8", int64(300), "S", int64(1)))
+		b, _ = em(EncodeOptions{Dialect: d}).Marshal(NewDictionary("I8", int64(300), "S", int64(1)))
 		f.Add(b, d == Godot4)
 	}
 	// A PackedByteArray without its padding, then more entries: the engine counts the missing
@@ -88,13 +88,13 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add(unhex(f, "1b000000 02000000 04000000 01000000 61000000 1d000000 01000000 01"), true)
 	sentinels := []error{ErrTruncated, ErrNegativeLength, ErrUnknownType, ErrInvalidUTF8, ErrTooDeep,
 		ErrTooManyElements, ErrObjectsNotAllowed, ErrOldNodePath, ErrContainerType, ErrScriptProperty, ErrUnsupported,
-		ErrTypeMismatch, ErrOverflow, ErrTrailingData, ErrAllocLimit}
+		ErrTypeMismatch, ErrRange, ErrTrailingData, ErrAllocLimit}
 	typed := func(t *testing.T, err error, data []byte) {
 		t.Helper()
 		// The offset may pass the end by up to 3 bytes: after a PackedByteArray whose padding
 		// is missing, the engine (and Decode) look for the next value where the padding ends.
 		var de *DecodeError
-		if !errors.As(err, &de) || de.Offset < 0 || de.Offset > len(data)+3 {
+		if !errors.As(err, &de) || de.Offset < 0 || de.Offset > int64(len(data))+3 {
 			t.Fatalf("error %v is not a *DecodeError within the input: %#v", err, err)
 		}
 		for _, s := range sentinels {
@@ -111,8 +111,8 @@ func FuzzUnmarshal(f *testing.F) {
 		if v4 {
 			d = Godot4
 		}
-		o := DecOptions{Dialect: d, MaxElements: 1 << 12, MaxDepth: 64}
-		enc := EncOptions{Dialect: d}
+		o := dm(DecodeOptions{Dialect: d, MaxElements: 1 << 12, MaxDepth: 64})
+		enc := em(EncodeOptions{Dialect: d})
 
 		gv, n, derr := o.Decode(data)
 		var av any

@@ -34,7 +34,7 @@ func errUnless64(err error) error {
 func unmarshalHex[T any](t *testing.T, d Dialect, h string) (T, error) {
 	t.Helper()
 	var v T
-	err := DecOptions{Dialect: d}.Unmarshal(unhex(t, h), &v)
+	err := dm(DecodeOptions{Dialect: d}).Unmarshal(unhex(t, h), &v)
 	return v, err
 }
 
@@ -42,7 +42,7 @@ func unmarshalHex[T any](t *testing.T, d Dialect, h string) (T, error) {
 func wantDecodeErr(t *testing.T, err, sentinel error, offset int, path string) {
 	t.Helper()
 	var de *DecodeError
-	if !errors.As(err, &de) || !errors.Is(err, sentinel) || de.Offset != offset || de.Path != path {
+	if !errors.As(err, &de) || !errors.Is(err, sentinel) || de.Offset != int64(offset) || de.Path != path {
 		t.Errorf("err = %v (%#v); want %v at byte %d, path %q", err, de, sentinel, offset, path)
 	}
 }
@@ -57,21 +57,21 @@ func TestUnmarshalNumbers(t *testing.T) {
 	}{
 		{"int32 wire into int8", "02000000 ffffffff", new(int8), int8(-1), nil},
 		{"int into int16 max", "02000000 ff7f0000", new(int16), int16(math.MaxInt16), nil},
-		{"int 300 into int8", "02000000 2c010000", new(int8), nil, ErrOverflow},
+		{"int 300 into int8", "02000000 2c010000", new(int8), nil, ErrRange},
 		{"int into uint8 255", "02000000 ff000000", new(uint8), uint8(255), nil},
-		{"int 256 into uint8", "02000000 00010000", new(uint8), nil, ErrOverflow},
-		{"-1 into uint", "02000000 ffffffff", new(uint), nil, ErrOverflow},
-		{"int64 into int32", "02000100 00000000 01000000", new(int32), nil, ErrOverflow},
-		{"int64 into int", "02000100 00000000 01000000", new(int), intOrNil(1 << 32), errUnless64(ErrOverflow)},
+		{"int 256 into uint8", "02000000 00010000", new(uint8), nil, ErrRange},
+		{"-1 into uint", "02000000 ffffffff", new(uint), nil, ErrRange},
+		{"int64 into int32", "02000100 00000000 01000000", new(int32), nil, ErrRange},
+		{"int64 into int", "02000100 00000000 01000000", new(int), intOrNil(1 << 32), errUnless64(ErrRange)},
 		{"int64 into uint64", "02000100 ffffffff ffffff7f", new(uint64), uint64(math.MaxInt64), nil},
 		{"int into uint32", "02000100 ffffffff 00000000", new(uint32), uint32(math.MaxUint32), nil},
 		{"int into float64", "02000000 07000000", new(float64), 7.0, nil},
 		{"integral float into int", "03000000 00004040", new(int), 3, nil},
 		{"fractional float into int", "03000000 0000003f", new(int), nil, ErrTypeMismatch},
 		{"huge float into int64", "03000000 0000807f", new(int64), nil, ErrTypeMismatch}, // +inf
-		{"1e19 into int64", "03000100 00000000 e0cce843", new(int64), nil, ErrOverflow},
+		{"1e19 into int64", "03000100 00000000 e0cce843", new(int64), nil, ErrRange},
 		{"float32 wire into float32", "03000000 0000c03f", new(float32), float32(1.5), nil},
-		{"1e300 into float32", "03000100 9c75881b 7c7ae67e", new(float32), nil, ErrOverflow},
+		{"1e300 into float32", "03000100 9c75881b 7c7ae67e", new(float32), nil, ErrRange},
 		{"inf into float32", "03000000 0000807f", new(float32), float32(math.Inf(1)), nil},
 		{"double into named float", "03000100 9a999999 9999b93f", new(celsius), celsius(0.1), nil},
 		{"bool", "01000000 05000000", new(bool), true, nil},
@@ -80,7 +80,7 @@ func TestUnmarshalNumbers(t *testing.T) {
 		{"truncated int", "02000000 0100", new(int), nil, ErrTruncated},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := DecOptions{Dialect: Godot3}.Unmarshal(unhex(t, c.h), c.into)
+			err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(unhex(t, c.h), c.into)
 			if c.err != nil {
 				var de *DecodeError
 				if !errors.Is(err, c.err) || !errors.As(err, &de) {
@@ -156,7 +156,7 @@ func TestUnmarshalStruct(t *testing.T) {
 			"Stats", NewDictionary("str", int64(3)), "guild", "g", "Skip", int64(9), "hidden", int64(9),
 		))
 		p := player{Skip: 1, hidden: 2}
-		if err := (DecOptions{Dialect: d}).Unmarshal(wire, &p); err != nil {
+		if err := dm(DecodeOptions{Dialect: d}).Unmarshal(wire, &p); err != nil {
 			t.Fatal(err)
 		}
 		want := player{Base: Base{ID: 7}, Name: "ada", HP: 99, Pos: Vector3{1, 2, 3}, Tags: []string{"a", "b"},
@@ -166,7 +166,7 @@ func TestUnmarshalStruct(t *testing.T) {
 		}
 		// Marshal then Unmarshal gives the value back.
 		var back player
-		if err := (DecOptions{Dialect: d}).Unmarshal(mustMarshal(t, d, &want), &back); err != nil {
+		if err := dm(DecodeOptions{Dialect: d}).Unmarshal(mustMarshal(t, d, &want), &back); err != nil {
 			t.Fatal(err)
 		}
 		want.Skip, want.hidden = 0, 0
@@ -201,9 +201,9 @@ func TestUnmarshalErrorPaths(t *testing.T) {
 	data := mustMarshal(t, Godot3, NewDictionary("Inner", NewDictionary("Items", []any{
 		NewDictionary("Small", int64(1)), NewDictionary("Small", int64(300))})))
 	var v top
-	err := DecOptions{Dialect: Godot3}.Unmarshal(data, &v)
+	err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(data, &v)
 	var de *DecodeError
-	if !errors.As(err, &de) || !errors.Is(err, ErrOverflow) || de.Path != ".Inner.Items[1].Small" {
+	if !errors.As(err, &de) || !errors.Is(err, ErrRange) || de.Path != ".Inner.Items[1].Small" {
 		t.Fatalf("err = %v", err)
 	}
 	if got := data[de.Offset : de.Offset+8]; hexOf(got) != "020000002c010000" {
@@ -255,7 +255,7 @@ func TestUnmarshalSlices(t *testing.T) {
 		t.Errorf("PoolIntArray into []int64: %v, %v", v, err)
 	}
 	_, err = unmarshalHex[[]int8](t, Godot3, "15000000 02000000 ffffffff 00010000")
-	wantDecodeErr(t, err, ErrOverflow, 0, "[1]")
+	wantDecodeErr(t, err, ErrRange, 0, "[1]")
 	if v, err := unmarshalHex[blob](t, Godot3, "14000000 03000000 01020300"); err != nil || !reflect.DeepEqual(v, blob{1, 2, 3}) {
 		t.Errorf("PoolByteArray into named []byte: %v, %v", v, err)
 	}
@@ -304,18 +304,19 @@ func TestUnmarshalReusesCapacity(t *testing.T) {
 	vs := make([]Vector3, 1, 8)
 	data := mustMarshal(t, Godot3, []Vector3{{1, 2, 3}, {4, 5, 6}})
 	before := unsafe.SliceData(vs)
-	if err := (DecOptions{Dialect: Godot3}).Unmarshal(data, &vs); err != nil {
+	if err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(data, &vs); err != nil {
 		t.Fatal(err)
 	}
 	if unsafe.SliceData(vs) != before || !reflect.DeepEqual(vs, []Vector3{{1, 2, 3}, {4, 5, 6}}) {
 		t.Errorf("got %v (same array %v)", vs, unsafe.SliceData(vs) == before)
 	}
-	if n := testing.AllocsPerRun(10, func() { _ = DecOptions{Dialect: Godot3}.Unmarshal(data, &vs) }); n != 0 {
+	g3 := dm(DecodeOptions{Dialect: Godot3})
+	if n := testing.AllocsPerRun(10, func() { _ = g3.Unmarshal(data, &vs) }); n != 0 {
 		t.Errorf("%v allocations decoding into a slice with capacity", n)
 	}
 	items := []item{{"old", 9}, {"old", 9}}
 	data = mustMarshal(t, Godot3, []any{NewDictionary("qty", int64(1))})
-	if err := (DecOptions{Dialect: Godot3}).Unmarshal(data, &items); err != nil || !reflect.DeepEqual(items, []item{{"", 1}}) {
+	if err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(data, &items); err != nil || !reflect.DeepEqual(items, []item{{"", 1}}) {
 		t.Errorf("reused struct elements: %+v, %v", items, err)
 	}
 }
@@ -432,7 +433,7 @@ func TestUnmarshalRawVariant(t *testing.T) {
 	body := mustMarshal(t, Godot3, NewDictionary("x", []any{int64(1), 0.1, "s"}))
 	data := mustMarshal(t, Godot3, env{"move", body})
 	var e env
-	if err := (DecOptions{Dialect: Godot3}).Unmarshal(data, &e); err != nil {
+	if err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(data, &e); err != nil {
 		t.Fatal(err)
 	}
 	if e.Op != "move" || hexOf(e.Body) != hexOf(body) {
@@ -441,12 +442,12 @@ func TestUnmarshalRawVariant(t *testing.T) {
 	// The bytes are a copy, and decode later.
 	data[len(data)-1] = 0xEE
 	var later struct{ X []any }
-	if err := (DecOptions{Dialect: Godot3}).Unmarshal(e.Body, &later); err != nil || later.X[2] != "s" {
+	if err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(e.Body, &later); err != nil || later.X[2] != "s" {
 		t.Errorf("deferred decode: %+v, %v", later, err)
 	}
 	// Invalid bytes are not captured.
 	var r RawVariant
-	err := DecOptions{Dialect: Godot3}.Unmarshal(unhex(t, "13000000 01000000 ff000000"), &r)
+	err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(unhex(t, "13000000 01000000 ff000000"), &r)
 	wantDecodeErr(t, err, ErrUnknownType, 8, "[0]")
 }
 
@@ -469,7 +470,7 @@ func TestUnmarshalGodotTypes(t *testing.T) {
 		t.Errorf("Color: %v, %v", c, err)
 	}
 	var v3 Vector3
-	err := DecOptions{Dialect: Godot3}.Unmarshal(mustMarshal(t, Godot3, Vector2{1, 2}), &v3)
+	err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(mustMarshal(t, Godot3, Vector2{1, 2}), &v3)
 	wantDecodeErr(t, err, ErrTypeMismatch, 0, "")
 	// A double-precision Vector3 narrows into Vector3.
 	if err := Unmarshal(mustMarshal(t, Godot4, Vector3d{1, 2, 0.1}), &v3); err != nil || v3 != (Vector3{1, 2, 0.1}) {
@@ -485,22 +486,22 @@ func TestUnmarshalLimits(t *testing.T) {
 	deep := "1c000000 01000000"
 	data := unhex(t, strings.Repeat(deep, 20)+"00000000")
 	var v any
-	if err := (DecOptions{MaxDepth: 10}).Unmarshal(data, &v); !errors.Is(err, ErrTooDeep) {
+	if err := dm(DecodeOptions{MaxDepth: 10}).Unmarshal(data, &v); !errors.Is(err, ErrTooDeep) {
 		t.Errorf("deep Array into any: %v", err)
 	}
 	type nest struct{ N []nest }
 	var n nest
-	if err := (DecOptions{MaxDepth: 10}).Unmarshal(mustMarshal(t, Godot4, nestOf(20)), &n); !errors.Is(err, ErrTooDeep) {
+	if err := dm(DecodeOptions{MaxDepth: 10}).Unmarshal(mustMarshal(t, Godot4, nestOf(20)), &n); !errors.Is(err, ErrTooDeep) {
 		t.Errorf("deep struct: %v", err)
 	}
 	var p selfPtr
 	if err := Unmarshal(unhex(t, "02000000 01000000"), &p); !errors.Is(err, ErrTooDeep) {
 		t.Errorf("pointer to itself: %v", err)
 	}
-	if err := (DecOptions{MaxElements: 3}).Unmarshal(mustMarshal(t, Godot4, []int{1, 2, 3, 4}), new([]int)); !errors.Is(err, ErrTooManyElements) {
+	if err := dm(DecodeOptions{MaxElements: 3}).Unmarshal(mustMarshal(t, Godot4, []int{1, 2, 3, 4}), new([]int)); !errors.Is(err, ErrTooManyElements) {
 		t.Errorf("MaxElements: %v", err)
 	}
-	if err := (DecOptions{MaxElements: 3}).Unmarshal(mustMarshal(t, Godot4, []string{"a", "b", "c", "d"}), new([]string)); !errors.Is(err, ErrTooManyElements) {
+	if err := dm(DecodeOptions{MaxElements: 3}).Unmarshal(mustMarshal(t, Godot4, []string{"a", "b", "c", "d"}), new([]string)); !errors.Is(err, ErrTooManyElements) {
 		t.Errorf("MaxElements strings: %v", err)
 	}
 	// A count beyond the input fails before allocating for it.
@@ -543,7 +544,7 @@ func TestUnmarshalShortCountFailsAtTheFirstBadElement(t *testing.T) {
 		{"Dictionary of 9, a value a full object", "12000000 09000000 02000000 01000000 11000000 01000000", ErrObjectsNotAllowed},
 	} {
 		data := unhex(t, c.hex)
-		_, _, derr := DecOptions{Dialect: Godot3}.Decode(data)
+		_, _, derr := dm(DecodeOptions{Dialect: Godot3}).Decode(data)
 		if !errors.Is(derr, c.want) {
 			t.Errorf("%s: Decode: %v, want %v", c.name, derr, c.want)
 		}
@@ -554,7 +555,7 @@ func TestUnmarshalShortCountFailsAtTheFirstBadElement(t *testing.T) {
 			if _, isMap := dst.(*map[int]any); isMap != strings.HasPrefix(c.name, "Dictionary") {
 				continue
 			}
-			err := DecOptions{Dialect: Godot3}.Unmarshal(data, dst)
+			err := dm(DecodeOptions{Dialect: Godot3}).Unmarshal(data, dst)
 			var de *DecodeError
 			if !errors.Is(err, c.want) || !errors.As(err, &de) {
 				t.Errorf("%s: Unmarshal into %T: %v, want %v", c.name, dst, err, c.want)

@@ -41,13 +41,13 @@ func TestStringMethods(t *testing.T) {
 // TestRealDouble: a double-precision build widens float32 components and writes the values back
 // with the 64-bit flag.
 func TestRealDouble(t *testing.T) {
-	dec := DecOptions{Dialect: Godot4, Real: RealDouble}
+	dec := dm(DecodeOptions{Dialect: Godot4, Real: RealDouble})
 	v, _, err := dec.Decode(unhex(t, "05000000 cdcccc3d 0000c07f"))
 	want := Vector2d{X: float64(float32(0.1)), Y: float64(math.Float32frombits(0x7fc00000))}
 	if got, ok := v.(Vector2d); err != nil || !ok || got.X != want.X || !math.IsNaN(got.Y) {
 		t.Fatalf("%#v, %v", v, err)
 	}
-	b, err := EncOptions{Dialect: Godot4, DoublePrecision: true}.Append(nil, v)
+	b, err := em(EncodeOptions{Dialect: Godot4, DoublePrecision: true}).Append(nil, v)
 	if err != nil || hexOf(b) != "05000100000000a09999b93f000000000000f87f" {
 		t.Errorf("%x, %v", b, err)
 	}
@@ -60,7 +60,7 @@ func TestRealDouble(t *testing.T) {
 	if _, ok := v.(Color); !ok {
 		t.Errorf("Color: %T", v)
 	}
-	v, _, _ = DecOptions{Dialect: Godot3, Real: RealDouble}.Decode(unhex(t, "05000000 0000803f 0000803f"))
+	v, _, _ = dm(DecodeOptions{Dialect: Godot3, Real: RealDouble}).Decode(unhex(t, "05000000 0000803f 0000803f"))
 	if _, ok := v.(Vector2); !ok {
 		t.Errorf("Godot 3 Vector2: %T", v)
 	}
@@ -74,8 +74,8 @@ func TestRealDouble(t *testing.T) {
 	}
 }
 
-// TestRealPackedBudget: a packed vector array converted for DecOptions.Real is converted while
-// it is copied and charged to MaxBytes at the size of the converted slice: widening needs twice
+// TestRealPackedBudget: a packed vector array converted for DecodeOptions.Real is converted while
+// it is copied and charged to MaxAllocBytes at the size of the converted slice: widening needs twice
 // the bytes of the wire, narrowing half.
 func TestRealPackedBudget(t *testing.T) {
 	const n = 1000
@@ -85,45 +85,45 @@ func TestRealPackedBudget(t *testing.T) {
 		single[i] = Vector3{float32(i), 0.1, -float32(i)}
 		double[i] = Vector3d{float64(i), 0.1, -float64(i)}
 	}
-	singleWire, err := EncOptions{Dialect: Godot4}.Marshal(single)
+	singleWire, err := em(EncodeOptions{Dialect: Godot4}).Marshal(single)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doubleWire, err := EncOptions{Dialect: Godot4, DoublePrecision: true}.Marshal(double)
+	doubleWire, err := em(EncodeOptions{Dialect: Godot4, DoublePrecision: true}).Marshal(double)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Widening 12 000 bytes of components needs 24 000 (27 000 with the size class).
-	widen := DecOptions{Dialect: Godot4, Real: RealDouble, MaxBytes: 20_000}
+	widen := dm(DecodeOptions{Dialect: Godot4, Real: RealDouble, MaxAllocBytes: 20_000})
 	if _, _, err := widen.Decode(singleWire); !errors.Is(err, ErrAllocLimit) {
 		t.Errorf("widening within 20 000 bytes: %v, want ErrAllocLimit", err)
 	}
-	widen.MaxBytes = 28_000
+	widen = dm(DecodeOptions{Dialect: Godot4, Real: RealDouble, MaxAllocBytes: 28_000})
 	v, _, err := widen.Decode(singleWire)
 	if got, ok := v.([]Vector3d); err != nil || !ok || len(got) != n || got[7] != (Vector3d{7, float64(float32(0.1)), -7}) {
 		t.Errorf("widening within 28 000 bytes: %T, %v", v, err)
 	}
 	// Narrowing 24 000 bytes of components needs 12 000 (13 500 with the size class).
-	narrowing := DecOptions{Dialect: Godot4, Real: RealSingle, MaxBytes: 14_000}
+	narrowing := dm(DecodeOptions{Dialect: Godot4, Real: RealSingle, MaxAllocBytes: 14_000})
 	v, _, err = narrowing.Decode(doubleWire)
 	if got, ok := v.([]Vector3); err != nil || !ok || len(got) != n || got[7] != (Vector3{7, 0.1, -7}) {
 		t.Errorf("narrowing within 14 000 bytes: %T, %v", v, err)
 	}
-	narrowing.MaxBytes = 11_000
+	narrowing = dm(DecodeOptions{Dialect: Godot4, Real: RealSingle, MaxAllocBytes: 11_000})
 	if _, _, err := narrowing.Decode(doubleWire); !errors.Is(err, ErrAllocLimit) {
 		t.Errorf("narrowing within 11 000 bytes: %v, want ErrAllocLimit", err)
 	}
 	// Every component count, both ways, against converting the lossless decode.
 	for _, vals := range []any{[]Vector2d{{1.5, -2}}, []Vector3d{{1, 2, 3}, {4, 5, 6}}, []Vector4d{{0.1, 0.2, 0.3, math.Inf(-1)}}} {
-		b, err := EncOptions{Dialect: Godot4, DoublePrecision: true}.Marshal(vals)
+		b, err := em(EncodeOptions{Dialect: Godot4, DoublePrecision: true}).Marshal(vals)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := DecOptions{Dialect: Godot4, Real: RealSingle}.Decode(b)
+		got, _, err := dm(DecodeOptions{Dialect: Godot4, Real: RealSingle}).Decode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, _, err := DecOptions{Dialect: Godot4, Real: RealDouble}.Decode(mustMarshal(t, Godot4, got))
+		back, _, err := dm(DecodeOptions{Dialect: Godot4, Real: RealDouble}).Decode(mustMarshal(t, Godot4, got))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,14 +122,14 @@ func TestVectors(t *testing.T) {
 	for _, v := range vectors {
 		t.Run(v.name, func(t *testing.T) {
 			want := unhex(t, v.hex)
-			got, err := EncOptions{Dialect: v.d}.Marshal(v.value)
+			got, err := em(EncodeOptions{Dialect: v.d}).Marshal(v.value)
 			if err != nil {
 				t.Fatalf("encode: %v", err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("encode %#v:\n got %x\nwant %x", v.value, got, want)
 			}
-			back, n, err := DecOptions{Dialect: v.d, AllowObjects: true}.Decode(want)
+			back, n, err := dm(DecodeOptions{Dialect: v.d, AllowObjects: true}).Decode(want)
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}

@@ -191,7 +191,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 
 	if v, ok := e.field("message", bitproto.Null); !ok || v.Value == true {
 		if ok {
-			return fail(&bitproto.Error{Path: "message", Err: ErrNullMessage})
+			return fail(&bitproto.DecodeError{Path: "message", Err: ErrNullMessage})
 		}
 		return fail(derr)
 	}
@@ -231,7 +231,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 					if f.Name == "" {
 						name = "body field " + strconv.Itoa(i+1) + " (" + f.String() + ")"
 					}
-					return fail(&bitproto.Error{Path: name, BitOffset: v.Bit - e.shift, Err: err})
+					return fail(&bitproto.DecodeError{Path: name, Offset: int64((v.Bit - e.shift) / 8), BitOffset: int64(v.Bit - e.shift), Err: err})
 				}
 				e.shiftValue(&v)
 				body.Fields = append(body.Fields, v)

@@ -214,7 +214,7 @@ func TestDecodeFastTail(t *testing.T) {
 }
 
 // TestFrameReaderStaysFailed checks that a reader that failed returns its error again, even when a
-// change of MaxFrameSize would let the common case (shortFrame) take the frame that failed.
+// change of MaxMessageBytes would let the common case (shortFrame) take the frame that failed.
 func TestFrameReaderStaysFailed(t *testing.T) {
 	h := NewRequest(1, 2, 3)
 	stream, err := AppendMessage(nil, &h, &GetClientVersionInfoRequest{ClientName: "AmazingWorld"})
@@ -223,14 +223,14 @@ func TestFrameReaderStaysFailed(t *testing.T) {
 	}
 	stream = append(stream, stream...)
 	fr := NewFrameReader(bytes.NewReader(stream))
-	fr.MaxFrameSize = 4
+	fr.MaxMessageBytes = 4
 	var m Message
-	if err := fr.ReadMessage(&m); !errors.Is(err, ErrFrameTooLarge) {
+	if err := fr.ReadMessage(&m); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("first read: %v", err)
 	}
-	fr.MaxFrameSize = 0
+	fr.MaxMessageBytes = 0
 	for range 2 {
-		if err := fr.ReadMessage(&m); !errors.Is(err, ErrFrameTooLarge) || fr.Buffered() != 0 {
+		if err := fr.ReadMessage(&m); !errors.Is(err, ErrTooLarge) || fr.Buffered() != 0 {
 			t.Fatalf("read after the error: %v, %d bytes buffered", err, fr.Buffered())
 		}
 	}

@@ -12,11 +12,25 @@ const (
 	// MaxFrameLength is the largest length a 4-byte length prefix can carry (2^28-1). The length
 	// counts the payload and the 0x00 terminator.
 	MaxFrameLength = 1<<28 - 1
-	// DefaultMaxFrameSize is the largest frame length a [FrameReader] accepts unless told
+	// DefaultMaxMessageBytes is the largest frame length a [FrameReader] accepts unless told
 	// otherwise: 1 MiB. The reference accepts up to 2^28-1 and allocates that much before
 	// reading.
-	DefaultMaxFrameSize = 1 << 20
+	DefaultMaxMessageBytes = 1 << 20
+	// NoLimit, as MaxMessageBytes, means no limit but the format's own, MaxFrameLength; so does
+	// any other negative value. 0 means DefaultMaxMessageBytes.
+	NoLimit = -1
 )
+
+// maxMessage returns the frame length limit that MaxMessageBytes v sets.
+func maxMessage(v int) int {
+	switch {
+	case v > 0:
+		return v
+	case v < 0:
+		return MaxFrameLength
+	}
+	return DefaultMaxMessageBytes
+}
 
 // Framing errors, wrapped by *[FrameError]. A frame cut short is io.ErrUnexpectedEOF.
 var (
@@ -25,9 +39,9 @@ var (
 	// ErrMissingTerminator reports a frame whose last byte is not 0x00 (the reference's
 	// "invalid message").
 	ErrMissingTerminator = errors.New("frame does not end with the 0x00 terminator")
-	// ErrFrameTooLarge reports a length above the reader's maximum, or a payload too long for
+	// ErrTooLarge reports a length above the reader's maximum, or a payload too long for
 	// the 4-byte length prefix when writing.
-	ErrFrameTooLarge = errors.New("frame too large")
+	ErrTooLarge = errors.New("frame too large")
 	// ErrLengthOverflow reports a length prefix whose 4 bytes all have the continuation bit set.
 	ErrLengthOverflow = errors.New("length prefix longer than 4 bytes")
 )
@@ -57,7 +71,7 @@ func (e *FrameError) Unwrap() error { return e.Err }
 func AppendLength(dst []byte, n int) ([]byte, error) {
 	switch {
 	case n < 0 || n > MaxFrameLength:
-		return dst, fmt.Errorf("gsf: length %d out of range: %w", n, ErrFrameTooLarge)
+		return dst, fmt.Errorf("gsf: length %d out of range: %w", n, ErrTooLarge)
 	case n < 1<<7:
 		return append(dst, byte(n)), nil
 	case n < 1<<14:
@@ -141,11 +155,12 @@ func consumeFrame(b []byte) (frame []byte, n int, err error) {
 }
 
 // A FrameReader reads frames from a byte stream such as a TCP connection. It buffers its input;
-// the frame length is checked against MaxFrameSize before any memory is allocated for it.
+// the frame length is checked against MaxMessageBytes before any memory is allocated for it.
 type FrameReader struct {
-	// MaxFrameSize is the largest frame length (payload + terminator) accepted; 0 means
-	// DefaultMaxFrameSize. It may be changed between frames.
-	MaxFrameSize int
+	// MaxMessageBytes is the largest frame length (payload + terminator) accepted; 0 means
+	// DefaultMaxMessageBytes, NoLimit (or any negative value) MaxFrameLength. It may be changed
+	// between frames.
+	MaxMessageBytes int
 	// Budget, if set, is charged for the part of the reader's buffer beyond its first
 	// BaseBufferSize bytes, which it shares with other FrameReaders (a server's connections):
 	// a frame that would grow the buffer beyond what is left of the budget fails with an
@@ -166,9 +181,9 @@ func NewFrameReader(r io.Reader) *FrameReader {
 	return &FrameReader{r: r}
 }
 
-// Reset makes fr read from r, keeping its buffer, MaxFrameSize and Budget.
+// Reset makes fr read from r, keeping its buffer, MaxMessageBytes and Budget.
 func (fr *FrameReader) Reset(r io.Reader) {
-	*fr = FrameReader{MaxFrameSize: fr.MaxFrameSize, Budget: fr.Budget, r: r, buf: fr.buf}
+	*fr = FrameReader{MaxMessageBytes: fr.MaxMessageBytes, Budget: fr.Budget, r: r, buf: fr.buf}
 }
 
 // ReleaseBuffer drops the reader's buffer and the frames buffered in it, and gives its charge
@@ -188,10 +203,7 @@ func (fr *FrameReader) FrameBuffered() bool {
 	if fr.err != nil {
 		return true
 	}
-	max := fr.MaxFrameSize
-	if max <= 0 {
-		max = DefaultMaxFrameSize
-	}
+	max := maxMessage(fr.MaxMessageBytes)
 	l := 0
 	for i := range 4 {
 		if fr.start+i >= fr.end {
@@ -219,7 +231,7 @@ func (fr *FrameReader) Offset() int64 { return fr.off }
 // aliases the reader's buffer and is valid until the next call. At the end of the stream,
 // between frames, it returns io.EOF; a stream that ends inside a frame gives a *FrameError
 // wrapping io.ErrUnexpectedEOF. Framing errors are *FrameError values wrapping ErrEmptyFrame,
-// ErrLengthOverflow, ErrFrameTooLarge or ErrMissingTerminator; after any error the reader
+// ErrLengthOverflow, ErrTooLarge or ErrMissingTerminator; after any error the reader
 // returns the same error again, since the stream cannot be resynchronized.
 func (fr *FrameReader) ReadFrame() ([]byte, error) {
 	frame, err := fr.readFrame()
@@ -238,14 +250,14 @@ func (fr *FrameReader) readFrame() ([]byte, error) {
 }
 
 // shortFrame is readFrame's common case, small enough to be inlined: a frame with a one-byte
-// length prefix (1..127), buffered whole, within MaxFrameSize and with its terminator. It
+// length prefix (1..127), buffered whole, within MaxMessageBytes and with its terminator. It
 // returns nil, having changed nothing, for anything else.
 func (fr *FrameReader) shortFrame() []byte {
 	// A reader that failed has nothing buffered (see fail), so it needs no check of fr.err.
 	if b := fr.buf[fr.start:fr.end]; len(b) > 1 {
-		// l-1 < 0x7f: 1 ≤ l < 0x80. uint(MaxFrameSize-1) ≥ l-1: MaxFrameSize ≤ 0 (the
-		// default, which is larger) or l ≤ MaxFrameSize.
-		if l := uint(b[0]); l-1 < 0x7f && l < uint(len(b)) && uint(fr.MaxFrameSize-1) >= l-1 && b[l] == 0 {
+		// l-1 < 0x7f: 1 ≤ l < 0x80. uint(MaxMessageBytes-1) ≥ l-1: MaxMessageBytes ≤ 0 (the
+		// default, which is larger) or l ≤ MaxMessageBytes.
+		if l := uint(b[0]); l-1 < 0x7f && l < uint(len(b)) && uint(fr.MaxMessageBytes-1) >= l-1 && b[l] == 0 {
 			fr.start += int(l) + 1
 			fr.off += int64(l) + 1
 			return b[1 : l+1 : l+1]
@@ -262,10 +274,7 @@ func (fr *FrameReader) readFrameSlow() ([]byte, error) {
 	if fr.Budget != nil && fr.start == fr.end && len(fr.buf) > BaseBufferSize {
 		fr.ReleaseBuffer()
 	}
-	max := fr.MaxFrameSize
-	if max <= 0 {
-		max = DefaultMaxFrameSize
-	}
+	max := maxMessage(fr.MaxMessageBytes)
 	// The length prefix, one byte at a time: the stream may hold fewer than 4 bytes.
 	l, size := 0, 0
 	for {
@@ -290,7 +299,7 @@ func (fr *FrameReader) readFrameSlow() ([]byte, error) {
 	case l == 0:
 		return nil, fr.fail(&FrameError{Offset: fr.off, Length: 0, Err: ErrEmptyFrame})
 	case l > max:
-		return nil, fr.fail(&FrameError{Offset: fr.off, Length: l, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrFrameTooLarge, l, max)})
+		return nil, fr.fail(&FrameError{Offset: fr.off, Length: l, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, l, max)})
 	}
 	if err := fr.fill(size + l); err != nil {
 		return nil, fr.fail(&FrameError{Offset: fr.off, Length: l, Err: unexpected(err)})

@@ -57,7 +57,7 @@ func FuzzConsumeMessage(f *testing.F) {
 		m, n, err := ConsumeMessage(data)
 		if err != nil {
 			var fe *FrameError
-			var pe *bitproto.Error
+			var pe *bitproto.DecodeError
 			if !errors.As(err, &fe) && !errors.As(err, &pe) {
 				t.Fatalf("untyped error %T %v", err, err)
 			}
@@ -115,7 +115,7 @@ func FuzzFrameReader(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr := NewFrameReader(bytes.NewReader(data))
-		fr.MaxFrameSize = 1 << 16
+		fr.MaxMessageBytes = 1 << 16
 		rest := data
 		for {
 			p, err := fr.ReadFrame()
@@ -131,7 +131,7 @@ func FuzzFrameReader(f *testing.F) {
 				if !errors.As(err, &fe) {
 					t.Fatalf("untyped error %v", err)
 				}
-				if werr == nil && !errors.Is(err, ErrFrameTooLarge) {
+				if werr == nil && !errors.Is(err, ErrTooLarge) {
 					t.Fatalf("FrameReader: %v; ConsumeFrame accepted", err)
 				}
 				if _, again := fr.ReadFrame(); again != err {

@@ -260,8 +260,8 @@ func TestExplainErrors(t *testing.T) {
 	}
 	// A header cut short.
 	_, err = Explain(unhex(t, "03 20 c2 00"), ExplainOptions{})
-	var pe *bitproto.Error
-	if !errors.As(err, &pe) || pe.Path != "header.msgType" || !errors.Is(err, bitstream.ErrUnderflow) {
+	var pe *bitproto.DecodeError
+	if !errors.As(err, &pe) || pe.Path != "header.msgType" || !errors.Is(err, bitstream.ErrTruncated) {
 		t.Errorf("truncated header: %v", err)
 	}
 }
@@ -371,7 +371,7 @@ func TestLengthPrefix(t *testing.T) {
 			t.Errorf("ConsumeLength(%s) = %d, %d, %v", tc.hex, n, size, err)
 		}
 	}
-	if _, err := AppendLength(nil, 1<<28); !errors.Is(err, ErrFrameTooLarge) {
+	if _, err := AppendLength(nil, 1<<28); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("2^28: %v", err)
 	}
 	// Non-minimal forms are accepted, as by the reference.
@@ -455,12 +455,12 @@ func TestFrameReader(t *testing.T) {
 		{"missing terminator", "03 20 c2 01", 0, ErrMissingTerminator},
 		{"truncated frame", "15 20 c2 5c", 0, io.ErrUnexpectedEOF},
 		{"truncated prefix", "80", 0, io.ErrUnexpectedEOF},
-		{"too large for the default", "ffffff7f", 0, ErrFrameTooLarge},
-		{"too large for the limit", "15", 20, ErrFrameTooLarge},
+		{"too large for the default", "ffffff7f", 0, ErrTooLarge},
+		{"too large for the limit", "15", 20, ErrTooLarge},
 	}
 	for _, tc := range tests {
 		fr := NewFrameReader(bytes.NewReader(unhex(t, tc.input)))
-		fr.MaxFrameSize = tc.max
+		fr.MaxMessageBytes = tc.max
 		_, err := fr.ReadFrame()
 		var fe *FrameError
 		if !errors.Is(err, tc.want) || !errors.As(err, &fe) || fe.Offset != 0 {
@@ -487,7 +487,7 @@ func TestFrameReader(t *testing.T) {
 		stream, _ := AppendLength(nil, claim)
 		stream = append(stream, make([]byte, 10)...)
 		fr := NewFrameReader(bytes.NewReader(stream))
-		fr.MaxFrameSize = 16 << 20
+		fr.MaxMessageBytes = 16 << 20
 		if _, err := fr.ReadFrame(); !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("a cut %d-byte frame: %v", claim, err)
 		}
@@ -499,7 +499,7 @@ func TestFrameReader(t *testing.T) {
 	stream, _ = AppendFrame(nil, payload)
 	stream = append(stream, one...)
 	fr := NewFrameReader(iotest.HalfReader(bytes.NewReader(stream)))
-	fr.MaxFrameSize = 2 << 20
+	fr.MaxMessageBytes = 2 << 20
 	if p, err := fr.ReadFrame(); err != nil || !bytes.Equal(p, payload) {
 		t.Fatalf("a 1 MiB frame: %d bytes, %v", len(p), err)
 	}
@@ -558,7 +558,7 @@ func TestMessageErrors(t *testing.T) {
 	}
 	// A header whose logCorrelator claims 100 bytes.
 	_, err = DecodePayload(unhex(t, "20 c2 5c 04 6d 0e 06 40"))
-	var pe *bitproto.Error
+	var pe *bitproto.DecodeError
 	if !errors.As(err, &pe) || pe.Path != "header.logCorrelator" || pe.BitOffset != 45 || !errors.Is(err, bitstream.ErrTooLong) {
 		t.Errorf("long logCorrelator: %v", err)
 	}
@@ -616,7 +616,7 @@ func TestTerminatorReadable(t *testing.T) {
 	}
 	// DecodePayload has no terminator to read.
 	m, _ = DecodePayload(unhex(t, seedRequest)[1:21])
-	if err := m.DecodeBody(&v); !errors.Is(err, bitstream.ErrUnderflow) {
+	if err := m.DecodeBody(&v); !errors.Is(err, bitstream.ErrTruncated) {
 		t.Fatalf("payload only: %v", err)
 	}
 }

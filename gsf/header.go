@@ -186,7 +186,7 @@ func (h *Header) MarshalBits(w *bitstream.Writer) error {
 
 // UnmarshalBits reads the header's fields, in both directions: unlike the reference, which
 // reads only the fields of requests and notifies, it also reads the result fields of a
-// response. It implements bitproto.Unmarshaler. Errors are *bitproto.Error values whose Path
+// response. It implements bitproto.Unmarshaler. Errors are *bitproto.DecodeError values whose Path
 // names the header field.
 func (h *Header) UnmarshalBits(r *bitstream.Reader) error {
 	*h = Header{}
@@ -245,7 +245,7 @@ func (h *Header) UnmarshalBits(r *bitstream.Reader) error {
 			cause = fmt.Errorf("%w: %d entries, more than MaxAppCodes (%d)", bitstream.ErrTooLong, n, MaxAppCodes)
 		}
 		_ = r.Seek(start)
-		return &bitproto.Error{Path: "appCodes", BitOffset: start, Err: cause}
+		return &bitproto.DecodeError{Path: "appCodes", Offset: int64(start / 8), BitOffset: int64(start), Err: cause}
 	}
 	if n > 0 {
 		h.AppCodes = make([]AppCodeEntry, n)
@@ -264,10 +264,10 @@ func (h *Header) UnmarshalBits(r *bitstream.Reader) error {
 }
 
 func headerErr(field string, err error) error {
-	off := 0
-	var be *bitstream.Error
+	var off int64
+	var be *bitstream.DecodeError
 	if errors.As(err, &be) {
 		off = be.BitOffset
 	}
-	return &bitproto.Error{Path: field, BitOffset: off, Err: err}
+	return &bitproto.DecodeError{Path: field, Offset: off / 8, BitOffset: off, Err: err}
 }

@@ -69,12 +69,12 @@ func (b RawBody) Decode(v any) error {
 	return err
 }
 
-// DecodeWith is Decode with decoding options.
-func (b RawBody) DecodeWith(o bitproto.DecodeOptions, v any) error {
+// DecodeWith is Decode with the decoding mode m.
+func (b RawBody) DecodeWith(m bitproto.DecodeMode, v any) error {
 	if !b.present {
 		return nil
 	}
-	_, err := o.DecodeAt(b.data, b.start, v)
+	_, err := m.DecodeAt(b.data, b.start, v)
 	return err
 }
 
@@ -110,11 +110,11 @@ func (e *BodyError) Unwrap() error { return e.Err }
 // where the body does: when more than the zero padding of the last byte is left over
 // (ErrTrailingBits), or when the decoder read past the payload into the terminator
 // (ErrBodyOverrun). A null body is not an error.
-func (b RawBody) DecodeStrict(o bitproto.DecodeOptions, v any) error {
+func (b RawBody) DecodeStrict(m bitproto.DecodeMode, v any) error {
 	if !b.present {
 		return nil
 	}
-	next, err := o.DecodeAt(b.data, b.start, v)
+	next, err := m.DecodeAt(b.data, b.start, v)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (m *Message) DecodeBodyUsing(d *bitproto.Decoder, v any) error {
 // DecodePayload decodes a message from its payload (a frame without the length prefix and the
 // terminator): the message null bit, the header object and the body's null bit. The body is
 // left undecoded in m.Body, aliasing payload. A header object whose null bit is 1 decodes as the
-// zero header, as in the reference. Errors are *bitproto.Error values whose Path starts with
+// zero header, as in the reference. Errors are *bitproto.DecodeError values whose Path starts with
 // "header." for header fields, or ErrNullMessage.
 func DecodePayload(payload []byte) (Message, error) {
 	var m Message
@@ -214,27 +214,27 @@ func (m *Message) decodeReader(data []byte, n int) error {
 	null, err := r.ReadNull()
 	if err != nil {
 		m.Header = Header{}
-		return &bitproto.Error{Path: "message", Err: err}
+		return &bitproto.DecodeError{Path: "message", Err: err}
 	}
 	if null {
 		m.Header = Header{}
-		return &bitproto.Error{Path: "message", Err: ErrNullMessage}
+		return &bitproto.DecodeError{Path: "message", Err: ErrNullMessage}
 	}
 	if null, err = r.ReadNull(); err != nil {
 		m.Header = Header{}
-		return &bitproto.Error{Path: "header", BitOffset: 1, Err: err}
+		return &bitproto.DecodeError{Path: "header", Offset: 0, BitOffset: 1, Err: err}
 	}
 	if null {
 		m.Header = Header{}
 	} else if err := m.Header.UnmarshalBits(&r); err != nil {
-		if e, ok := err.(*bitproto.Error); ok {
+		if e, ok := err.(*bitproto.DecodeError); ok {
 			e.Path = "header." + e.Path
 		}
 		return err
 	}
 	off := r.Offset()
 	if null, err = r.ReadNull(); err != nil {
-		return &bitproto.Error{Path: "body", BitOffset: off, Err: err}
+		return &bitproto.DecodeError{Path: "body", Offset: int64(off / 8), BitOffset: int64(off), Err: err}
 	}
 	m.Body = RawBody{data: data, start: r.Offset(), end: n * 8, present: !null}
 	return nil
@@ -313,7 +313,7 @@ func AppendMessage(dst []byte, h *Header, body any) ([]byte, error) {
 	}
 	l := len(out) - start // payload + terminator
 	if l > MaxFrameLength {
-		return dst, &FrameError{Offset: int64(start), Length: l, Err: ErrFrameTooLarge}
+		return dst, &FrameError{Offset: int64(start), Length: l, Err: ErrTooLarge}
 	}
 	if size := lengthSize(l); size > 1 {
 		out = append(out, make([]byte, size-1)...)

@@ -22,7 +22,7 @@ type StreamFrame struct {
 	Frame []byte
 	// Err is nil for a frame that frames correctly (its payload may still fail to decode).
 	// Otherwise it is a *FrameError: ErrEmptyFrame, ErrMissingTerminator, ErrLengthOverflow or
-	// ErrFrameTooLarge, io.ErrUnexpectedEOF for a stream that ended inside a frame, or
+	// ErrTooLarge, io.ErrUnexpectedEOF for a stream that ended inside a frame, or
 	// ErrResync for bytes skipped while out of sync (its Length is -1 and Size their number).
 	Err error
 	// Size is the number of stream bytes the frame (or the problem) takes. A too-large
@@ -39,18 +39,19 @@ type StreamFrame struct {
 // piece. Unlike FrameReader it never gives up: after a framing error, a gap, or at the start
 // of a stream picked up mid-way, it resynchronizes on the next plausible frame, one whose
 // length prefix has the shortest form, whose last byte is 0x00, whose payload decodes as a
-// message with a known service class and no unknown flag bits, and which fits MaxFrameSize.
+// message with a known service class and no unknown flag bits, and which fits MaxMessageBytes.
 // The bytes it skips are reported as an ErrResync problem.
 //
-// Memory: a Splitter buffers at most one frame (MaxFrameSize + 4 bytes) plus the piece being
-// written. A frame whose length is over MaxFrameSize is reported with ErrFrameTooLarge and its
+// Memory: a Splitter buffers at most one frame (MaxMessageBytes + 4 bytes) plus the piece being
+// written. A frame whose length is over MaxMessageBytes is reported with ErrTooLarge and its
 // bytes are counted off without being kept, so a peer that announces an endless frame costs
 // no memory; the stream stays in sync after it, as the receiver's would.
 //
-// The zero value is in sync at offset 0 with DefaultMaxFrameSize.
+// The zero value is in sync at offset 0 with DefaultMaxMessageBytes.
 type Splitter struct {
-	// MaxFrameSize is the largest frame length accepted; 0 means DefaultMaxFrameSize.
-	MaxFrameSize int
+	// MaxMessageBytes is the largest frame length accepted; 0 means DefaultMaxMessageBytes,
+	// NoLimit (or any negative value) MaxFrameLength.
+	MaxMessageBytes int
 
 	buf     []byte
 	off     int64 // stream offset of buf[0]
@@ -120,12 +121,7 @@ func (s *Splitter) emitFrame(yield func(*StreamFrame), off int64, frame []byte, 
 	r.Frame = nil
 }
 
-func (s *Splitter) max() int {
-	if s.MaxFrameSize > 0 {
-		return s.MaxFrameSize
-	}
-	return DefaultMaxFrameSize
-}
+func (s *Splitter) max() int { return maxMessage(s.MaxMessageBytes) }
 
 // Write feeds the next bytes of the stream and calls yield for every frame and problem they
 // complete, in stream order. yield must not keep the StreamFrame or its Frame.
@@ -212,7 +208,7 @@ func (s *Splitter) scan(b []byte, yield func(*StreamFrame)) int {
 			continue
 		case l > max:
 			s.emit(yield, StreamFrame{Offset: s.off, Frame: rest[:min(len(rest), 64)], Size: int64(size + l),
-				Err: &FrameError{Offset: s.off, Length: l, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrFrameTooLarge, l, max)}})
+				Err: &FrameError{Offset: s.off, Length: l, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, l, max)}})
 			n := min(len(rest), size+l)
 			s.pass = int64(size+l) - int64(n)
 			i += n
@@ -286,7 +282,7 @@ func plausible(b []byte, max int) (n int, ok bool) {
 				return 0, false
 			}
 		}
-		if errors.Is(err, bitstream.ErrUnderflow) {
+		if errors.Is(err, bitstream.ErrTruncated) {
 			return -1, false
 		}
 		return 0, false

@@ -125,7 +125,7 @@ func TestSplitterEndlessFrame(t *testing.T) {
 	yield := func(f *StreamFrame) {
 		if f.Err != nil {
 			errs++
-			if !errors.Is(f.Err, ErrFrameTooLarge) || f.Size != 4+MaxFrameLength {
+			if !errors.Is(f.Err, ErrTooLarge) || f.Size != 4+MaxFrameLength {
 				t.Fatalf("%v, size %d", f.Err, f.Size)
 			}
 			return
@@ -182,7 +182,7 @@ func FuzzSplitter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, piece uint8, midStream bool, data []byte) {
 		const maxFrame = 300
 		run := func(piece int) ([]string, int64) {
-			s := Splitter{MaxFrameSize: maxFrame}
+			s := Splitter{MaxMessageBytes: maxFrame}
 			var got []string
 			end := int64(0)
 			yield := func(fr *StreamFrame) {

@@ -23,25 +23,25 @@ func TestDecodeStrict(t *testing.T) {
 	end := m.Body.BitOffset() + m.Body.BitLen()
 	pad := end - m.Body.BitOffset() - 1 // the zero bits after A
 
-	if err := m.Body.DecodeStrict(bitproto.DecodeOptions{}, new(one)); err != nil {
+	if err := m.Body.DecodeStrict(bitproto.DecodeMode{}, new(one)); err != nil {
 		t.Errorf("exact: %v", err)
 	}
 	var be *BodyError
-	if err := m.Body.DecodeStrict(bitproto.DecodeOptions{}, new(struct{})); !errors.As(err, &be) || !errors.Is(err, ErrTrailingBits) || be.Left != pad+1 {
+	if err := m.Body.DecodeStrict(bitproto.DecodeMode{}, new(struct{})); !errors.As(err, &be) || !errors.Is(err, ErrTrailingBits) || be.Left != pad+1 {
 		t.Errorf("nothing decoded: %v", err)
 	}
 	// Nine bools: the body's bit, its padding, and the rest from the terminator.
 	type bools struct{ A, B, C, D, E, F, G, H, I bool }
 	var v bools
-	if err := m.Body.DecodeWith(bitproto.DecodeOptions{}, &v); err != nil {
+	if err := m.Body.DecodeWith(bitproto.DecodeMode{}, &v); err != nil {
 		t.Fatalf("lenient: %v", err)
 	}
-	if err := m.Body.DecodeStrict(bitproto.DecodeOptions{}, &v); !errors.As(err, &be) || !errors.Is(err, ErrBodyOverrun) || be.Left != pad+1-9 {
+	if err := m.Body.DecodeStrict(bitproto.DecodeMode{}, &v); !errors.As(err, &be) || !errors.Is(err, ErrBodyOverrun) || be.Left != pad+1-9 {
 		t.Errorf("overrun: %v", err)
 	}
 	// A null body is not an error.
 	n, _, _ := ConsumeMessage(mustFrame(t, h, nil))
-	if err := n.Body.DecodeStrict(bitproto.DecodeOptions{}, &v); err != nil {
+	if err := n.Body.DecodeStrict(bitproto.DecodeMode{}, &v); err != nil {
 		t.Errorf("null body: %v", err)
 	}
 }

@@ -133,7 +133,7 @@ func readCapture(data []byte, keep func(streamKey) bool) (*captureReader, captur
 	// n/64 pages; the bound keeps a hostile capture from holding more than about 30 times its
 	// size.
 	opts := capture.Options{MaxBufferedPages: min(len(data)/64+16, 16384)}
-	st, err := capture.ReadStreams(bytes.NewReader(data), opts, r.handle)
+	st, err := capture.ReadStreams(bytes.NewReader(data), &opts, r.handle)
 	return r, st, err
 }
 

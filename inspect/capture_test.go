@@ -207,7 +207,7 @@ func TestCaptureErrors(t *testing.T) {
 	for _, in := range [][]byte{pcap, pcapng} {
 		for n := 4; n < len(in); n++ {
 			cut := in[:n]
-			_, rerr := capture.ReadStreams(bytes.NewReader(cut), capture.Options{}, func(*capture.Event) {})
+			_, rerr := capture.ReadStreams(bytes.NewReader(cut), nil, func(*capture.Event) {})
 			ex := explainRaw(t, cut, Auto, nil)
 			if ex.Format != "capture" {
 				t.Fatalf("cut at %d: detected as %s", n, ex.Format)

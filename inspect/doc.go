@@ -4,7 +4,7 @@
 // coloured hex view beside a field tree.
 //
 // The explanations come from the same functions as the command line's explain verbs
-// ([godot.DecOptions.Explain], [gsf.Explain], [bitproto.DecodeFields]); this package only
+// ([godot.DecodeMode.Explain], [gsf.Explain], [bitproto.DecodeFields]); this package only
 // arranges their fields into a tree. Formats are kept in a small registry ([Register],
 // [Formats]) so that a package that decodes a new format can add it.
 //

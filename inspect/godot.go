@@ -53,7 +53,10 @@ func explainGodot(data []byte, d godot.Dialect, framing string) (*Explanation, e
 		return nil, fmt.Errorf("inspect: unknown Godot framing %q (want none, streampeer, streampeer-be, packetpeerstream or file)", framing)
 	}
 	so.Dialect = d
-	opts := godot.DecOptions{Dialect: d, AllowObjects: true}
+	opts, err := godot.DecodeOptions{Dialect: d, AllowObjects: true}.DecodeMode()
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
 	ex := &Explanation{}
 	b := &builder{}
 	if !prefixed {
@@ -111,7 +114,7 @@ func prefixText(p []byte, f godot.Framing) string {
 
 // godotValue explains the first Variant of data, which starts at byte base of the input, under
 // parent (or as a root). It returns the Variant's length and whether it decoded.
-func godotValue(ex *Explanation, b *builder, parent *Node, data []byte, base int, opts godot.DecOptions, name string) (int, bool) {
+func godotValue(ex *Explanation, b *builder, parent *Node, data []byte, base int, opts godot.DecodeMode, name string) (int, bool) {
 	// One more field than the tree has room for shows that it is full.
 	fields, _, err := opts.ExplainFirst(data, MaxNodes-b.nodes+1)
 	// The variants open at each depth, from the top-level one down.
@@ -180,8 +183,8 @@ func godotValue(ex *Explanation, b *builder, parent *Node, data []byte, base int
 		off := len(data)
 		var de *godot.DecodeError
 		if errors.As(err, &de) {
-			off = de.Offset
-			de.Offset += base // in the whole input's numbering
+			off = int(de.Offset)
+			de.Offset += int64(base) // in the whole input's numbering
 		}
 		ex.addError(8*(base+off), err)
 		msg := err.Error()

@@ -288,9 +288,9 @@ func explainBits(data []byte, opts map[string]string) (*Explanation, error) {
 	}
 	if derr != nil {
 		bit := r.Offset()
-		var be *bitproto.Error
+		var be *bitproto.DecodeError
 		if errors.As(derr, &be) {
-			bit = be.BitOffset
+			bit = int(be.BitOffset)
 		}
 		ex.addError(bit, derr)
 	} else if rest := r.Remaining(); rest > 0 {

@@ -121,7 +121,7 @@ var everyType = samples.Godot4EveryType
 
 func TestGodotEveryType(t *testing.T) {
 	v, want := everyType()
-	b, err := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, v)
+	b, err := godot.EncodeMode{}.Append(nil, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestGodotEveryType(t *testing.T) {
 
 func TestGodotTruncated(t *testing.T) {
 	v, _ := everyType()
-	b, _ := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, v)
+	b, _ := godot.EncodeMode{}.Append(nil, v)
 	cut := 100
 	ex, err := Explain(Request{Format: "godot4", Input: hex.EncodeToString(b[:cut])})
 	if err != nil {
@@ -174,7 +174,8 @@ func TestGodotTruncated(t *testing.T) {
 }
 
 func TestGodotFramings(t *testing.T) {
-	one, _ := godot.EncOptions{Dialect: godot.Godot3}.Append(nil, "hi")
+	enc3, _ := godot.EncodeOptions{Dialect: godot.Godot3}.EncodeMode()
+	one, _ := enc3.Append(nil, "hi")
 	var stream []byte
 	for range 2 {
 		stream = append(stream, byte(len(one)), 0, 0, 0)
@@ -314,7 +315,8 @@ func TestGodot3EveryType(t *testing.T) {
 		"Dictionary={0 entries} Array=[0 elements] PoolByteArray=[09] PoolIntArray=[1] " +
 		"PoolRealArray=[1] PoolStringArray=[\"x\"] PoolVector2Array=[Vector2(0, 0)] " +
 		"PoolVector3Array=[Vector3(0, 0, 0)] PoolColorArray=[Color(0, 0, 0, 0)]"
-	b, err := godot.EncOptions{Dialect: godot.Godot3}.Append(nil, v)
+	enc3, _ := godot.EncodeOptions{Dialect: godot.Godot3}.EncodeMode()
+	b, err := enc3.Append(nil, v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,13 +33,11 @@ func bitsDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *spec == "" {
-		fmt.Fprintln(stderr, "gamewire bits decode: --fields is required")
-		fs.Usage()
-		return errUsage
+		return usagef("--fields is required")
 	}
 	fields, err := bitproto.ParseFields(*spec)
 	if err != nil {
-		return err
+		return asUsage("fields", err)
 	}
 	data, err := in.read(fs, stdin)
 	if err != nil {
@@ -94,7 +92,7 @@ func bitsDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 	}
 	if derr == nil {
-		fmt.Fprintf(&b, "%d bits decoded, %d left\n", r.Offset()-*offset, rest)
+		fmt.Fprintf(&b, "%s decoded, %d left\n", plural(r.Offset()-*offset, "bit"), rest)
 	}
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return err
@@ -160,13 +158,11 @@ func bitsEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *spec == "" || *values == "" {
-		fmt.Fprintln(stderr, "gamewire bits encode: --fields and --values are required")
-		fs.Usage()
-		return errUsage
+		return usagef("--fields and --values are required")
 	}
 	fields, err := bitproto.ParseFields(*spec)
 	if err != nil {
-		return err
+		return asUsage("fields", err)
 	}
 	vals, err := valuesArg(*values, stdin)
 	if err != nil {

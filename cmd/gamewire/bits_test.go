@@ -80,13 +80,13 @@ func TestBitsDecode(t *testing.T) {
 func TestBitsDecodeErrors(t *testing.T) {
 	// Too short: the fields decoded so far are printed, the error goes to stderr, exit 1.
 	out, errOut, code := runCLI(t, "20 c2", "bits", "decode", "--fields", seedFields)
-	if code != 1 || !strings.Contains(out, "flags") || strings.Contains(out, "svcClass") || !strings.Contains(errOut, "field 4 svcClass:int32 at bit 8") || !strings.Contains(errOut, "unexpected end of input") {
+	if code != 1 || !strings.Contains(out, "flags") || strings.Contains(out, "svcClass") || !strings.Contains(errOut, "field 4 svcClass:int32 at bit 8") || !strings.Contains(errOut, "truncated input") {
 		t.Errorf("exit %d\nout %s\nerr %s", code, out, errOut)
 	}
 	if _, errOut, code := runCLI(t, "00", "bits", "decode"); code != 2 || !strings.Contains(errOut, "--fields is required") {
 		t.Errorf("no fields: %d %s", code, errOut)
 	}
-	if _, errOut, code := runCLI(t, "00", "bits", "decode", "--fields", "int33"); code != 1 || !strings.Contains(errOut, "unknown field type") {
+	if _, errOut, code := runCLI(t, "00", "bits", "decode", "--fields", "int33"); code != 2 || !strings.Contains(errOut, "unknown field type") {
 		t.Errorf("bad field: %d %s", code, errOut)
 	}
 	if _, _, code := runCLI(t, "00", "bits", "decode", "--nope"); code != 2 {

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/gamewire/gamewire/internal/cliio"
 )
@@ -31,17 +33,50 @@ func newCmdFlags(area, verb, args, about string, stderr io.Writer) *flag.FlagSet
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Bool("q", false, "quiet: no notes on standard error (how the input was read, bytes ignored)")
 	fs.Usage = func() {
-		nflags := 0
-		fs.VisitAll(func(*flag.Flag) { nflags++ })
-		if nflags == 0 {
-			fmt.Fprintf(fs.Output(), "Usage: %s %s\n\n%s\n", name, args, about)
-			return
+		line := name + " [flags]"
+		if args != "" {
+			line += " " + args
 		}
-		fmt.Fprintf(fs.Output(), "Usage: %s [flags] %s\n\n%s\n\nFlags (before or after the arguments):\n", name, args, about)
+		fmt.Fprintf(fs.Output(), "Usage: %s\n\n%s\n\nFlags (before or after the arguments):\n", line, about)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// notes returns where a command writes its notes: the flag set's output (stderr), or nowhere
+// with -q.
+func notes(fs *flag.FlagSet) io.Writer {
+	if q := fs.Lookup("q"); q != nil && q.Value.String() == "true" {
+		return io.Discard
+	}
+	return fs.Output()
+}
+
+// usageError is a mistake on the command line that the command found after parsing its flags:
+// a bad flag value, a missing flag, flags that exclude each other. The command exits with
+// status 2 and the message names it.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a *usageError.
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// asUsage makes err, the error of parsing a flag's value, a usage error that names the flag.
+func asUsage(flagName string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{"--" + flagName + ": " + err.Error()}
+}
+
+// helpHint is the line that follows a usage error.
+func helpHint(name string) string {
+	return fmt.Sprintf("Run \"gamewire help %s\" for its flags.", strings.TrimPrefix(name, "gamewire "))
 }
 
 // parseCmdFlags parses args, which may mix flags and positional arguments in any order ("--"
@@ -49,16 +84,28 @@ func newCmdFlags(area, verb, args, about string, stderr io.Writer) *flag.FlagSet
 // the positional arguments. It returns flag.ErrHelp for -h (the usage has been printed) and
 // errUsage for a mistake (the problem and the usage have been printed).
 func parseCmdFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
+	// The flag package prints the whole usage after an unknown flag; print one line instead.
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	pos, err := parseInterspersed(fs, args)
+	fs.SetOutput(out)
+	fs.Usage = usage
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
 			return err
 		}
-		return errUsage // the flag package has printed the problem and the usage
+		fmt.Fprintf(out, "%s: %v\n%s\n", fs.Name(), err, helpHint(fs.Name()))
+		return errUsage
 	}
 	if len(pos) > maxArgs {
-		fmt.Fprintf(fs.Output(), "too many arguments: %q (%s takes at most %d)\n", pos, fs.Name(), maxArgs)
-		fs.Usage()
+		switch maxArgs {
+		case 0:
+			fmt.Fprintf(out, "%s: too many arguments: %q (it takes none)\n%s\n", fs.Name(), pos, helpHint(fs.Name()))
+		default:
+			fmt.Fprintf(out, "%s: too many arguments: %q (it takes at most %d)\n%s\n", fs.Name(), pos, maxArgs, helpHint(fs.Name()))
+		}
 		return errUsage
 	}
 	return nil
@@ -109,14 +156,14 @@ func (in inputFlags) read(fs *flag.FlagSet, stdin io.Reader) ([]byte, error) {
 func readInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]byte, error) {
 	f, err := cliio.ParseFormat(format)
 	if err != nil {
-		return nil, err
+		return nil, asUsage("format", err)
 	}
 	data, src, err := cliio.ReadArg(fs.Arg(0), stdin, f)
 	if err != nil {
 		return nil, err
 	}
 	if note := src.Note(); note != "" {
-		fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), note)
+		fmt.Fprintf(notes(fs), "%s: %s\n", fs.Name(), note)
 	}
 	if len(data) == 0 {
 		return nil, errors.New("no input bytes")
@@ -137,7 +184,7 @@ func addOutputFlags(fs *flag.FlagSet) outputFlags {
 // check validates the flags before any work is done.
 func (o outputFlags) check() error {
 	_, err := cliio.ParseOutput(*o.format)
-	return err
+	return asUsage("output", err)
 }
 
 // write writes b as the flags ask: raw into the --out file, else in the --output encoding.
@@ -153,4 +200,12 @@ func (o outputFlags) write(stdout io.Writer, b []byte) error {
 		f = cliio.Raw
 	}
 	return cliio.Write(stdout, b, f)
+}
+
+// plural returns "1 byte", "2 bytes": n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -264,7 +264,7 @@ func TestCLIFraming(t *testing.T) {
 		!strings.Contains(stderr, "String at byte 20") {
 		t.Errorf("bad message: exit %d\n%s", code, stderr)
 	}
-	if _, stderr, code := gw(t, le, "godot", "decode", "--framing", "tcp"); code != 1 || !strings.Contains(stderr, "want none, streampeer") {
+	if _, stderr, code := gw(t, le, "godot", "decode", "--framing", "tcp"); code != 2 || !strings.Contains(stderr, "want none, streampeer") {
 		t.Errorf("bad framing: exit %d %s", code, stderr)
 	}
 	// explain reads framed input too.
@@ -280,7 +280,7 @@ func TestCLIErrorTexts(t *testing.T) {
 	if code != 1 || strings.Contains(out, "error") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
-	if want := "gamewire gsf decode: bitproto: body field 2 b:int32 at bit 168: reading a compressed integer: unexpected end of input"; !strings.HasPrefix(stderr, want) {
+	if want := "gamewire gsf decode: bitproto: body field 2 b:int32 at bit 168: reading a compressed integer: truncated input"; !strings.HasPrefix(stderr, want) {
 		t.Errorf("got  %s\nwant %s", stderr, want)
 	}
 	// Fields count from 1, and no internal names.
@@ -334,7 +334,7 @@ func TestCLIOutputFormats(t *testing.T) {
 				t.Errorf("%s --output %s: exit %d, %q, want %q; %s", e.name, tc.output, code, out, tc.want, stderr)
 			}
 		}
-		if _, stderr, code := gw(t, stdin, append(e.args, "--output", "octal")...); code != 1 || !strings.Contains(stderr, "unknown output encoding") {
+		if _, stderr, code := gw(t, stdin, append(e.args, "--output", "octal")...); code != 2 || !strings.Contains(stderr, "unknown output encoding") {
 			t.Errorf("%s --output octal: exit %d %s", e.name, code, stderr)
 		}
 		file := filepath.Join(t.TempDir(), "out.bin")
@@ -425,12 +425,13 @@ func TestCLIReal(t *testing.T) {
 	if out, _, _ := gw(t, "05000000 0000803f 00000040", "godot", "decode", "--real", "double", "--compact"); out != `{"type":"Vector2","double":true,"value":{"x":1,"y":2}}`+"\n" {
 		t.Errorf("--real double: %s", out)
 	}
-	if _, stderr, code := gw(t, in, "godot", "decode", "--real", "half"); code != 1 || !strings.Contains(stderr, "want single, double or lossless") {
+	if _, stderr, code := gw(t, in, "godot", "decode", "--real", "half"); code != 2 || !strings.Contains(stderr, "want single, double or lossless") {
 		t.Errorf("--real half: exit %d %s", code, stderr)
 	}
 }
 
-// TestCLIDecodeLimits: --max-elements and --max-bytes reach the decoder.
+// TestCLIDecodeLimits: --max-elements and --max-alloc-bytes reach the decoder; -1 means no limit,
+// other negative values are refused.
 func TestCLIDecodeLimits(t *testing.T) {
 	// A Godot 4 Array of three ints.
 	arr := "1c000000 03000000 02000000 01000000 02000000 02000000 02000000 03000000"
@@ -442,13 +443,18 @@ func TestCLIDecodeLimits(t *testing.T) {
 	}
 	// A PackedByteArray of 4 096 bytes needs more than 1 000 bytes of memory.
 	packed := "1d000000 00100000 " + strings.Repeat("00", 4096)
-	if _, stderr, code := gw(t, packed, "godot", "decode", "--max-bytes", "1000"); code != 1 || !strings.Contains(stderr, "memory") && !strings.Contains(stderr, "alloc") {
-		t.Errorf("--max-bytes 1000: exit %d %s", code, stderr)
+	if _, stderr, code := gw(t, packed, "godot", "decode", "--max-alloc-bytes", "1000"); code != 1 || !strings.Contains(stderr, "memory") && !strings.Contains(stderr, "alloc") {
+		t.Errorf("--max-alloc-bytes 1000: exit %d %s", code, stderr)
 	}
 	if _, stderr, code := gw(t, packed, "godot", "decode", "--compact"); code != 0 {
 		t.Errorf("the default budget: exit %d %s", code, stderr)
 	}
-	if _, _, code := gw(t, arr, "godot", "decode", "--max-bytes", "-1"); code == 0 {
-		t.Error("a negative --max-bytes is accepted")
+	for _, flag := range []string{"--max-alloc-bytes", "--max-elements", "--max-depth"} {
+		if _, stderr, code := gw(t, arr, "godot", "decode", flag, "-1", "--compact"); code != 0 {
+			t.Errorf("%s -1 (no limit): exit %d %s", flag, code, stderr)
+		}
+		if _, _, code := gw(t, arr, "godot", "decode", flag, "-2"); code == 0 {
+			t.Errorf("%s -2 is accepted", flag)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func joinCluster(srv *gsfnet.Server, url, id string, addr net.Addr, logger *slog
 	if err != nil {
 		return nil, fmt.Errorf("--cluster: %w", err)
 	}
-	node, err := natscluster.New(nc, natscluster.Options{
+	node, err := natscluster.New(nc, &natscluster.Options{
 		Node:   id,
 		Logger: logger,
 		OnEvent: func(e natscluster.Event) {

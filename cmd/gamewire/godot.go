@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
@@ -41,20 +42,57 @@ func newGodotFlags(name, usage string, stderr io.Writer) *godotFlags {
 	f.fs.BoolVar(&f.allowObjects, "allow-objects", true, "decode full objects (false: reject them as the engine does by default)")
 	f.fs.BoolVar(&f.all, "all", false, "decode every value in the input, one after the other (e.g. several var_to_bytes results)")
 	f.fs.BoolVar(&f.legacyPath, "legacy-nodepath", false, "accept the obsolete string NodePath format that engines reject")
-	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit")
-	f.fs.IntVar(&f.maxElements, "max-elements", godot.DefaultMaxElements, "limit on the elements of a value, all containers together")
-	f.fs.IntVar(&f.maxBytes, "max-bytes", 0, "limit on the memory decoding one value allocates, in bytes (0: 24 bytes per input byte\nplus 64 KiB)")
+	f.fs.IntVar(&f.maxDepth, "max-depth", godot.DefaultMaxDepth, "nesting limit (-1: none)")
+	f.fs.IntVar(&f.maxElements, "max-elements", godot.DefaultMaxElements, "limit on the elements of a value, all containers together (-1: none)")
+	f.fs.IntVar(&f.maxBytes, "max-alloc-bytes", 0, "limit on the memory decoding one value allocates, in bytes (0: 24 bytes per input byte\nplus 64 KiB; -1: none)")
 	f.fs.StringVar(&f.real, "real", "lossless", "the `precision` of real_t to read Godot 4 math values with, as an engine build does:\nsingle (the official builds; 64-bit components are rounded to float32), double, or lossless\n(keep what the bytes hold)")
 	f.fs.StringVar(&f.framing, "framing", "none", "the values' `framing`: none (bare Variants); streampeer or file (put_var, store_var: a\n4-byte little-endian length before each); streampeer-be (big_endian = true); packetpeerstream.\nWith a framing, every message of the input is decoded")
 	return f
 }
 
+// parse parses the flags and checks their values: a bad value is a usage error.
 func (f *godotFlags) parse(args []string) error {
 	if err := parseCmdFlags(f.fs, args, 1); err != nil {
 		return err
 	}
-	_, err := f.framingValue()
+	if _, err := f.framingValue(); err != nil {
+		return err
+	}
+	if _, err := godot.ParseDialect(f.dialect); err != nil {
+		return asUsage("godot", err)
+	}
+	_, err := f.options()
 	return err
+}
+
+// dialectGiven reports whether --godot was on the command line.
+func (f *godotFlags) dialectGiven() bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "godot" })
+	return given
+}
+
+// godot3Hint returns a hint when decoding data failed under the default dialect and the bytes
+// decode as Godot 3: what a Godot 3 engine wrote, read as Godot 4 (the dialects number their
+// types differently).
+func (f *godotFlags) godot3Hint(data []byte) string {
+	if f.dialectGiven() {
+		return ""
+	}
+	o, err := f.options()
+	if err != nil {
+		return ""
+	}
+	g3 := o.Options()
+	g3.Dialect = godot.Godot3
+	m, err := g3.DecodeMode()
+	if err != nil {
+		return ""
+	}
+	if _, _, err := m.Decode(data); err != nil {
+		return ""
+	}
+	return " (these bytes decode as Godot 3: try --godot 3)"
 }
 
 // framingValue reads --framing; none is godot.FramingPacket, whose messages are bare Variants.
@@ -69,23 +107,29 @@ func (f *godotFlags) framingValue() (godot.Framing, error) {
 	case "packetpeerstream":
 		return godot.FramingPacketPeerStream, nil
 	}
-	return 0, fmt.Errorf("--framing %q: want none, streampeer, file, streampeer-be or packetpeerstream", f.framing)
+	return 0, usagef("--framing %q: want none, streampeer, file, streampeer-be or packetpeerstream", f.framing)
 }
 
-func (f *godotFlags) options() (godot.DecOptions, error) {
+// options returns the decoding mode the flags ask for.
+func (f *godotFlags) options() (godot.DecodeMode, error) {
 	d, err := godot.ParseDialect(f.dialect)
 	if err != nil {
-		return godot.DecOptions{}, err
+		return godot.DecodeMode{}, asUsage("godot", err)
 	}
 	r, err := godot.ParseReal(f.real)
 	if err != nil {
-		return godot.DecOptions{}, fmt.Errorf("--real: %w", err)
+		return godot.DecodeMode{}, asUsage("real", err)
 	}
-	if f.maxElements < 0 || f.maxBytes < 0 {
-		return godot.DecOptions{}, errors.New("--max-elements and --max-bytes must not be negative")
+	for _, l := range []struct {
+		name string
+		v    int
+	}{{"max-depth", f.maxDepth}, {"max-elements", f.maxElements}, {"max-alloc-bytes", f.maxBytes}} {
+		if l.v < godot.NoLimit {
+			return godot.DecodeMode{}, usagef("--%s %d: want a positive limit, 0 (the default) or -1 (none)", l.name, l.v)
+		}
 	}
-	return godot.DecOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth,
-		MaxElements: f.maxElements, MaxBytes: f.maxBytes, Real: r}, nil
+	return godot.DecodeOptions{Dialect: d, AllowObjects: f.allowObjects, LegacyNodePath: f.legacyPath, MaxDepth: f.maxDepth,
+		MaxElements: f.maxElements, MaxAllocBytes: f.maxBytes, Real: r}.DecodeMode()
 }
 
 func (f *godotFlags) input(stdin io.Reader) ([]byte, error) {
@@ -107,7 +151,7 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 		return []variantSpan{{off: 0, data: data}}, nil
 	}
 	d, _ := godot.ParseDialect(f.dialect)
-	dec := godot.StreamOptions{Framing: fr, Dialect: d, MaxMessageSize: len(data)}.NewDecoder(bytes.NewReader(data))
+	dec := godot.StreamOptions{Framing: fr, Dialect: d, MaxMessageBytes: len(data)}.NewDecoder(bytes.NewReader(data))
 	var spans []variantSpan
 	off := 0
 	for {
@@ -119,7 +163,7 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 			switch {
 			case errors.Is(err, io.ErrUnexpectedEOF):
 				err = fmt.Errorf("%s message at byte %d: truncated: the input ends inside its length prefix or before the length it announces", fr, off)
-			case errors.Is(err, godot.ErrMessageTooLarge):
+			case errors.Is(err, godot.ErrTooLarge):
 				// The limit is the input's size: the prefix announces more than there is.
 				err = fmt.Errorf("%s message at byte %d: truncated: its length prefix announces more than the %d bytes after it (%w)", fr, off, max(len(data)-off-4, 0), err)
 			}
@@ -133,9 +177,11 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	f := newGodotFlags("decode", "Decodes Godot Variant bytes (var2bytes, var_to_bytes, the payload of put_var)\ninto the lossless JSON form that \"gamewire godot encode\" turns back into the same bytes.", stderr)
 	compact := f.fs.Bool("compact", false, "print the JSON on one line")
+	jsonLines := f.fs.Bool("json", false, "print JSON Lines: each value's JSON on one line (as --compact)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	*compact = *compact || *jsonLines
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -148,15 +194,27 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *compact {
 		indent = ""
 	}
+	// A decoded value is no deeper than the decoder allows, and never cyclic.
+	jsonDepth := opts.Options().MaxDepth
+	if jsonDepth == godot.NoLimit {
+		jsonDepth = math.MaxInt
+	}
+	jenc, err := gdjson.EncodeOptions{Dialect: opts.Options().Dialect, Indent: indent, MaxDepth: jsonDepth}.EncodeMode()
+	if err != nil {
+		return err
+	}
 	spans, serr := f.spans(data)
 	for _, sp := range spans {
 		for off := 0; off < len(sp.data); {
 			start := sp.off + off
 			v, n, err := opts.Decode(sp.data[off:])
 			if err != nil {
+				if hint := f.godot3Hint(sp.data[off:]); hint != "" {
+					return fmt.Errorf("%w%s", offsetError(err, start), hint)
+				}
 				return offsetError(err, start)
 			}
-			if err := gdjson.EncodeOptions(stdout, v, gdjson.Options{Dialect: opts.Dialect, Indent: indent, MaxDepth: opts.MaxDepth}); err != nil {
+			if err := jenc.Encode(stdout, v); err != nil {
 				return err
 			}
 			off += n
@@ -165,7 +223,7 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 				if sp.msg {
 					what = "in its message (the engine ignores them too)"
 				}
-				fmt.Fprintf(stderr, "gamewire godot decode: %d trailing bytes after the value at byte %d ignored %s\n", len(sp.data)-off, start, what)
+				fmt.Fprintf(notes(f.fs), "gamewire godot decode: %s after the value at byte %d ignored %s\n", plural(len(sp.data)-off, "trailing byte"), start, what)
 				break
 			}
 		}
@@ -177,7 +235,7 @@ func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 func offsetError(err error, base int) error {
 	var de *godot.DecodeError
 	if base > 0 && errors.As(err, &de) {
-		de.Offset += base
+		de.Offset += int64(base)
 	}
 	return err
 }
@@ -196,13 +254,16 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	d, err := godot.ParseDialect(*dialect)
 	if err != nil {
-		return err
+		return asUsage("godot", err)
 	}
 	text, err := cliio.ReadAll(fs.Arg(0), stdin)
 	if err != nil {
 		return err
 	}
-	enc := godot.EncOptions{Dialect: d, DoublePrecision: *double, MaxDepth: *maxDepth}
+	enc, err := godot.EncodeOptions{Dialect: d, DoublePrecision: *double, MaxDepth: *maxDepth}.EncodeMode()
+	if err != nil {
+		return usagef("%v", err)
+	}
 	var b []byte
 	vals, err := gdjsonValues(text, *maxDepth)
 	if err != nil {
@@ -218,6 +279,10 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // gdjsonValues parses one or more concatenated JSON values.
 func gdjsonValues(text []byte, maxDepth int) ([]any, error) {
+	jdec, err := gdjson.DecodeOptions{MaxDepth: maxDepth}.DecodeMode()
+	if err != nil {
+		return nil, err
+	}
 	var vals []any
 	dec := newJSONSplitter(text)
 	for {
@@ -228,7 +293,7 @@ func gdjsonValues(text []byte, maxDepth int) ([]any, error) {
 		if !ok {
 			break
 		}
-		v, err := gdjson.UnmarshalOptions(chunk, gdjson.Options{MaxDepth: maxDepth})
+		v, err := jdec.Unmarshal(chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -306,6 +371,8 @@ explain:
 	}
 	if xerr == nil {
 		xerr = serr
+	} else if hint := f.godot3Hint(data); hint != "" {
+		xerr = fmt.Errorf("%w%s", xerr, hint)
 	}
 	if *asJSON {
 		out := struct {
@@ -313,7 +380,7 @@ explain:
 			Bytes   int              `json:"bytes"`
 			Values  []explainedValue `json:"values"`
 			Error   string           `json:"error,omitempty"`
-		}{Dialect: opts.Dialect.String(), Bytes: len(data), Values: vals}
+		}{Dialect: opts.Options().Dialect.String(), Bytes: len(data), Values: vals}
 		if out.Values == nil {
 			out.Values = []explainedValue{}
 		}
@@ -325,10 +392,10 @@ explain:
 		}
 		return xerr
 	}
-	fmt.Fprintf(stdout, "%s Variant, %d bytes\n", opts.Dialect, len(data))
+	fmt.Fprintf(stdout, "%s Variant, %s\n", opts.Options().Dialect, plural(len(data), "byte"))
 	for i, ev := range vals {
 		if len(vals) > 1 {
-			fmt.Fprintf(stdout, "\nvalue %d at byte %d, %d bytes\n", i+1, ev.Offset, ev.Len)
+			fmt.Fprintf(stdout, "\nvalue %d at byte %d, %s\n", i+1, ev.Offset, plural(ev.Len, "byte"))
 		}
 		fields := make([]godot.Field, len(ev.Fields))
 		for j, fl := range ev.Fields {

@@ -10,9 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -23,27 +23,15 @@ import (
 )
 
 func init() {
-	register(command{area: "godot", verb: "mp", summary: "Godot 4 multiplayer packets: decode | explain | serve (lobby/chat server)", run: godotMP})
-}
-
-func godotMP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "Usage: gamewire godot mp decode|explain|serve [flags] [FILE]")
-		return errUsage
-	}
-	switch args[0] {
-	case "decode":
-		return godotMPRead("decode", args[1:], stdin, stdout, stderr)
-	case "explain":
-		return godotMPRead("explain", args[1:], stdin, stdout, stderr)
-	case "serve":
-		return godotMPServe(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "Usage: gamewire godot mp decode|explain|serve [flags] [FILE]")
-		return nil
-	}
-	fmt.Fprintf(stderr, "gamewire godot mp: unknown verb %q (decode, explain, serve)\n", args[0])
-	return errUsage
+	register(command{area: "godot", verb: "mp decode", summary: "Godot 4 multiplayer packets (or a serve --trace) → JSON Lines", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return godotMPRead("decode", args, stdin, stdout, stderr)
+	}})
+	register(command{area: "godot", verb: "mp explain", summary: "Godot 4 multiplayer packets field by field: offset, length, meaning", run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return godotMPRead("explain", args, stdin, stdout, stderr)
+	}})
+	register(command{area: "godot", verb: "mp serve", summary: "the lobby/chat example server for Godot 4 clients (WebSocket)", run: func(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return godotMPServe(args, stdout, stderr)
+	}})
 }
 
 // mpPacket is one packet of the input, with its trace record when the input is a trace.
@@ -52,9 +40,22 @@ type mpPacket struct {
 	data []byte
 }
 
-// mpInput reads one packet (hex, base64 or raw) or a JSON Lines trace (--trace of serve).
-func mpInput(path, format string, stdin io.Reader) ([]mpPacket, error) {
+// mpInput reads one packet (hex, base64 or raw; hex also as the argument itself) or a JSON Lines
+// trace (--trace of serve).
+func mpInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]mpPacket, error) {
+	f, err := cliio.ParseFormat(format)
+	if err != nil {
+		return nil, asUsage("format", err)
+	}
+	path := fs.Arg(0)
 	raw, err := cliio.ReadAll(path, stdin)
+	if errors.Is(err, iofs.ErrNotExist) {
+		data, err := readInput(fs, format, stdin) // hex as the argument
+		if err != nil {
+			return nil, err
+		}
+		return []mpPacket{{data: data}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -78,13 +79,12 @@ func mpInput(path, format string, stdin io.Reader) ([]mpPacket, error) {
 		}
 		return ps, sc.Err()
 	}
-	f, err := cliio.ParseFormat(format)
+	data, src, err := cliio.DecodeSource(raw, f)
 	if err != nil {
 		return nil, err
 	}
-	data, err := cliio.Decode(raw, f)
-	if err != nil {
-		return nil, err
+	if note := src.Note(); note != "" {
+		fmt.Fprintf(notes(fs), "%s: %s\n", fs.Name(), note)
 	}
 	if len(data) == 0 {
 		return nil, errors.New("no input bytes")
@@ -93,28 +93,17 @@ func mpInput(path, format string, stdin io.Reader) ([]mpPacket, error) {
 }
 
 func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gamewire godot mp "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	what := "Decodes SceneMultiplayer packets (Godot 4 high-level multiplayer) into JSON, one line each."
+	if verb == "explain" {
+		what = "Prints every field of SceneMultiplayer packets with offset, length and meaning,\nincluding replication (SPAWN, DESPAWN, SYNC)."
+	}
+	fs := newCmdFlags("godot", "mp "+verb, "[FILE|HEX]", what+"\n\nFILE (default standard input) holds one packet, or a JSON Lines trace written by\n"+
+		"\"gamewire godot mp serve --trace\"; an argument that names no file and is hex is read as the packet.", stderr)
 	format := fs.String("format", "auto", "input `encoding` of a single packet: auto, hex, base64 or raw (a JSON Lines trace is recognised)")
-	fs.Usage = func() {
-		what := "Decodes SceneMultiplayer packets (Godot 4 high-level multiplayer) into JSON, one line each."
-		if verb == "explain" {
-			what = "Prints every field of SceneMultiplayer packets with offset, length and meaning,\nincluding replication (SPAWN, DESPAWN, SYNC)."
-		}
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp %s [flags] [FILE]\n\n%s\nFILE (default standard input) holds one packet, or a JSON Lines trace written by\n\"gamewire godot mp serve --trace\".\n\nFlags:\n", verb, what)
-		fs.PrintDefaults()
+	if err := parseCmdFlags(fs, args, 1); err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if fs.NArg() > 1 {
-		fs.Usage()
-		return errUsage
-	}
-	packets, err := mpInput(fs.Arg(0), *format, stdin)
+	packets, err := mpInput(fs, *format, stdin)
 	if err != nil {
 		return err
 	}
@@ -129,8 +118,8 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 			if verb == "decode" {
 				fmt.Fprintf(stdout, "{\"dir\":\"id\",\"peer\":%d,\"hex\":%q}\n", p.rec.Peer, p.rec.Hex)
 			} else {
-				fmt.Fprintf(stdout, "%speer-id message to peer %d, %d bytes: int32 %d, the client's unique id\n",
-					map[bool]string{true: "\n"}[i > 0], p.rec.Peer, len(p.data), p.rec.Peer)
+				fmt.Fprintf(stdout, "%speer-id message to peer %d, %s: int32 %d, the client's unique id\n",
+					map[bool]string{true: "\n"}[i > 0], p.rec.Peer, plural(len(p.data), "byte"), p.rec.Peer)
 			}
 			continue
 		}
@@ -156,9 +145,9 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 			continue
 		}
 		if where != "" {
-			fmt.Fprintf(stdout, "%s%s, %d bytes\n", map[bool]string{true: "\n"}[i > 0], where, len(p.data))
+			fmt.Fprintf(stdout, "%s%s, %s\n", map[bool]string{true: "\n"}[i > 0], where, plural(len(p.data), "byte"))
 		} else {
-			fmt.Fprintf(stdout, "SceneMultiplayer packet, %d bytes\n", len(p.data))
+			fmt.Fprintf(stdout, "SceneMultiplayer packet, %s\n", plural(len(p.data), "byte"))
 		}
 		fields, err := multiplayer.Explain(p.data)
 		if werr := godot.WriteFields(stdout, fields); werr != nil {
@@ -175,21 +164,13 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 var mpServeStarted = func(addr string) {}
 
 func godotMPServe(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gamewire godot mp serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port)")
+	fs := newCmdFlags("godot", "mp serve", "",
+		"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
+			"open lobby.tscn in Godot 4 and point its url at ws://ADDR. Ctrl-C stops it.", stderr)
+	addr := fs.String("addr", "127.0.0.1:8910", "listen `address` (host:port; port 0 picks a free one)")
 	trace := fs.String("trace", "", "write every packet to `FILE` as JSON Lines (for \"godot mp decode|explain\")")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: gamewire godot mp serve [--addr 127.0.0.1:PORT] [--trace FILE]\n\n"+
-			"Runs the lobby/chat example server for Godot 4 clients (godot/multiplayer/lobby):\n"+
-			"open lobby.tscn in Godot 4 and point its url at ws://ADDR.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	_, srv := lobby.New(logger)
@@ -205,7 +186,6 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 3 * time.Second}
 	ctx, stop := serveContext()
 	defer stop()
 	go func() {
@@ -213,11 +193,10 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)
-		hs.Shutdown(sctx)
 	}()
 	fmt.Fprintf(stdout, "godot mp: lobby server on ws://%s\n", ln.Addr())
 	mpServeStarted(ln.Addr().String())
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, multiplayer.ErrServerClosed) {
 		return err
 	}
 	return nil

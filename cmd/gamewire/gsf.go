@@ -45,7 +45,7 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		opts.Describer = nil
 		f, err := bitproto.ParseFields(*body)
 		if err != nil {
-			return err
+			return asUsage("body", err)
 		}
 		opts.Body = f
 	}
@@ -238,7 +238,7 @@ func gsfEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	} else if *body != "" {
 		fields, err := bitproto.ParseFields(*body)
 		if err != nil {
-			return err
+			return asUsage("body", err)
 		}
 		vals, err := valuesArg(*values, stdin)
 		if err != nil {

@@ -15,7 +15,7 @@ func init() {
 }
 
 func inspectCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newCmdFlags("inspect", "", "[flags]",
+	fs := newCmdFlags("inspect", "", "",
 		"Serves the packet inspector on loopback and prints its URL: paste hex, base64 or a hex dump, or\n"+
 			"drop a file, and see every byte (and bit) coloured by the field it belongs to, beside the tree\n"+
 			"of fields. Formats: "+formatList()+".\n\n"+

@@ -22,16 +22,11 @@ func TestInspect(t *testing.T) {
 	out, errs := new(lockedBuffer), new(lockedBuffer)
 	code := make(chan int, 1)
 	go func() { code <- run([]string{"inspect", "--addr", "127.0.0.1:0"}, strings.NewReader(""), out, errs) }()
-	urlRE := regexp.MustCompile(`gamewire inspector: (http://127\.0\.0\.1:\d+/)\n`)
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == ""; {
-		if m := urlRE.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no URL printed: %q %q", out.String(), errs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	m, _, ok := out.waitMatch(regexp.MustCompile(`gamewire inspector: (http://127\.0\.0\.1:\d+/)\n`), code, 10*time.Second)
+	if !ok {
+		t.Fatalf("no URL printed: %q %q", out.String(), errs.String())
 	}
+	url := m[1]
 	res, err := http.Post(url+"api/explain", "application/json",
 		strings.NewReader(`{"format":"gsf","input":"15 20 c2 5c 04 6d 0c 0c 18 41 6d 61 7a 69 6e 67 57 6f 72 6c 64 00","options":{"body":"clientName:string"}}`))
 	if err != nil {

@@ -17,12 +17,14 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 )
 
 // command is one "gamewire <area> <verb>" entry. Each area registers its verbs from its own file
-// with register, so that areas do not edit each other's files.
+// with register, so that areas do not edit each other's files. A verb of two words ("mp decode")
+// makes a group of verbs under its first word ("gamewire godot mp" lists them).
 type command struct {
 	area, verb string
 	summary    string
@@ -61,18 +63,41 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if verbs[0].verb == "" { // a command without verbs: demo, serve, call
 		return runCommand(verbs[0], args[1:], stdin, stdout, stderr)
 	}
-	if len(args) == 1 || isHelpArg(args[1]) || args[1] == "help" {
-		areaUsage(stdout, area)
+	c, rest, group := findVerb(verbs, args[1:])
+	switch {
+	case c != nil:
+		return runCommand(*c, rest, stdin, stdout, stderr)
+	case len(rest) == 0 || isHelpArg(rest[0]) || rest[0] == "help":
+		areaUsage(stdout, area, group)
 		return 0
 	}
-	for _, c := range verbs {
-		if c.verb == args[1] {
-			return runCommand(c, args[2:], stdin, stdout, stderr)
+	fmt.Fprintf(stderr, "gamewire: unknown verb %q for %s\n\n", rest[0], strings.TrimSpace(area+" "+group))
+	areaUsage(stderr, area, group)
+	return 2
+}
+
+// findVerb finds the command that args (after the area) name, and returns it with the arguments
+// after its verb. Without one, it returns the group of verbs the first words name ("mp", or ""
+// for the area) and the words after them.
+func findVerb(verbs []command, args []string) (c *command, rest []string, group string) {
+	best := -1
+	for i, v := range verbs {
+		w := strings.Fields(v.verb)
+		if len(w) <= len(args) && slices.Equal(w, args[:len(w)]) && (best < 0 || len(w) > len(strings.Fields(verbs[best].verb))) {
+			best = i
 		}
 	}
-	fmt.Fprintf(stderr, "gamewire: unknown verb %q for %s\n\n", args[1], area)
-	areaUsage(stderr, area)
-	return 2
+	if best >= 0 {
+		return &verbs[best], args[len(strings.Fields(verbs[best].verb)):], ""
+	}
+	if len(args) > 0 {
+		for _, v := range verbs {
+			if w := strings.Fields(v.verb); len(w) > 1 && w[0] == args[0] {
+				return nil, args[1:], args[0]
+			}
+		}
+	}
+	return nil, args, ""
 }
 
 func isHelpArg(s string) bool { return s == "-h" || s == "-help" || s == "--help" }
@@ -80,13 +105,17 @@ func isHelpArg(s string) bool { return s == "-h" || s == "-help" || s == "--help
 // runCommand runs one command and turns its result into an exit status.
 func runCommand(c command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := c.run(args, stdin, stdout, stderr)
+	var ue *usageError
 	switch {
 	case err == nil:
 		return 0
 	case err == errUsage:
 		return 2
 	case errors.Is(err, flag.ErrHelp):
-		return 0 // -h: the flag package has printed the usage
+		return 0 // -h: the usage has been printed
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: %v\n%s\n", c.name(), err, helpHint(c.name()))
+		return 2
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 	return 1
@@ -99,23 +128,33 @@ func help(args []string, stdin io.Reader, stdout io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	switch args[0] {
+	case "help":
+		fmt.Fprintln(stdout, "Usage: gamewire help [command]\n\nLists the commands, or prints the usage and flags of one command (as its -h does):\n  gamewire help godot decode\n  gamewire help godot mp serve")
+		return 0
+	case "version":
+		fmt.Fprintln(stdout, "Usage: gamewire version\n\nPrints the version of this program, the VCS revision it was built from (+modified when the\ntree had changes), the Go version and the platform.")
+		return 0
+	}
 	verbs := areaCommands(args[0])
 	if len(verbs) == 0 {
 		fmt.Fprintf(stdout, "gamewire: no help for %q: not a command\n\n", args[0])
 		usage(stdout)
 		return 2
 	}
-	if verbs[0].verb != "" && len(args) == 1 {
-		areaUsage(stdout, args[0])
+	if verbs[0].verb == "" {
+		return runCommand(verbs[0], []string{"-h"}, stdin, stdout, stdout)
+	}
+	c, rest, group := findVerb(verbs, args[1:])
+	switch {
+	case c != nil && len(rest) == 0:
+		return runCommand(*c, []string{"-h"}, stdin, stdout, stdout)
+	case c == nil && len(rest) == 0:
+		areaUsage(stdout, args[0], group)
 		return 0
 	}
-	for _, c := range verbs {
-		if c.verb == "" || c.verb == args[1] {
-			return runCommand(c, []string{"-h"}, stdin, stdout, stdout)
-		}
-	}
-	fmt.Fprintf(stdout, "gamewire: unknown verb %q for %s\n\n", args[1], args[0])
-	areaUsage(stdout, args[0])
+	fmt.Fprintf(stdout, "gamewire: no help for %q\n\n", strings.Join(args, " "))
+	areaUsage(stdout, args[0], group)
 	return 2
 }
 
@@ -133,13 +172,16 @@ func areaCommands(area string) []command {
 
 func (c command) name() string { return strings.TrimSpace("gamewire " + c.area + " " + c.verb) }
 
-// areaUsage lists the verbs of one area.
-func areaUsage(w io.Writer, area string) {
-	fmt.Fprintf(w, "Usage: gamewire %s <verb> [flags] [input]\n\n", area)
+// areaUsage lists the verbs of one area, or of one group of verbs in it ("" for all).
+func areaUsage(w io.Writer, area, group string) {
+	name := strings.TrimSpace(area + " " + group)
+	fmt.Fprintf(w, "Usage: gamewire %s <verb> [flags] [input]\n\n", name)
 	for _, c := range areaCommands(area) {
-		fmt.Fprintf(w, "  %-22s %s\n", c.area+" "+c.verb, c.summary)
+		if group == "" || strings.HasPrefix(c.verb, group+" ") {
+			fmt.Fprintf(w, "  %-22s %s\n", c.area+" "+c.verb, c.summary)
+		}
 	}
-	fmt.Fprintf(w, "\nRun \"gamewire %s <verb> -h\" for the flags of one verb.\n", area)
+	fmt.Fprintf(w, "\nRun \"gamewire help %s <verb>\" for the flags of one verb.\n", name)
 }
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); without it, the module

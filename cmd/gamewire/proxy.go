@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,7 @@ func inspectCapture(data []byte, ports string, opts gsf.ExplainOptions, asJSON b
 		}
 	})
 	tap.All = len(ps) > 0
-	st, err := capture.ReadStreams(bytes.NewReader(data), capture.Options{Ports: ps}, tap.Handle)
+	st, err := capture.ReadStreams(bytes.NewReader(data), &capture.Options{Ports: ps}, tap.Handle)
 	if printErr != nil {
 		return printErr
 	}
@@ -92,7 +93,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	upstream := fs.String("upstream", "", "the server's `host:port` (required)")
 	asJSON := fs.Bool("json", false, "print JSON Lines: one object per frame or event, with time, connection id and direction")
 	bits := fs.Bool("bits", false, "explain every frame bit by bit (as gsf explain) instead of the summary of gsf decode")
-	maxFrame := fs.Int("max-frame", gsf.DefaultMaxFrameSize, "frames longer than this many `bytes` are reported and forwarded, not decoded")
+	maxFrame := fs.Int("max-frame", gsf.DefaultMaxMessageBytes, "frames longer than this many `bytes` are reported and forwarded, not decoded")
 	strict := fs.Bool("strict", true, "report a catalog body with bits left over (--strict=false ignores them, as the reference does)")
 	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
@@ -116,7 +117,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			logger.Error("gamewire gsf proxy: cannot print", "err", err)
 		}
 	})
-	tap.All, tap.MaxFrameSize = true, *maxFrame
+	tap.All, tap.MaxMessageBytes = true, *maxFrame
 	p := &capture.Proxy{Upstream: *upstream, Handler: tap.Handle, Logger: logger}
 
 	ctx, stop := serveContext()
@@ -126,5 +127,10 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger.Info("gamewire gsf proxy: listening", "addr", l.Addr().String(), "upstream", *upstream)
-	return p.Serve(ctx, l)
+	stopServe := context.AfterFunc(ctx, func() { p.Close() })
+	defer stopServe()
+	if err := p.Serve(l); !errors.Is(err, capture.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -29,30 +29,22 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 	go func() {
 		code <- run(append([]string{"gsf", "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream}, args...), strings.NewReader(""), out, logs)
 	}()
-	addrRE := regexp.MustCompile(`listening" addr=(\S+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
-			return m[1], func() (int, string, string) {
-				cancel()
-				select {
-				case c := <-code:
-					return c, out.String(), logs.String()
-				case <-time.After(20 * time.Second):
-					t.Fatal("gamewire gsf proxy does not stop")
-					return 0, "", ""
-				}
-			}
-		}
+	m, c, ok := logs.waitMatch(regexp.MustCompile(`listening" addr=(\S+)`), code, 10*time.Second)
+	switch {
+	case !ok && c >= 0:
+		t.Fatalf("gamewire gsf proxy exited with %d:\n%s", c, logs.String())
+	case !ok:
+		t.Fatalf("gamewire gsf proxy does not listen:\n%s", logs.String())
+	}
+	return m[1], func() (int, string, string) {
+		cancel()
 		select {
 		case c := <-code:
-			t.Fatalf("gamewire gsf proxy exited with %d:\n%s", c, logs.String())
-		default:
+			return c, out.String(), logs.String()
+		case <-time.After(20 * time.Second):
+			t.Fatal("gamewire gsf proxy does not stop")
+			return 0, "", ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gamewire gsf proxy does not listen:\n%s", logs.String())
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -37,7 +37,11 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 // catalogRequest finds a request of the message catalog by its Go type name or by its message
 // type name within class.
 func catalogRequest(class gsf.ServiceClass, name string) (*messages.Entry, error) {
-	if e, ok := messages.ByName(name); ok {
+	e, ok := messages.ByName(name)
+	if !ok && !strings.HasSuffix(name, "Request") {
+		e, ok = messages.ByName(name + "Request") // the short name: GetRandomNames
+	}
+	if ok {
 		if e.Kind != messages.Request && e.Kind != messages.Notify {
 			return nil, fmt.Errorf("%s is a %s body, not a request", e.Name, e.Kind)
 		}
@@ -49,7 +53,7 @@ func catalogRequest(class gsf.ServiceClass, name string) (*messages.Entry, error
 		}
 		return nil, fmt.Errorf("%s/%s has no request body in the catalog", class, strings.ToUpper(name))
 	}
-	return nil, fmt.Errorf("unknown message %q (a Go type such as LoginRequest, or a message type of %s)", name, class)
+	return nil, fmt.Errorf("unknown message %q (a Go type such as LoginRequest or Login, or a message type of %s)", name, class)
 }
 
 // demoMessagesHelp lists the demo server's messages for the usage texts.
@@ -83,7 +87,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
-		return fmt.Errorf("--log: %w", err)
+		return asUsage("log", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
 	srv := demoserver.NewServer(*addr, logger, demoserver.Options{VersionInfo: *version})
@@ -106,7 +110,7 @@ func serveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		defer leave()
 	} else if *node != "" {
 		l.Close()
-		return errors.New("--node needs --cluster")
+		return usagef("--node needs --cluster")
 	}
 	logger.Info("gamewire serve: listening", "addr", l.Addr().String())
 	served := make(chan error, 1)
@@ -176,13 +180,13 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	class, err := enumFlag(*classText, "service class", gsf.ServiceClassValue)
 	if err != nil {
-		return fmt.Errorf("--class: %w", err)
+		return asUsage("class", err)
 	}
 	var msgType int32
 	var entry *messages.Entry
 	switch {
 	case *msgName != "" && *typeText != "":
-		return errors.New("give --message or --type, not both")
+		return usagef("give --message or --type, not both")
 	case *msgName != "":
 		if entry, err = catalogRequest(class, *msgName); err != nil {
 			return fmt.Errorf("--message: %w", err)
@@ -190,13 +194,11 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		class, msgType = entry.Class, entry.Type
 	case *typeText != "":
 		if msgType, err = enumFlag(*typeText, "message type", func(s string) (int32, bool) { return gsf.MessageTypeValue(class, s) }); err != nil {
-			return fmt.Errorf("--type: %w", err)
+			return asUsage("type", err)
 		}
 		entry, _ = messages.Lookup(class, msgType, messages.Request)
 	default:
-		fmt.Fprintln(stderr, "gamewire call: --type or --message is required")
-		fs.Usage()
-		return errUsage
+		return usagef("--type or --message is required")
 	}
 	_, catalogResponse := messages.Lookup(class, msgType, messages.Response)
 	if known, ok := demoserver.Lookup(class, msgType); ok {
@@ -214,7 +216,7 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--request: %s/%d is not a request of the message catalog: use --body and --values", class, msgType)
 		}
 		if *values != "" || *body != "" {
-			return errors.New("give --request, or --body and --values, not both")
+			return usagef("give --request, or --body and --values, not both")
 		}
 		text, err := textArg(*request, stdin)
 		if err != nil {
@@ -229,11 +231,11 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		reqBody = v
 	} else if *values != "" {
 		if *body == "" {
-			return errors.New("--values needs --body")
+			return usagef("--values needs --body")
 		}
 		fields, err := bitproto.ParseFields(*body)
 		if err != nil {
-			return fmt.Errorf("--body: %w", err)
+			return asUsage("body", err)
 		}
 		vals, err := valuesArg(*values, stdin)
 		if err != nil {
@@ -241,13 +243,13 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		reqBody = &fieldBody{fields: fields, values: vals}
 	} else if *body != "" {
-		return errors.New("--body needs --values")
+		return usagef("--body needs --values")
 	}
 	opts := messages.ExplainOptions(messages.Options{Strict: *strict})
 	if *respBody != "" {
 		opts.Describer = nil
 		if opts.Body, err = bitproto.ParseFields(*respBody); err != nil {
-			return fmt.Errorf("--response-body: %w", err)
+			return asUsage("response-body", err)
 		}
 	}
 
@@ -272,6 +274,9 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		default:
 		}
 	}})
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("%w: is a server listening on %s? \"gamewire serve\" starts the demo server there", err, *addr)
+	}
 	if err != nil {
 		return err
 	}
@@ -283,6 +288,10 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	took := time.Since(start)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%w: no response after %s (a server that does not route a message, like the reference, never answers it)", err, *timeout)
+	}
+	var ee *bitproto.EncodeError
+	if errors.As(err, &ee) && *values != "" {
+		return fmt.Errorf("--values %s does not fit --body %s: %w", *values, *body, err)
 	}
 	if err != nil {
 		return err
@@ -313,14 +322,14 @@ func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	} else {
 		var b strings.Builder
-		fmt.Fprintf(&b, "→ %s to %s (%d bytes)\n% x\n", &h, *addr, len(reqFrame), reqFrame)
+		fmt.Fprintf(&b, "→ %s to %s (%s)\n% x\n", &h, *addr, plural(len(reqFrame), "byte"), reqFrame)
 		for n := range notifies {
 			nm, _, err := gsf.ConsumeMessage(n)
 			if err == nil {
-				fmt.Fprintf(&b, "← %s (%d bytes)\n% x\n", &nm.Header, len(n), n)
+				fmt.Fprintf(&b, "← %s (%s)\n% x\n", &nm.Header, plural(len(n), "byte"), n)
 			}
 		}
-		fmt.Fprintf(&b, "← %s (%d bytes, %s)\n% x\n", &m.Header, len(respFrame), took.Round(10*time.Microsecond), respFrame)
+		fmt.Fprintf(&b, "← %s (%s, %s)\n% x\n", &m.Header, plural(len(respFrame), "byte"), took.Round(10*time.Microsecond), respFrame)
 		if _, err := io.WriteString(stdout, b.String()); err != nil {
 			return err
 		}
@@ -363,7 +372,7 @@ func printNotifies(c *gsfnet.Client, notifies <-chan []byte, d time.Duration, as
 					return err
 				}
 			} else {
-				fmt.Fprintf(stdout, "← notify (%d bytes)\n% x\n", len(frame), frame)
+				fmt.Fprintf(stdout, "← notify (%s)\n% x\n", plural(len(frame), "byte"), frame)
 				if err := ex.WriteSummary(stdout); err != nil {
 					return err
 				}

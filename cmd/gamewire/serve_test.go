@@ -13,16 +13,48 @@ import (
 	"time"
 )
 
-// lockedBuffer is a bytes.Buffer that the server's goroutines may write while the test reads.
+// lockedBuffer is a bytes.Buffer that the server's goroutines may write while the test reads,
+// and waits for.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed at the next Write
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	return l.b.Write(p)
+}
+
+// waitMatch waits until the buffer matches re and returns the submatches, or returns nil when
+// exited yields first (a command that ended) or after timeout. It waits for Writes, not for time.
+func (l *lockedBuffer) waitMatch(re *regexp.Regexp, exited <-chan int, timeout time.Duration) (m []string, code int, ok bool) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		m = re.FindStringSubmatch(l.b.String())
+		if m == nil && l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		if m != nil {
+			return m, 0, true
+		}
+		select {
+		case <-changed:
+		case code = <-exited:
+			return nil, code, false
+		case <-deadline.C:
+			return nil, -1, false
+		}
+	}
 }
 
 func (l *lockedBuffer) String() string {
@@ -45,33 +77,25 @@ func startServe(t *testing.T, args ...string) (string, func() (int, string)) {
 		var out bytes.Buffer
 		code <- run(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), strings.NewReader(""), &out, logs)
 	}()
-	addrRE := regexp.MustCompile(`listening" addr=(\S+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
-			stop := func() (int, string) {
-				cancel()
-				select {
-				case c := <-code:
-					return c, logs.String()
-				case <-time.After(20 * time.Second):
-					t.Fatal("gamewire serve does not stop")
-					return 0, ""
-				}
-			}
-			t.Cleanup(func() { cancel() })
-			return m[1], stop
-		}
+	m, c, ok := logs.waitMatch(regexp.MustCompile(`listening" addr=(\S+)`), code, 10*time.Second)
+	switch {
+	case !ok && c >= 0:
+		t.Fatalf("gamewire serve exited with %d:\n%s", c, logs.String())
+	case !ok:
+		t.Fatalf("gamewire serve does not listen:\n%s", logs.String())
+	}
+	stop := func() (int, string) {
+		cancel()
 		select {
 		case c := <-code:
-			t.Fatalf("gamewire serve exited with %d:\n%s", c, logs.String())
-		default:
+			return c, logs.String()
+		case <-time.After(20 * time.Second):
+			t.Fatal("gamewire serve does not stop")
+			return 0, ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gamewire serve does not listen:\n%s", logs.String())
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
+	t.Cleanup(func() { cancel() })
+	return m[1], stop
 }
 
 func TestServeAndCall(t *testing.T) {
@@ -211,16 +235,16 @@ func TestCallErrors(t *testing.T) {
 		err  string
 	}{
 		{[]string{"call"}, 2, "--type or --message is required"},
-		{[]string{"call", "--type", "ECHO", "--class", "NOPE"}, 1, `unknown service class "NOPE"`},
-		{[]string{"call", "--type", "NOPE"}, 1, `unknown message type "NOPE"`},
-		{[]string{"call", "--type", "1", "--values", "[1]"}, 1, "--values needs --body"},
-		{[]string{"call", "--type", "1", "--body", "int32"}, 1, "--body needs --values"},
+		{[]string{"call", "--type", "ECHO", "--class", "NOPE"}, 2, `unknown service class "NOPE"`},
+		{[]string{"call", "--type", "NOPE"}, 2, `unknown message type "NOPE"`},
+		{[]string{"call", "--type", "1", "--values", "[1]"}, 2, "--values needs --body"},
+		{[]string{"call", "--type", "1", "--body", "int32"}, 2, "--body needs --values"},
 		{[]string{"call", "--type", "1", "--body", "int32", "--values", "[1"}, 1, "--values"},
-		{[]string{"call", "--type", "1", "--body", "nope", "--values", "[1]"}, 1, "--body"},
-		{[]string{"call", "--type", "1", "--response-body", "nope"}, 1, "--response-body"},
+		{[]string{"call", "--type", "1", "--body", "nope", "--values", "[1]"}, 2, "--body"},
+		{[]string{"call", "--type", "1", "--response-body", "nope"}, 2, "--response-body"},
 		{[]string{"call", "--addr", closed, "--type", "GET_CLIENT_VERSION_INFO"}, 1, "dial"},
 		{[]string{"call", "extra"}, 2, "too many arguments"},
-		{[]string{"serve", "--log", "loud"}, 1, "--log"},
+		{[]string{"serve", "--log", "loud"}, 2, "--log"},
 		{[]string{"serve", "--addr", "256.0.0.1:1"}, 1, "listen"},
 	} {
 		_, errOut, code := runCLI(t, "", tc.args...)

@@ -101,7 +101,7 @@ func start(l net.Listener, dbPath, clusterURL, node string, log *slog.Logger) (*
 		if node == "" {
 			_, node, _ = net.SplitHostPort(l.Addr().String())
 		}
-		n, err := natscluster.New(nc, natscluster.Options{Node: node})
+		n, err := natscluster.New(nc, &natscluster.Options{Node: node})
 		if err != nil {
 			nc.Close()
 			db.Close()

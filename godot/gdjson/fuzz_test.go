@@ -20,16 +20,16 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := UnmarshalOptions(data, Options{MaxDepth: 64})
+		v, err := dmj(DecodeOptions{MaxDepth: 64}).Unmarshal(data)
 		if err != nil {
 			return
 		}
 		for _, d := range []godot.Dialect{godot.Godot3, godot.Godot4} {
-			b, err := godot.EncOptions{Dialect: d}.Append(nil, v)
+			b, err := em(godot.EncodeOptions{Dialect: d}).Append(nil, v)
 			if err != nil {
 				continue
 			}
-			dv, _, err := godot.DecOptions{Dialect: d, AllowObjects: true}.Decode(b)
+			dv, _, err := dm(godot.DecodeOptions{Dialect: d, AllowObjects: true}).Decode(b)
 			if err != nil {
 				t.Fatalf("%s: %x does not decode: %v", d, b, err)
 			}
@@ -41,7 +41,7 @@ func FuzzUnmarshal(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: %s does not read back: %v", d, js, err)
 			}
-			b2, err := godot.EncOptions{Dialect: d}.Append(nil, back)
+			b2, err := em(godot.EncodeOptions{Dialect: d}).Append(nil, back)
 			if err != nil || !bytes.Equal(b, b2) {
 				t.Fatalf("%s: %x → %s → %x, %v", d, b, js, b2, err)
 			}

@@ -14,21 +14,75 @@ import (
 	"github.com/gamewire/gamewire/internal/floattext"
 )
 
-// Options configures [MarshalOptions], [EncodeOptions] and [UnmarshalOptions].
-type Options struct {
-	// Dialect picks the type names written (either dialect's are read).
+// NoLimit, as MaxDepth, means no nesting limit but the JSON reader's own (about 5 000 Godot
+// levels when reading); 0 means godot.DefaultMaxDepth.
+const NoLimit = godot.NoLimit
+
+// EncodeOptions configures writing the JSON form. The zero value writes Godot 4 type names on
+// one line. Options are checked once and turned into an [EncodeMode], which writes.
+type EncodeOptions struct {
+	// Dialect picks the type names written.
 	Dialect godot.Dialect
 	// Indent indents the JSON written by this string a level; "" writes one line.
 	Indent string
-	// MaxDepth bounds nesting as [godot.DecOptions.MaxDepth] does: containers may nest this
-	// many levels below the top. 0 means godot.DefaultMaxDepth. The JSON reader of the standard
-	// library adds its own bound when reading: 10 000 JSON levels, about 5 000 Godot levels.
+	// MaxDepth bounds nesting as [godot.DecodeOptions.MaxDepth] does: containers may nest this
+	// many levels below the top. 0 means godot.DefaultMaxDepth; NoLimit is refused, because a
+	// cyclic value would recurse until Go's stack limit ends the program.
 	MaxDepth int
 }
 
-func (o Options) top() level {
-	if o.MaxDepth > 0 {
-		return level{max: o.MaxDepth}
+// DecodeOptions configures reading the JSON form. The zero value reads either dialect's type
+// names with the default nesting limit. Options are checked once and turned into a
+// [DecodeMode], which reads.
+type DecodeOptions struct {
+	// MaxDepth bounds nesting as [godot.DecodeOptions.MaxDepth] does. 0 means
+	// godot.DefaultMaxDepth; NoLimit leaves only the bound of the standard library's JSON reader:
+	// 10 000 JSON levels, about 5 000 Godot levels.
+	MaxDepth int
+}
+
+// EncodeMode writes the JSON form with options checked by [EncodeOptions.EncodeMode]. It is
+// immutable and safe for concurrent use; the zero value writes with the default options.
+type EncodeMode struct{ o EncodeOptions }
+
+// DecodeMode reads the JSON form with options checked by [DecodeOptions.DecodeMode]. It is
+// immutable and safe for concurrent use; the zero value reads with the default options.
+type DecodeMode struct{ o DecodeOptions }
+
+// EncodeMode checks o and returns the mode that writes with it: an unknown Dialect or a negative
+// MaxDepth fails.
+func (o EncodeOptions) EncodeMode() (EncodeMode, error) {
+	if o.Dialect != godot.Godot3 && o.Dialect != godot.Godot4 {
+		return EncodeMode{}, fmt.Errorf("gdjson: unknown dialect %d", o.Dialect)
+	}
+	if o.MaxDepth < 0 {
+		return EncodeMode{}, fmt.Errorf("gdjson: EncodeOptions.MaxDepth is %d: want a positive limit or 0 (the default)", o.MaxDepth)
+	}
+	return EncodeMode{o}, nil
+}
+
+// DecodeMode checks o and returns the mode that reads with it: a negative MaxDepth other than
+// NoLimit fails.
+func (o DecodeOptions) DecodeMode() (DecodeMode, error) {
+	if o.MaxDepth < NoLimit {
+		return DecodeMode{}, fmt.Errorf("gdjson: DecodeOptions.MaxDepth is %d: want a positive limit, 0 (the default) or NoLimit", o.MaxDepth)
+	}
+	return DecodeMode{o}, nil
+}
+
+// Options returns the options m writes with.
+func (m EncodeMode) Options() EncodeOptions { return m.o }
+
+// Options returns the options m reads with.
+func (m DecodeMode) Options() DecodeOptions { return m.o }
+
+// top is the level of a top-level value under the nesting limit max.
+func top(max int) level {
+	switch {
+	case max == NoLimit:
+		return level{max: math.MaxInt}
+	case max > 0:
+		return level{max: max}
 	}
 	return level{max: godot.DefaultMaxDepth}
 }
@@ -41,28 +95,28 @@ func (l level) next() level { return level{l.n + 1, l.max} }
 // Marshal returns the JSON form of v with type names of dialect d, indented by indent (on one
 // line if indent is "").
 func Marshal(v any, d godot.Dialect, indent string) ([]byte, error) {
-	return MarshalOptions(v, Options{Dialect: d, Indent: indent})
+	return EncodeMode{EncodeOptions{Dialect: d, Indent: indent}}.Marshal(v)
 }
 
-// MarshalOptions returns the JSON form of v as o says.
-func MarshalOptions(v any, o Options) ([]byte, error) {
-	n, err := build(v, o.Dialect, o.top())
+// Marshal returns the JSON form of v.
+func (m EncodeMode) Marshal(v any) ([]byte, error) {
+	n, err := build(v, m.o.Dialect, top(m.o.MaxDepth))
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	write(&buf, n, 0, o.Indent)
+	write(&buf, n, 0, m.o.Indent)
 	return buf.Bytes(), nil
 }
 
 // Encode writes the JSON form of v to w, followed by a new line.
 func Encode(w io.Writer, v any, d godot.Dialect, indent string) error {
-	return EncodeOptions(w, v, Options{Dialect: d, Indent: indent})
+	return EncodeMode{EncodeOptions{Dialect: d, Indent: indent}}.Encode(w, v)
 }
 
-// EncodeOptions writes the JSON form of v to w as o says, followed by a new line.
-func EncodeOptions(w io.Writer, v any, o Options) error {
-	b, err := MarshalOptions(v, o)
+// Encode writes the JSON form of v to w, followed by a new line.
+func (m EncodeMode) Encode(w io.Writer, v any) error {
+	b, err := m.Marshal(v)
 	if err != nil {
 		return err
 	}

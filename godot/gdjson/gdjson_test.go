@@ -48,7 +48,7 @@ func allValues() []any {
 
 // TestRoundTrip checks that JSON → value gives back the value's exact bytes, in both indent styles.
 func TestRoundTrip(t *testing.T) {
-	enc := godot.EncOptions{Dialect: godot.Godot4}
+	enc := em(godot.EncodeOptions{Dialect: godot.Godot4})
 	for _, v := range allValues() {
 		want, err := enc.Marshal(v)
 		if err != nil {
@@ -89,7 +89,7 @@ func TestGodot3Names(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := godot.EncOptions{Dialect: godot.Godot4}.Marshal(v)
+	b, err := em(godot.EncodeOptions{Dialect: godot.Godot4}).Marshal(v)
 	if err != nil || b[0] != 0x1c {
 		t.Errorf("as Godot 4: %x, %v", b, err)
 	}

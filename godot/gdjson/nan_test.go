@@ -46,7 +46,7 @@ func TestNaNPayloadsLossless(t *testing.T) {
 		{godot.Godot4, "21000000 01000000 efbeadde0000f0ff", `"NaN:0xfff00000deadbeef"`},
 	} {
 		data, _ := hex.DecodeString(strings.ReplaceAll(tc.hex, " ", ""))
-		v, _, err := godot.DecOptions{Dialect: tc.d}.Decode(data)
+		v, _, err := dm(godot.DecodeOptions{Dialect: tc.d}).Decode(data)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.hex, err)
 		}
@@ -58,7 +58,7 @@ func TestNaNPayloadsLossless(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", js, err)
 		}
-		out, err := godot.EncOptions{Dialect: tc.d}.Append(nil, back)
+		out, err := em(godot.EncodeOptions{Dialect: tc.d}).Append(nil, back)
 		if err != nil || !bytes.Equal(out, data) {
 			t.Errorf("%s → %s → %x, %v", tc.hex, js, out, err)
 		}
@@ -81,7 +81,7 @@ func TestDeepErrorPath(t *testing.T) {
 		t.Errorf("%d bytes: %.400v", len(err.Error()), err)
 	}
 	// Too deep for the limit: the error wraps godot.ErrTooDeep.
-	_, err = UnmarshalOptions([]byte(b.String()), Options{MaxDepth: 100})
+	_, err = dmj(DecodeOptions{MaxDepth: 100}).Unmarshal([]byte(b.String()))
 	if !errors.Is(err, godot.ErrTooDeep) {
 		t.Errorf("limit: %v", err)
 	}
@@ -100,7 +100,7 @@ func TestFloatsLossless(t *testing.T) {
 		data = append(data, 5, 0, 0, 0)                                 // Vector2
 		data = binary.LittleEndian.AppendUint64(data, u)
 		for _, d := range [][]byte{data[:12], data[12:]} {
-			v, _, err := godot.DecOptions{Dialect: godot.Godot4}.Decode(d)
+			v, _, err := dm(godot.DecodeOptions{Dialect: godot.Godot4}).Decode(d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestFloatsLossless(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", js, err)
 			}
-			out, err := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, back)
+			out, err := em(godot.EncodeOptions{Dialect: godot.Godot4}).Append(nil, back)
 			if err != nil || !bytes.Equal(out, d) {
 				t.Fatalf("%x → %s → %x, %v", d, js, out, err)
 			}

@@ -36,15 +36,16 @@ func Unmarshal(data []byte) (any, error) {
 	return Decode(bytes.NewReader(data))
 }
 
-// UnmarshalOptions is [Unmarshal] with the nesting limit of o.
-func UnmarshalOptions(data []byte, o Options) (any, error) {
-	return decode(bytes.NewReader(data), o)
+// Unmarshal parses the JSON form of one value. Either dialect's type names are accepted.
+func (m DecodeMode) Unmarshal(data []byte) (any, error) {
+	return m.Decode(bytes.NewReader(data))
 }
 
 // Decode reads the JSON form of one value from r.
-func Decode(r io.Reader) (any, error) { return decode(r, Options{}) }
+func Decode(r io.Reader) (any, error) { return DecodeMode{}.Decode(r) }
 
-func decode(r io.Reader, o Options) (any, error) {
+// Decode reads the JSON form of one value from r.
+func (m DecodeMode) Decode(r io.Reader) (any, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	var raw any
@@ -55,7 +56,7 @@ func decode(r io.Reader, o Options) (any, error) {
 		return nil, &SyntaxError{Path: "$", Msg: "trailing data after the value"}
 	}
 	p := parser{}
-	return p.value(raw, "$", o.top())
+	return p.value(raw, "$", top(m.o.MaxDepth))
 }
 
 type parser struct{}

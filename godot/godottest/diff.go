@@ -8,7 +8,7 @@ import (
 )
 
 // A mask is a list of byte ranges [start, end) to ignore, such as
-// godot.DecOptions.UninitializedBytes returns for engine output: Godot never writes the padding
+// godot.DecodeOptions.UninitializedBytes returns for engine output: Godot never writes the padding
 // after NodePath names, so those bytes hold whatever was in memory (godot#44999; Godot 3 fact 2).
 
 // inMask reports whether byte i is in one of the ranges.
@@ -58,7 +58,7 @@ func ZeroMasked(b []byte, mask [][2]int) []byte {
 // EngineMask returns the ranges of engine output data that a comparison must ignore: the
 // uninitialised NodePath padding, found by decoding data with o. If data does not decode, it
 // returns nil and the error.
-func EngineMask(o godot.DecOptions, data []byte) ([][2]int, error) {
+func EngineMask(o godot.DecodeMode, data []byte) ([][2]int, error) {
 	return o.UninitializedBytes(data)
 }
 
@@ -156,7 +156,7 @@ func hexRow(b []byte, off, n int, mask [][2]int) string {
 // Describe says which field of data contains byte offset off, as decoded with o: e.g.
 // `byte 36: [2]["pos"] float32 y 1.5`. It explains what a [HexDiff] position means. If data does
 // not decode up to off, it says where decoding stopped.
-func Describe(o godot.DecOptions, data []byte, off int) string {
+func Describe(o godot.DecodeMode, data []byte, off int) string {
 	fields, err := o.Explain(data)
 	var last *godot.Field
 	for i := range fields {

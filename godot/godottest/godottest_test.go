@@ -37,7 +37,7 @@ func walk(v any, inKey bool, f func(v any, inKey bool)) {
 // typeOf returns the Variant type of a value Rand generated.
 func typeOf(t *testing.T, d godot.Dialect, v any) godot.Type {
 	t.Helper()
-	b, err := godot.EncOptions{Dialect: d}.Marshal(v)
+	b, err := em(godot.EncodeOptions{Dialect: d}).Marshal(v)
 	if err != nil {
 		t.Fatalf("%v: %v", d, err)
 	}
@@ -58,8 +58,8 @@ func TestRandRoundTripsThroughCodec(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%v/%+v", o.Dialect, o), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
-			enc := godot.EncOptions{Dialect: o.Dialect, DoublePrecision: o.DoublePrecision}
-			dec := godot.DecOptions{Dialect: o.Dialect}
+			enc := em(godot.EncodeOptions{Dialect: o.Dialect, DoublePrecision: o.DoublePrecision})
+			dec := dm(godot.DecodeOptions{Dialect: o.Dialect})
 			for i := range 3000 {
 				v := godottest.Rand(r, o)
 				b, err := enc.Marshal(v)
@@ -220,7 +220,7 @@ func TestRandDeterministic(t *testing.T) {
 		r := rand.New(rand.NewPCG(42, 43))
 		var out []byte
 		for range 200 {
-			b, err := godot.EncOptions{Dialect: godot.Godot3}.Append(out, godottest.Rand(r, godottest.Options{Dialect: godot.Godot3}))
+			b, err := em(godot.EncodeOptions{Dialect: godot.Godot3}).Append(out, godottest.Rand(r, godottest.Options{Dialect: godot.Godot3}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +292,7 @@ func TestEqualMaskedAndHexDiff(t *testing.T) {
 		t.Errorf("HexDiff marks the masked row as different:\n%s", diff)
 	}
 	// Describe names the field.
-	o := godot.DecOptions{Dialect: godot.Godot3}
+	o := dm(godot.DecodeOptions{Dialect: godot.Godot3})
 	if got := godottest.Describe(o, a, 20); !strings.Contains(got, `"a"`) {
 		t.Errorf("Describe(20) = %q", got)
 	}
@@ -307,4 +307,22 @@ func TestEqualMaskedAndHexDiff(t *testing.T) {
 	if d := godottest.HexDiff(long, long2, nil); strings.Count(d, "\n") > 20 || !strings.Contains(d, "...") {
 		t.Errorf("HexDiff of 4 KiB with one difference:\n%s", d)
 	}
+}
+
+// dm returns the mode of o, which the test knows to be valid.
+func dm(o godot.DecodeOptions) godot.DecodeMode {
+	m, err := o.DecodeMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// em returns the mode of o, which the test knows to be valid.
+func em(o godot.EncodeOptions) godot.EncodeMode {
+	m, err := o.EncodeMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

@@ -34,11 +34,11 @@ type ClientOptions struct {
 	OnBytes func(p *Peer, data []byte)
 	OnError func(p *Peer, err error)
 	Trace   func(dir string, peer int32, pkt []byte)
-	// MaxPacketSize, QueueSize, QueueBytes, WriteTimeout: as the Server's fields.
-	MaxPacketSize int
-	QueueSize     int
-	QueueBytes    int
-	WriteTimeout  time.Duration
+	// MaxMessageBytes, MaxQueuePackets, MaxQueueBytes, WriteTimeout: as the Server's fields.
+	MaxMessageBytes int
+	MaxQueuePackets int
+	MaxQueueBytes   int
+	WriteTimeout    time.Duration
 	// HTTPHeader is sent with the upgrade request (handshake_headers).
 	HTTPHeader http.Header
 	// Subprotocols are offered in the upgrade request (supported_protocols).
@@ -75,7 +75,7 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 	if err != nil {
 		return nil, fmt.Errorf("multiplayer: dial %s: %w", url, err)
 	}
-	conn.SetReadLimit(int64(orDefault(opts.MaxPacketSize, DefaultMaxPacketSize)))
+	conn.SetReadLimit(int64(limit(opts.MaxMessageBytes, DefaultMaxMessageBytes)))
 	_, msg, err := conn.Read(ctx)
 	if err != nil {
 		conn.CloseNow()
@@ -90,10 +90,6 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 	if logger == nil {
 		logger = slog.Default()
 	}
-	timeout := opts.AuthTimeout
-	if timeout == 0 {
-		timeout = DefaultAuthTimeout
-	}
 	h := hooks{auth: opts.Auth, onDisconnect: opts.OnDisconnect, onAuthFail: opts.OnAuthFailed,
 		onBytes: opts.OnBytes, onError: opts.OnError, trace: opts.Trace, log: logger}
 	h.onConnect = func(p *Peer) {
@@ -104,13 +100,13 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 			opts.OnConnect(p)
 		}
 	}
-	if c.sc, err = newScene(c.id, !opts.NoRelay, opts.Nodes, h, max(timeout, 0), opts.Encoding); err != nil {
+	if c.sc, err = newScene(c.id, !opts.NoRelay, opts.Nodes, h, timeout(opts.AuthTimeout, DefaultAuthTimeout), opts.Encoding); err != nil {
 		conn.CloseNow()
 		return nil, err
 	}
-	c.sc.maxPacket = orDefault(opts.MaxPacketSize, DefaultMaxPacketSize)
-	c.tr = newWSTransport(conn, orDefault(opts.QueueSize, DefaultQueueSize), int64(orDefault(opts.QueueBytes, DefaultQueueBytes)),
-		orDefault(opts.WriteTimeout, DefaultWriteTimeout))
+	c.sc.maxPacket = limit(opts.MaxMessageBytes, DefaultMaxMessageBytes)
+	c.tr = newWSTransport(conn, limit(opts.MaxQueuePackets, DefaultMaxQueuePackets), limit(opts.MaxQueueBytes, DefaultMaxQueueBytes),
+		timeout(opts.WriteTimeout, DefaultWriteTimeout))
 	c.server = c.sc.newPeer(1, c.tr)
 	c.sc.server = c.server
 	c.sc.mu.Lock()

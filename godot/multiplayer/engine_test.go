@@ -172,7 +172,7 @@ func TestEngineRPCArguments(t *testing.T) {
 // maskVariant zeroes the uninitialised bytes of a plain Variant.
 func maskVariant(b []byte) []byte {
 	out := bytes.Clone(b)
-	ranges, _ := godot.DecOptions{}.UninitializedBytes(b)
+	ranges, _ := godot.DecodeMode{}.UninitializedBytes(b)
 	for _, r := range ranges {
 		clear(out[r[0]:r[1]])
 	}

@@ -28,7 +28,7 @@ func (e *explainer) add(off, n, depth int, kind, format string, args ...any) {
 
 func (e *explainer) packet(p []byte, base, depth int) error {
 	if len(p) == 0 {
-		return perr(0, base, ErrShortPacket, "empty packet")
+		return perr(0, base, ErrTruncated, "empty packet")
 	}
 	cmd := Command(p[0] & cmdMask)
 	switch cmd {
@@ -57,7 +57,7 @@ func (e *explainer) packet(p []byte, base, depth int) error {
 	case CmdRaw:
 		e.add(base, 1, depth, "u8", "command %#02x: RAW (send_bytes)", p[0])
 		if len(p) < 2 {
-			return perr(CmdRaw, base+1, ErrShortPacket, "no payload")
+			return perr(CmdRaw, base+1, ErrTruncated, "no payload")
 		}
 		e.add(base+1, len(p)-1, depth, "bytes", "payload, %d bytes (peer_packet)", len(p)-1)
 		return nil
@@ -66,7 +66,7 @@ func (e *explainer) packet(p []byte, base, depth int) error {
 	case CmdDespawn:
 		e.add(base, 1, depth, "u8", "command %#02x: DESPAWN", p[0])
 		if len(p) < 5 {
-			return perr(CmdDespawn, base+len(p), ErrShortPacket, "need 5 bytes")
+			return perr(CmdDespawn, base+len(p), ErrTruncated, "need 5 bytes")
 		}
 		e.add(base+1, 4, depth, "u32", "net id %d of the node to free", binary.LittleEndian.Uint32(p[1:]))
 		return nil
@@ -195,7 +195,7 @@ func (e *explainer) variants(cmd Command, p []byte, base, depth int, what string
 func (e *explainer) spawn(p []byte, base, depth int) error {
 	e.add(base, 1, depth, "u8", "command %#02x: SPAWN (MultiplayerSpawner)", p[0])
 	if len(p) < 18 {
-		return perr(CmdSpawn, base+len(p), ErrShortPacket, "%d bytes, need 18", len(p))
+		return perr(CmdSpawn, base+len(p), ErrTruncated, "%d bytes, need 18", len(p))
 	}
 	sceneID := p[1]
 	if sceneID == 0xff {
@@ -211,26 +211,26 @@ func (e *explainer) spawn(p []byte, base, depth int) error {
 	e.add(base+14, 4, depth, "u32", "node name length %d, NUL included", l)
 	off := 18
 	if s < 0 || s > (len(p)-off)/4 {
-		return perr(CmdSpawn, base+10, ErrShortPacket, "%d synchronizer ids do not fit", s)
+		return perr(CmdSpawn, base+10, ErrTruncated, "%d synchronizer ids do not fit", s)
 	}
 	for i := 0; i < s; i++ {
 		e.add(base+off, 4, depth, "u32", "synchronizer %d net id %d", i, binary.LittleEndian.Uint32(p[off:]))
 		off += 4
 	}
 	if l < 1 || l > len(p)-off {
-		return perr(CmdSpawn, base+14, ErrShortPacket, "name of %d bytes does not fit", l)
+		return perr(CmdSpawn, base+14, ErrTruncated, "name of %d bytes does not fit", l)
 	}
 	e.add(base+off, l, depth, "utf8", "node name %q", cstring(p[off:off+l]))
 	off += l
 	if sceneID == 0xff {
 		if len(p)-off < 4 {
-			return perr(CmdSpawn, base+off, ErrShortPacket, "custom spawn argument size")
+			return perr(CmdSpawn, base+off, ErrTruncated, "custom spawn argument size")
 		}
 		a := int(binary.LittleEndian.Uint32(p[off:]))
 		e.add(base+off, 4, depth, "u32", "custom spawn argument, %d bytes", a)
 		off += 4
 		if a < 0 || a > len(p)-off {
-			return perr(CmdSpawn, base+off-4, ErrShortPacket, "custom spawn argument of %d bytes", a)
+			return perr(CmdSpawn, base+off-4, ErrTruncated, "custom spawn argument of %d bytes", a)
 		}
 		if err := e.variants(CmdSpawn, p[off:off+a], base+off, depth+1, "spawn argument"); err != nil {
 			return err
@@ -245,11 +245,11 @@ func (e *explainer) sync(p []byte, base, depth int) error {
 	if delta {
 		e.add(base, 1, depth, "u8", "command %#02x: SYNC, delta (bit 4): ON_CHANGE properties", p[0])
 		if len(p) < 11 { // the receiver checks this before telling the forms apart
-			return perr(CmdSync, base+len(p), ErrShortPacket, "%d bytes, need 11", len(p))
+			return perr(CmdSync, base+len(p), ErrTruncated, "%d bytes, need 11", len(p))
 		}
 		for off := 1; off < len(p); {
 			if len(p)-off < 16 {
-				return perr(CmdSync, base+off, ErrShortPacket, "delta entry header")
+				return perr(CmdSync, base+off, ErrTruncated, "delta entry header")
 			}
 			e.add(base+off, 4, depth, "u32", "net id %s", netID(binary.LittleEndian.Uint32(p[off:])))
 			e.add(base+off+4, 8, depth, "u64", "changed mask %#x", binary.LittleEndian.Uint64(p[off+4:]))
@@ -257,7 +257,7 @@ func (e *explainer) sync(p []byte, base, depth int) error {
 			e.add(base+off+12, 4, depth, "u32", "state size %d", size)
 			off += 16
 			if size < 0 || size > len(p)-off {
-				return perr(CmdSync, base+off-4, ErrShortPacket, "state of %d bytes", size)
+				return perr(CmdSync, base+off-4, ErrTruncated, "state of %d bytes", size)
 			}
 			if err := e.variants(CmdSync, p[off:off+size], base+off, depth+1, "changed property"); err != nil {
 				return err
@@ -268,19 +268,19 @@ func (e *explainer) sync(p []byte, base, depth int) error {
 	}
 	e.add(base, 1, depth, "u8", "command %#02x: SYNC (ALWAYS properties)", p[0])
 	if len(p) < 11 {
-		return perr(CmdSync, base+len(p), ErrShortPacket, "%d bytes, need 11", len(p))
+		return perr(CmdSync, base+len(p), ErrTruncated, "%d bytes, need 11", len(p))
 	}
 	e.add(base+1, 2, depth, "u16", "sync time %d", binary.LittleEndian.Uint16(p[1:]))
 	for off := 3; off < len(p); {
 		if len(p)-off < 8 {
-			return perr(CmdSync, base+off, ErrShortPacket, "entry header")
+			return perr(CmdSync, base+off, ErrTruncated, "entry header")
 		}
 		e.add(base+off, 4, depth, "u32", "net id %s", netID(binary.LittleEndian.Uint32(p[off:])))
 		size := int(binary.LittleEndian.Uint32(p[off+4:]))
 		e.add(base+off+4, 4, depth, "u32", "state size %d", size)
 		off += 8
 		if size < 0 || size > len(p)-off {
-			return perr(CmdSync, base+off-4, ErrShortPacket, "state of %d bytes", size)
+			return perr(CmdSync, base+off-4, ErrTruncated, "state of %d bytes", size)
 		}
 		if err := e.variants(CmdSync, p[off:off+size], base+off, depth+1, "property"); err != nil {
 			return err
@@ -300,7 +300,7 @@ func netID(id uint32) string {
 func (e *explainer) sys(p []byte, base, depth int) error {
 	e.add(base, 1, depth, "u8", "command %#02x: SYS", p[0])
 	if len(p) < 2 {
-		return perr(CmdSys, base+1, ErrShortPacket, "no SYS command")
+		return perr(CmdSys, base+1, ErrTruncated, "no SYS command")
 	}
 	sub := SysCommand(p[1])
 	if sub == SysAuth {
@@ -313,7 +313,7 @@ func (e *explainer) sys(p []byte, base, depth int) error {
 		return nil
 	}
 	if len(p) < sysCmdSize {
-		return perr(CmdSys, base+len(p), ErrShortPacket, "%d bytes, need 6", len(p))
+		return perr(CmdSys, base+len(p), ErrTruncated, "%d bytes, need 6", len(p))
 	}
 	id := int32(binary.LittleEndian.Uint32(p[2:]))
 	switch sub {
@@ -327,7 +327,7 @@ func (e *explainer) sys(p []byte, base, depth int) error {
 		e.add(base+1, 1, depth, "u8", "RELAY")
 		e.add(base+2, 4, depth, "int32", "peer %d: the destination (client to server; 0 all, -n all but n) or the source (server to client)", id)
 		if len(p) < sysCmdSize+1 {
-			return perr(CmdSys, base+len(p), ErrShortPacket, "RELAY without a packet")
+			return perr(CmdSys, base+len(p), ErrTruncated, "RELAY without a packet")
 		}
 		e.add(base+6, 0, depth, "", "relayed packet, %d bytes:", len(p)-6)
 		return e.packet(p[6:], base+6, depth+1)

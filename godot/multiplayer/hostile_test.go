@@ -108,9 +108,9 @@ func TestHostilePackets(t *testing.T) {
 		pkt  []byte
 		want error
 	}{
-		{"empty", []byte{}, ErrShortPacket},
-		{"garbage", []byte{0xff, 0xfe, 0xfd}, ErrShortPacket},
-		{"short RPC", []byte{0x20, 1}, ErrShortPacket},
+		{"empty", []byte{}, ErrTruncated},
+		{"garbage", []byte{0xff, 0xfe, 0xfd}, ErrTruncated},
+		{"short RPC", []byte{0x20, 1}, ErrTruncated},
 		{"path offset past the end", []byte{0x20, 0xff, 0xff, 0, 0x80, 0}, ErrBadPacket},
 		{"unknown cache id", []byte{0x00, 99, 0, 1, 2, 0}, ErrUnknownCacheID},
 		{"unknown node", mustRC(AppendRemoteCall(nil, 0, true, 0, "Nope", []any{"x"})), ErrUnknownNode},
@@ -118,23 +118,23 @@ func TestHostilePackets(t *testing.T) {
 		{"wrong argument type", mustRC(AppendRemoteCall(nil, 0, true, 0, "Main", []any{5})), ErrArgs},
 		{"unknown variant type", []byte{0x20, 8, 0, 0, 0x80, 0, 1, 0x3f, 'M', 'a', 'i', 'n', 0}, ErrBadVariant},
 		{"deep variant", deep, ErrBadVariant},
-		{"argument count beyond the bytes", hugeArgc, ErrShortPacket},
+		{"argument count beyond the bytes", hugeArgc, ErrTruncated},
 		{"255 arguments for one parameter", manyArgs, ErrArgs},
-		{"short SIMPLIFY_PATH", []byte{1, 2, 3}, ErrShortPacket},
+		{"short SIMPLIFY_PATH", []byte{1, 2, 3}, ErrTruncated},
 		{"SIMPLIFY_PATH of an unknown node", AppendSimplifyPath(nil, n.Checksum(), 5, "Nope"), ErrUnknownNode},
 		{"bad checksum", AppendSimplifyPath(nil, strings.Repeat("0", 32), 6, "Main"), ErrChecksum},
 		{"duplicate cache id", AppendSimplifyPath(nil, n.Checksum(), 6, "Main"), ErrDuplicateCacheID},
 		{"CONFIRM_PATH of 5 bytes", []byte{2, 1, 1, 0, 0}, ErrBadPacket},
 		{"CONFIRM_PATH never sent", []byte{2, 1, 1, 0, 0, 0}, nil}, // no node has id 1 yet: ignored
-		{"short RAW", []byte{3}, ErrShortPacket},
+		{"short RAW", []byte{3}, ErrTruncated},
 		{"ADD_PEER from a client", AppendSys(nil, SysAddPeer, 5, nil), ErrNotFromServer},
-		{"short SYS", []byte{7, 1, 0}, ErrShortPacket},
+		{"short SYS", []byte{7, 1, 0}, ErrTruncated},
 		{"unknown SYS", []byte{7, 9, 0, 0, 0, 0}, ErrBadPacket},
 		{"RELAY to the server", AppendSys(nil, SysRelay, 1, []byte{3, 1}), ErrBadPacket},
-		{"RELAY without a packet", AppendSys(nil, SysRelay, 0, nil), ErrShortPacket},
+		{"RELAY without a packet", AppendSys(nil, SysRelay, 0, nil), ErrTruncated},
 		{"AUTH data after authentication", []byte{7, 0, 1}, ErrBadPacket},
 		{"SPAWN", []byte{4, 0, 0}, ErrReplication},
-		{"RELAY of garbage to everyone", AppendSys(nil, SysRelay, 0, []byte{0x20}), ErrShortPacket},
+		{"RELAY of garbage to everyone", AppendSys(nil, SysRelay, 0, []byte{0x20}), ErrTruncated},
 	} {
 		bad.send(t, tc.pkt)
 		// A good call after each bad packet proves the server still serves both peers.
@@ -213,7 +213,7 @@ func TestHostileSlowReader(t *testing.T) {
 	before := runtime.NumGoroutine()
 	n := MustNode("Main", RPC{Name: "hello", Mode: ModeAnyPeer})
 	gone := make(chan int32, 4)
-	s := &Server{Nodes: []*Node{n}, QueueBytes: 1 << 20, OnDisconnect: func(p *Peer) { gone <- p.ID() }}
+	s := &Server{Nodes: []*Node{n}, MaxQueueBytes: 1 << 20, OnDisconnect: func(p *Peer) { gone <- p.ID() }}
 	url := testServer(t, s)
 	slow := dialRaw(t, url) // never reads
 	got := make(chan int, 1)
@@ -230,7 +230,7 @@ func TestHostileSlowReader(t *testing.T) {
 	if id := wait(t, gone); id != slow.id {
 		t.Fatalf("peer %d left", id)
 	}
-	if peak := tr.peakQueued.Load(); peak > 1<<20 {
+	if peak := tr.peak(); peak > 1<<20 {
 		t.Fatalf("%d bytes queued, bound 1 MiB", peak)
 	}
 	if err := s.SendBytes(good.ID(), []byte{1, 2, 3}); err != nil {

@@ -245,7 +245,7 @@ func (m *method) bind() error {
 
 // call decodes the arguments into the handler's parameters and calls it. An argument count
 // that differs from the handler's fails, as the engine's call does ("RPC - …").
-func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecOptions) error {
+func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
 	if !m.fn.IsValid() {
 		return nil
 	}

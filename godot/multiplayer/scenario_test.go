@@ -323,7 +323,7 @@ func maskPacket(p []byte) []byte {
 	off := rc.ArgsOffset
 	for _, part := range parts {
 		if t := godot.Type(part[0] & 0x3f); t != godot.TypeBool && t != godot.TypeInt {
-			ranges, _ := godot.DecOptions{}.UninitializedBytes(part)
+			ranges, _ := godot.DecodeMode{}.UninitializedBytes(part)
 			for _, r := range ranges {
 				clear(out[off+r[0] : off+r[1]])
 			}

@@ -36,7 +36,7 @@ type scene struct {
 	self        int32
 	relay       bool
 	encoding    Encoding
-	dec         godot.DecOptions
+	dec         godot.DecodeMode
 	nodes       map[string]*Node
 	authTimeout time.Duration
 	maxPacket   int // the largest message sent (the other end's inbound buffer)
@@ -60,7 +60,7 @@ func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.D
 	if sc.log == nil {
 		sc.log = slog.New(slog.DiscardHandler)
 	}
-	sc.maxPacket = DefaultMaxPacketSize
+	sc.maxPacket = DefaultMaxMessageBytes
 	return sc, nil
 }
 
@@ -290,7 +290,7 @@ func (sc *scene) receive(p *Peer, pkt []byte) {
 
 func (sc *scene) receive1(p *Peer, pkt []byte) error {
 	if len(pkt) == 0 {
-		return perr(0, 0, ErrShortPacket, "empty message")
+		return perr(0, 0, ErrTruncated, "empty message")
 	}
 	cmd := Command(pkt[0] & cmdMask)
 	sc.mu.Lock()
@@ -339,7 +339,7 @@ func (sc *scene) receive1(p *Peer, pkt []byte) error {
 func (sc *scene) processSys(p *Peer, pkt []byte) error {
 	if len(pkt) < sysCmdSize {
 		sc.mu.Unlock()
-		return perr(CmdSys, len(pkt), ErrShortPacket, "%d bytes, need 6", len(pkt))
+		return perr(CmdSys, len(pkt), ErrTruncated, "%d bytes, need 6", len(pkt))
 	}
 	sub := SysCommand(pkt[1])
 	id := int32(binary.LittleEndian.Uint32(pkt[2:]))
@@ -370,7 +370,7 @@ func (sc *scene) processSys(p *Peer, pkt []byte) error {
 	case SysRelay:
 		if len(pkt) < sysCmdSize+1 {
 			sc.mu.Unlock()
-			return perr(CmdSys, len(pkt), ErrShortPacket, "RELAY without a packet")
+			return perr(CmdSys, len(pkt), ErrTruncated, "RELAY without a packet")
 		}
 		inner := pkt[sysCmdSize:]
 		if sc.self != 1 { // client: the server forwards another peer's packet
@@ -425,7 +425,7 @@ func (sc *scene) processSys(p *Peer, pkt []byte) error {
 // processPacket handles the path cache, REMOTE_CALL and RAW (_process_packet).
 func (sc *scene) processPacket(p *Peer, pkt []byte) error {
 	if len(pkt) == 0 {
-		return perr(0, 0, ErrShortPacket, "")
+		return perr(0, 0, ErrTruncated, "")
 	}
 	switch cmd := Command(pkt[0] & cmdMask); cmd {
 	case CmdSimplifyPath:
@@ -436,7 +436,7 @@ func (sc *scene) processPacket(p *Peer, pkt []byte) error {
 		return sc.processRPC(p, pkt)
 	case CmdRaw:
 		if len(pkt) < 2 {
-			return perr(CmdRaw, 1, ErrShortPacket, "no payload")
+			return perr(CmdRaw, 1, ErrTruncated, "no payload")
 		}
 		if sc.onBytes != nil {
 			sc.onBytes(p, append([]byte(nil), pkt[1:]...))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -16,34 +17,45 @@ import (
 
 // Defaults of the Server's and Client's limits.
 const (
-	// DefaultMaxPacketSize is the largest message a Godot 4 WebSocket peer sends or accepts with
+	// DefaultMaxMessageBytes is the largest message a Godot 4 WebSocket peer sends or accepts with
 	// its default buffers (inbound_buffer_size = outbound_buffer_size = 65535).
-	DefaultMaxPacketSize = 65535
-	// DefaultMaxPeers bounds the connected clients.
-	DefaultMaxPeers = 4096
+	DefaultMaxMessageBytes = 65535
+	// DefaultMaxConns bounds the connections (upgraded or being authenticated).
+	DefaultMaxConns = 4096
+	// DefaultMaxConnsPerIP bounds the connections from one source address.
+	DefaultMaxConnsPerIP = 64
 	// DefaultAuthTimeout is SceneMultiplayer's default auth_timeout.
 	DefaultAuthTimeout = 3 * time.Second
-	// DefaultQueueSize is the per-peer outgoing queue, in packets (the engine's
+	// DefaultMaxQueuePackets is the per-peer outgoing queue, in packets (the engine's
 	// max_queued_packets).
-	DefaultQueueSize = 4096
-	// DefaultQueueBytes bounds the bytes in a peer's outgoing queue.
-	DefaultQueueBytes = 4 << 20
+	DefaultMaxQueuePackets = 4096
+	// DefaultMaxQueueBytes bounds the bytes in a peer's outgoing queue.
+	DefaultMaxQueueBytes = 4 << 20
 	// DefaultWriteTimeout bounds the time one message may take to write.
 	DefaultWriteTimeout = 10 * time.Second
 )
 
-// ErrServerClosed is returned by the Server's RPC and SendBytes methods after Shutdown, and by
-// a second Shutdown.
+// NoLimit, as the value of a limit or timeout, means none.
+const NoLimit = -1
+
+// ErrServerClosed is returned by the Server's Serve, ListenAndServe, RPC and SendBytes methods
+// after Shutdown or Close, and by a second Shutdown.
 var ErrServerClosed = errors.New("multiplayer: server closed")
 
 // Server is a Godot 4 multiplayer server: the peer 1 that Godot clients with a
-// WebSocketMultiplayerPeer and the default SceneMultiplayer connect to. It is an http.Handler:
-// mount it at the path the clients' URL names. Set its fields before the first request and do
-// not change them afterwards; the zero value (with Nodes) is ready to use.
+// WebSocketMultiplayerPeer and the default SceneMultiplayer connect to. It serves as
+// net/http.Server does (ListenAndServe, Serve, Shutdown, Close), and it is also an http.Handler
+// that can be mounted at the path the clients' URL names on another server. Set its fields
+// before the first request and do not change them afterwards; the zero value (with Nodes) is
+// ready to use. For every limit 0 means its default and NoLimit none; any other negative value
+// is taken as NoLimit.
 //
 // Callbacks and RPC handlers run on the goroutine that reads the calling peer's connection:
 // calls from one peer run in order, calls from different peers concurrently.
 type Server struct {
+	// Addr is the TCP address ListenAndServe listens on; "" means ":8910".
+	Addr string
+
 	// Nodes are the nodes whose RPCs the clients call and the server calls on them.
 	Nodes []*Node
 
@@ -70,7 +82,7 @@ type Server struct {
 	// and Peer.CompleteAuth to accept.
 	Auth func(p *Peer, data []byte)
 	// AuthTimeout is auth_timeout: a peer that has not completed authentication by then is
-	// disconnected (WebSocket Close 1000). 0 means DefaultAuthTimeout; negative disables it.
+	// disconnected (WebSocket Close 1000). 0 means DefaultAuthTimeout; NoLimit disables it.
 	AuthTimeout time.Duration
 	// OnAuthenticating is called when a peer connects and begins authentication
 	// (peer_authenticating).
@@ -92,19 +104,23 @@ type Server struct {
 	// TraceWriter for a JSON Lines log.
 	Trace func(dir string, peer int32, pkt []byte)
 
-	// MaxPacketSize bounds a received message (a longer one closes the connection with 1009,
+	// MaxMessageBytes bounds a received message (a longer one closes the connection with 1009,
 	// as the engine does) and a sent one (a call or SendBytes that would exceed it fails with
 	// ErrTooLarge, since a Godot client would close the connection). 0 means
-	// DefaultMaxPacketSize.
-	MaxPacketSize int
-	// MaxPeers bounds the connections; more are refused with 503. 0 means DefaultMaxPeers.
-	MaxPeers int
-	// QueueSize bounds each peer's outgoing queue in packets; a peer whose queue is full is
-	// dropped (it does not read, so no Close handshake is attempted). 0 means DefaultQueueSize.
-	QueueSize int
-	// QueueBytes bounds the bytes in each peer's outgoing queue, with the same effect. 0 means
-	// DefaultQueueBytes.
-	QueueBytes int
+	// DefaultMaxMessageBytes.
+	MaxMessageBytes int
+	// MaxConns bounds the connections (admitted, authenticating or upgrading); more are
+	// refused with 503. 0 means DefaultMaxConns.
+	MaxConns int
+	// MaxConnsPerIP bounds the connections from one source IP address; more are refused with
+	// 503, so that one host cannot take every slot of MaxConns. 0 means DefaultMaxConnsPerIP.
+	MaxConnsPerIP int
+	// MaxQueuePackets bounds each peer's outgoing queue in packets; a peer whose queue is full is
+	// dropped (it does not read, so no Close handshake is attempted). 0 means DefaultMaxQueuePackets.
+	MaxQueuePackets int
+	// MaxQueueBytes bounds the bytes in each peer's outgoing queue, with the same effect. 0 means
+	// DefaultMaxQueueBytes.
+	MaxQueueBytes int
 	// WriteTimeout bounds the write of one message. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// NewPeerID returns the id for the peer connecting with r; it must be ≥ 2 and unused, or 0
@@ -119,8 +135,10 @@ type Server struct {
 	sc      *scene
 	mu      sync.Mutex
 	conns   map[int32]*serverConn // every connection, admitted or not
+	perIP   map[string]int        // connections by source IP
 	closing bool
 	wg      sync.WaitGroup
+	hs      []*http.Server // the servers Serve runs
 }
 
 type serverConn struct {
@@ -134,26 +152,98 @@ func (s *Server) init() error {
 		if logger == nil {
 			logger = slog.Default()
 		}
-		timeout := s.AuthTimeout
-		if timeout == 0 {
-			timeout = DefaultAuthTimeout
-		}
 		h := hooks{auth: s.Auth, onConnect: s.OnConnect, onDisconnect: s.OnDisconnect, onAuthFail: s.OnAuthFailed,
 			onBytes: s.OnBytes, onError: s.OnError, trace: s.Trace, log: logger}
-		s.sc, s.initErr = newScene(1, !s.NoRelay, s.Nodes, h, max(timeout, 0), s.Encoding)
+		s.sc, s.initErr = newScene(1, !s.NoRelay, s.Nodes, h, timeout(s.AuthTimeout, DefaultAuthTimeout), s.Encoding)
 		if s.sc != nil {
-			s.sc.maxPacket = orDefault(s.MaxPacketSize, DefaultMaxPacketSize)
+			s.sc.maxPacket = limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
 		}
 		s.conns = map[int32]*serverConn{}
+		s.perIP = map[string]int{}
 	})
 	return s.initErr
 }
 
-func orDefault[T ~int | ~int64](v, d T) T {
-	if v <= 0 {
+// timeout returns a timeout's value: d for 0, none (0) for a negative v.
+func timeout(v, d time.Duration) time.Duration {
+	switch {
+	case v == 0:
 		return d
+	case v < 0:
+		return 0
 	}
 	return v
+}
+
+// limit returns a limit's value: d for 0, unbounded (the largest int) for a negative v.
+func limit(v, d int) int {
+	switch {
+	case v == 0:
+		return d
+	case v < 0:
+		return int(^uint(0) >> 1)
+	}
+	return v
+}
+
+// remoteIP is the host part of r.RemoteAddr.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// ListenAndServe listens on s.Addr (":8910" if empty) and serves, as Serve does.
+func (s *Server) ListenAndServe() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	addr := s.Addr
+	if addr == "" {
+		addr = ":8910"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve accepts HTTP connections on l and serves WebSocket upgrades on every path, until
+// Shutdown or Close; then it returns ErrServerClosed. It closes l.
+func (s *Server) Serve(l net.Listener) error {
+	if err := s.init(); err != nil {
+		l.Close()
+		return err
+	}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(s.sc.log.Handler(), slog.LevelDebug)}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		l.Close()
+		return ErrServerClosed
+	}
+	s.hs = append(s.hs, hs)
+	s.mu.Unlock()
+	err := hs.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) {
+		return ErrServerClosed
+	}
+	return err
+}
+
+// Close closes the listeners of Serve and drops every connection at once, without a Close
+// handshake, and waits for the peers' goroutines to end.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.Shutdown(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, ErrServerClosed) {
+		return nil
+	}
+	return err
 }
 
 // ServeHTTP upgrades the request to a WebSocket and serves the peer until it disconnects.
@@ -168,11 +258,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	if len(s.conns) >= orDefault(s.MaxPeers, DefaultMaxPeers) {
+	if len(s.conns) >= limit(s.MaxConns, DefaultMaxConns) {
 		s.mu.Unlock()
 		http.Error(w, "too many peers", http.StatusServiceUnavailable)
 		return
 	}
+	ip := remoteIP(r)
+	if s.perIP[ip] >= limit(s.MaxConnsPerIP, DefaultMaxConnsPerIP) {
+		s.mu.Unlock()
+		http.Error(w, "too many connections from your address", http.StatusServiceUnavailable)
+		return
+	}
+	s.perIP[ip]++
 	id := s.newID(r)
 	s.conns[id] = nil // reserve the id
 	s.wg.Add(1)
@@ -181,6 +278,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	release := func() {
 		s.mu.Lock()
 		delete(s.conns, id)
+		if s.perIP[ip]--; s.perIP[ip] <= 0 {
+			delete(s.perIP, ip)
+		}
 		s.mu.Unlock()
 	}
 
@@ -190,9 +290,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.sc.log.Info("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	c.SetReadLimit(int64(orDefault(s.MaxPacketSize, DefaultMaxPacketSize)))
-	tr := newWSTransport(c, orDefault(s.QueueSize, DefaultQueueSize), int64(orDefault(s.QueueBytes, DefaultQueueBytes)),
-		orDefault(s.WriteTimeout, DefaultWriteTimeout))
+	c.SetReadLimit(int64(limit(s.MaxMessageBytes, DefaultMaxMessageBytes)))
+	tr := newWSTransport(c, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
+		timeout(s.WriteTimeout, DefaultWriteTimeout))
 	sc := s.sc
 	p := sc.newPeer(id, tr)
 
@@ -333,9 +433,10 @@ func (s *Server) Disconnect(id int32) error {
 	return nil
 }
 
-// Shutdown closes every connection with Close 1001 (going away), refuses new ones, and waits
-// until the peers' goroutines have ended or ctx is done; then it drops what is left and returns
-// ctx's error. It does not close the http.Server the handler is mounted on.
+// Shutdown closes the listeners of Serve and every connection with Close 1001 (going away),
+// refuses new ones, and waits until the peers' goroutines have ended or ctx is done; then it
+// drops what is left and returns ctx's error. It does not close an http.Server the handler is
+// mounted on.
 func (s *Server) Shutdown(ctx context.Context) error {
 	if err := s.init(); err != nil {
 		return err
@@ -346,6 +447,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return ErrServerClosed
 	}
 	s.closing = true
+	for _, hs := range s.hs {
+		hs.Close() // the listeners; upgraded connections are hijacked and closed below
+	}
 	conns := make([]*serverConn, 0, len(s.conns))
 	for _, c := range s.conns {
 		if c != nil {

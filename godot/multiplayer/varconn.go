@@ -18,26 +18,26 @@ import (
 // One goroutine may read and another write at the same time.
 type VarConn struct {
 	c    *websocket.Conn
-	enc  godot.EncOptions
-	dec  godot.DecOptions
+	enc  godot.EncodeMode
+	dec  godot.DecodeMode
 	wbuf []byte
 }
 
 // VarOptions configures VarConns.
 type VarOptions struct {
-	// Enc and Dec are the Variant encoding and decoding options (Godot 4, no full objects,
+	// Enc and Dec are the Variant encoding and decoding modes (Godot 4, no full objects,
 	// by default).
-	Enc godot.EncOptions
-	Dec godot.DecOptions
-	// MaxMessageSize bounds a received message; a longer one closes the connection (1009).
-	// 0 means DefaultMaxPacketSize, a Godot WebSocketPeer's default inbound buffer.
-	MaxMessageSize int
+	Enc godot.EncodeMode
+	Dec godot.DecodeMode
+	// MaxMessageBytes bounds a received message; a longer one closes the connection (1009).
+	// 0 means DefaultMaxMessageBytes, a Godot WebSocketPeer's default inbound buffer.
+	MaxMessageBytes int
 	// OriginPatterns: as Server.OriginPatterns.
 	OriginPatterns []string
 }
 
 func (o *VarOptions) conn(c *websocket.Conn) *VarConn {
-	c.SetReadLimit(int64(orDefault(o.MaxMessageSize, DefaultMaxPacketSize)))
+	c.SetReadLimit(int64(limit(o.MaxMessageBytes, DefaultMaxMessageBytes)))
 	return &VarConn{c: c, enc: o.Enc, dec: o.Dec}
 }
 

@@ -73,9 +73,9 @@ const (
 // Packet errors. Every error from parsing or processing a packet is a *PacketError that wraps
 // one of these, testable with errors.Is.
 var (
-	// ErrShortPacket: the packet ends before a field it must hold (the engine's "Invalid packet
+	// ErrTruncated: the packet ends before a field it must hold (the engine's "Invalid packet
 	// received. Size too small.").
-	ErrShortPacket = errors.New("packet too short")
+	ErrTruncated = errors.New("packet too short")
 	// ErrBadPacket: a field holds a value the engine refuses (a CONFIRM_PATH that is not 6 bytes,
 	// a path offset past the end, an unknown SYS command, an empty message …).
 	ErrBadPacket = errors.New("malformed packet")
@@ -111,7 +111,7 @@ var (
 	// of ending the server.
 	ErrHandlerPanic = errors.New("RPC handler panicked")
 	// ErrTooLarge: a packet exceeds a size limit (received: the path-cache bound; sent: the
-	// MaxPacketSize that the other end accepts).
+	// MaxMessageBytes that the other end accepts).
 	ErrTooLarge = errors.New("packet too large")
 )
 
@@ -177,12 +177,14 @@ type Encoding struct {
 	DoublePrecision bool
 }
 
-func (e Encoding) encOptions() godot.EncOptions {
-	return godot.EncOptions{DoublePrecision: e.DoublePrecision}
+func (e Encoding) encOptions() godot.EncodeMode {
+	m, _ := godot.EncodeOptions{DoublePrecision: e.DoublePrecision}.EncodeMode() // valid options: no error
+	return m
 }
 
-func (e Encoding) decOptions() godot.DecOptions {
-	return godot.DecOptions{MaxElements: 1 << 16, AllowObjects: e.AllowObjectDecoding}
+func (e Encoding) decOptions() godot.DecodeMode {
+	m, _ := godot.DecodeOptions{MaxElements: 1 << 16, AllowObjects: e.AllowObjectDecoding}.DecodeMode() // valid options: no error
+	return m
 }
 
 // AppendCompressed is the package's AppendCompressed with e's settings.
@@ -231,7 +233,7 @@ var argDecOptions = Encoding{}.decOptions()
 // compressedLen returns the length of the compressed variant at the start of data.
 func compressedLen(data []byte) (int, error) { return compressedLenOpts(data, argDecOptions) }
 
-func compressedLenOpts(data []byte, dec godot.DecOptions) (int, error) {
+func compressedLenOpts(data []byte, dec godot.DecodeMode) (int, error) {
 	if len(data) < 1 {
 		return 0, godot.ErrTruncated
 	}
@@ -339,7 +341,7 @@ func fixedVariantLen(data []byte) (n int, ok bool) {
 
 // DecodeCompressed decodes one compressed variant from the start of data, as
 // MultiplayerAPI::decode_and_decompress_variant does, and returns it (in the types of
-// godot.DecOptions.Decode) with the number of bytes it took. Full objects are refused, as the
+// godot.DecodeMode.Decode) with the number of bytes it took. Full objects are refused, as the
 // engine's default allow_object_decoding = false does.
 func DecodeCompressed(data []byte) (v any, n int, err error) {
 	return Encoding{}.DecodeCompressed(data)
@@ -476,7 +478,7 @@ func ParseRemoteCall(p []byte) (RemoteCall, error) {
 	rc.BytesOnly = meta&bytesOrNoArg != 0
 	off := 1
 	if len(p) < off+rc.NodeIDSize+rc.MethodIDSize {
-		return rc, perr(CmdRemoteCall, len(p), ErrShortPacket, "")
+		return rc, perr(CmdRemoteCall, len(p), ErrTruncated, "")
 	}
 	switch rc.NodeIDSize {
 	case 1:
@@ -515,7 +517,7 @@ func ParseRemoteCall(p []byte) (RemoteCall, error) {
 		return rc, nil
 	}
 	if off >= end {
-		return rc, perr(CmdRemoteCall, off, ErrShortPacket, "no argument count")
+		return rc, perr(CmdRemoteCall, off, ErrTruncated, "no argument count")
 	}
 	rc.Argc = int(p[off])
 	off++
@@ -539,7 +541,7 @@ func (rc *RemoteCall) splitArgs(dst [][]byte) ([][]byte, error) {
 	return rc.splitArgsOpts(dst, argDecOptions)
 }
 
-func (rc *RemoteCall) splitArgsOpts(dst [][]byte, dec godot.DecOptions) ([][]byte, error) {
+func (rc *RemoteCall) splitArgsOpts(dst [][]byte, dec godot.DecodeMode) ([][]byte, error) {
 	if rc.BytesOnly {
 		if rc.Argc == 1 {
 			dst = append(dst, rc.Args)
@@ -549,7 +551,7 @@ func (rc *RemoteCall) splitArgsOpts(dst [][]byte, dec godot.DecOptions) ([][]byt
 	off := 0
 	for i := 0; i < rc.Argc; i++ {
 		if off >= len(rc.Args) {
-			return dst, perr(CmdRemoteCall, rc.ArgsOffset+off, ErrShortPacket, "argument %d of %d missing", i, rc.Argc)
+			return dst, perr(CmdRemoteCall, rc.ArgsOffset+off, ErrTruncated, "argument %d of %d missing", i, rc.Argc)
 		}
 		n, err := compressedLenOpts(rc.Args[off:], dec)
 		if err != nil {
@@ -668,7 +670,7 @@ type SimplifyPath struct {
 // does: at least 38 bytes, the path up to the first NUL or the end.
 func ParseSimplifyPath(p []byte) (SimplifyPath, error) {
 	if len(p) < simplifyHead {
-		return SimplifyPath{}, perr(CmdSimplifyPath, len(p), ErrShortPacket, "%d bytes, need %d", len(p), simplifyHead)
+		return SimplifyPath{}, perr(CmdSimplifyPath, len(p), ErrTruncated, "%d bytes, need %d", len(p), simplifyHead)
 	}
 	return SimplifyPath{
 		Checksum: cstring(p[1 : 1+checksumLen]),

@@ -59,7 +59,7 @@ type Client struct {
 	err     error // non-nil once the client is closed
 
 	callTimeout time.Duration // 0: none
-	decodeOpts  bitproto.DecodeOptions
+	decodeOpts  bitproto.DecodeMode
 	strict      bool
 
 	bufs       bufCache
@@ -109,9 +109,9 @@ type ClientOptions struct {
 	// not read) is not sent: Call, Go, Notify and Send return an error wrapping ErrQueueFull,
 	// and the client stays open. A message alone in the queue is always taken.
 	MaxQueueBytes int
-	// DecodeOptions are the bitproto options that Call and Pending.Wait decode response
-	// bodies with (default: bitproto's defaults).
-	DecodeOptions bitproto.DecodeOptions
+	// DecodeMode is the bitproto mode that Call and Pending.Wait decode response bodies with
+	// (default: bitproto's defaults).
+	DecodeMode bitproto.DecodeMode
 	// Strict decodes response bodies (Call, Pending.Wait) with gsf.RawBody.DecodeStrict: a
 	// body that leaves bits over after the response type, or reads past the payload, fails the
 	// call with an error wrapping gsf.ErrTrailingBits or gsf.ErrBodyOverrun. The default, like
@@ -182,7 +182,7 @@ func newClient(conn net.Conn, cfg *ClientOptions) *Client {
 		pending:     make(map[int32]*call),
 		stop:        make(chan struct{}),
 		callTimeout: limit(cfg.CallTimeout, DefaultCallTimeout),
-		decodeOpts:  cfg.DecodeOptions,
+		decodeOpts:  cfg.DecodeMode,
 		strict:      cfg.Strict,
 	}
 	if c.log == nil {
@@ -191,9 +191,9 @@ func newClient(conn net.Conn, cfg *ClientOptions) *Client {
 	c.rd = clientReader{c: c, readTimeout: limit(cfg.ReadTimeout, DefaultClientReadTimeout),
 		idleTimeout: limit(cfg.IdleTimeout, DefaultClientIdleTimeout)}
 	c.fr = gsf.NewFrameReader(&c.rd)
-	c.fr.MaxFrameSize = limit(cfg.MaxMessageBytes, DefaultClientMaxMessageBytes)
-	if c.fr.MaxFrameSize == 0 {
-		c.fr.MaxFrameSize = gsf.MaxFrameLength
+	c.fr.MaxMessageBytes = limit(cfg.MaxMessageBytes, DefaultClientMaxMessageBytes)
+	if c.fr.MaxMessageBytes == 0 {
+		c.fr.MaxMessageBytes = gsf.MaxFrameLength
 	}
 	queue := limit(cfg.MaxQueueBytes, DefaultClientMaxQueueBytes)
 	if queue == 0 {

@@ -49,7 +49,7 @@
 // being received grow with the bytes that arrive, and beyond 4 KiB per connection they share
 // MaxBufferedBytes (64 MiB): clients that send the first part of large frames and then nothing
 // cannot make the server hold more. A handler's context has a deadline (HandlerTimeout), and
-// typed handlers decode with Server.DecodeOptions. MaxConnsPerIP and AcceptRate are there for
+// typed handlers decode with Server.DecodeMode. MaxConnsPerIP and AcceptRate are there for
 // operators who need them, off by default. Refused connections and protocol errors are counted
 // (Server.Refusals) and logged at most once a second per reason.
 //

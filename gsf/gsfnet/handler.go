@@ -205,9 +205,9 @@ func (m *Mux) ServeGSF(ctx context.Context, r *Request) (any, error) {
 func Typed[Req, Resp any](f func(ctx context.Context, s *Session, req *Req) (*Resp, error)) Handler {
 	return HandlerFunc(func(ctx context.Context, r *Request) (any, error) {
 		req := new(Req)
-		var opts bitproto.DecodeOptions
+		var opts bitproto.DecodeMode
 		if r.Session != nil {
-			opts = r.Session.srv.DecodeOptions
+			opts = r.Session.srv.DecodeMode
 		}
 		if err := r.Body.DecodeWith(opts, req); err != nil {
 			return nil, &Error{ResultCode: gsf.ResultSerialize, AppCode: gsf.AppInput,

@@ -119,7 +119,7 @@ func TestHandlerTimeout(t *testing.T) {
 // TestServerDecodeOptions checks that typed handlers decode with the server's options.
 func TestServerDecodeOptions(t *testing.T) {
 	checkLeaks(t)
-	e := newEnv(t, func(s *Server) { s.DecodeOptions = bitproto.DecodeOptions{MaxAlloc: 32} })
+	e := newEnv(t, func(s *Server) { s.DecodeMode, _ = bitproto.DecodeOptions{MaxAllocBytes: 32}.DecodeMode() })
 	c := e.dial(nil)
 	e.echo(c, "short enough")
 	err := c.Call(ctxTimeout(t, 5*time.Second), gsf.SvcUserServer, msgEcho, &Echo{Text: strings.Repeat("x", 100)}, nil)
@@ -128,7 +128,11 @@ func TestServerDecodeOptions(t *testing.T) {
 		t.Errorf("a body beyond MaxAlloc: %v, want a SERIALIZE error", err)
 	}
 	// The client's options for response bodies.
-	c2 := e.dial(&ClientOptions{DecodeOptions: bitproto.DecodeOptions{MaxAlloc: 8}})
+	mode8, err := bitproto.DecodeOptions{MaxAllocBytes: 8}.DecodeMode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := e.dial(&ClientOptions{DecodeMode: mode8})
 	err = c2.Call(ctxTimeout(t, 5*time.Second), gsf.SvcUserServer, msgEcho, &Echo{Text: "longer than 8"}, &Echo{})
 	if !errors.Is(err, bitproto.ErrAllocLimit) {
 		t.Errorf("a response body beyond the client's MaxAlloc: %v, want ErrAllocLimit", err)

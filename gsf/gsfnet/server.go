@@ -161,9 +161,9 @@ type Server struct {
 	// HandlerTimeout after the message was read (default DefaultHandlerTimeout). A handler
 	// that does not heed its context still holds its in-flight slot until it returns.
 	HandlerTimeout time.Duration
-	// DecodeOptions are the bitproto options that typed handlers (Typed, Handle) decode
-	// request bodies with; the zero value uses bitproto's defaults.
-	DecodeOptions bitproto.DecodeOptions
+	// DecodeMode is the bitproto mode that typed handlers (Typed, Handle) decode request
+	// bodies with; the zero value uses bitproto's defaults.
+	DecodeMode bitproto.DecodeMode
 	// UnknownPolicy says how to answer messages that no handler takes (default UnknownIgnore,
 	// as the reference does).
 	UnknownPolicy UnknownPolicy
@@ -360,9 +360,9 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	s.out = newSender(c, limit(srv.WriteTimeout, DefaultWriteTimeout), queue, s.releaseSlots,
 		func(err error) { s.closeWith(fmt.Errorf("gsfnet: write: %w", err)) })
 	s.fr = gsf.NewFrameReader((*connReader)(s))
-	s.fr.MaxFrameSize = limit(srv.MaxMessageBytes, DefaultMaxMessageBytes)
-	if s.fr.MaxFrameSize == 0 {
-		s.fr.MaxFrameSize = gsf.MaxFrameLength
+	s.fr.MaxMessageBytes = limit(srv.MaxMessageBytes, DefaultMaxMessageBytes)
+	if s.fr.MaxMessageBytes == 0 {
+		s.fr.MaxMessageBytes = gsf.MaxFrameLength
 	}
 	if srv.budget == nil {
 		if b := limit(srv.MaxBufferedBytes, DefaultMaxBufferedBytes); b > 0 {
@@ -559,7 +559,7 @@ func (s *Session) callHook(f func()) (err error) {
 func isProtocolError(err error) bool {
 	var fe *gsf.FrameError
 	if errors.As(err, &fe) {
-		return errors.Is(err, gsf.ErrEmptyFrame) || errors.Is(err, gsf.ErrFrameTooLarge) ||
+		return errors.Is(err, gsf.ErrEmptyFrame) || errors.Is(err, gsf.ErrTooLarge) ||
 			errors.Is(err, gsf.ErrLengthOverflow) || errors.Is(err, gsf.ErrMissingTerminator) ||
 			errors.Is(err, io.ErrUnexpectedEOF)
 	}

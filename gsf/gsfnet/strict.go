@@ -9,16 +9,16 @@ import (
 )
 
 // TypedStrict is Typed with a strict decode (gsf.RawBody.DecodeStrict, with the server's
-// DecodeOptions): a request whose body leaves bits over after Req, or reads past the payload,
+// DecodeMode): a request whose body leaves bits over after Req, or reads past the payload,
 // is answered like a malformed one (result SERIALIZE, app code INPUT) and f is not called. It
 // catches clients that send a body of another layout under a message type, which Typed, like
 // the reference, lets through.
 func TypedStrict[Req, Resp any](f func(ctx context.Context, s *Session, req *Req) (*Resp, error)) Handler {
 	return HandlerFunc(func(ctx context.Context, r *Request) (any, error) {
 		req := new(Req)
-		var opts bitproto.DecodeOptions
+		var opts bitproto.DecodeMode
 		if r.Session != nil {
-			opts = r.Session.srv.DecodeOptions // the server's limits, as Typed
+			opts = r.Session.srv.DecodeMode // the server's limits, as Typed
 		}
 		if err := r.Body.DecodeStrict(opts, req); err != nil {
 			return nil, &Error{ResultCode: gsf.ResultSerialize, AppCode: gsf.AppInput,

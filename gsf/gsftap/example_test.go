@@ -25,7 +25,7 @@ func Example() {
 			pr.Print(r)
 		}
 	})
-	if _, err := capture.ReadStreams(f, capture.Options{}, tap.Handle); err != nil {
+	if _, err := capture.ReadStreams(f, nil, tap.Handle); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(pr.Frames, "frame printed")

@@ -97,9 +97,9 @@ type Record struct {
 // problem) and reported then, and a connection that never carries one (another protocol) is
 // not reported at all; Skipped counts those.
 type Tap struct {
-	// MaxFrameSize bounds the frames the Tap buffers (see gsf.Splitter); 0 means
-	// gsf.DefaultMaxFrameSize.
-	MaxFrameSize int
+	// MaxMessageBytes bounds the frames the Tap buffers (gsf.Splitter.MaxMessageBytes); 0
+	// means gsf.DefaultMaxMessageBytes.
+	MaxMessageBytes int
 	// All reports every connection, GSF or not (the proxy's case, and captures filtered by
 	// port).
 	All bool
@@ -176,7 +176,7 @@ func (t *Tap) Handle(ev *capture.Event) {
 	cs := t.conns[ev.Conn]
 	if cs == nil {
 		cs = &connState{shown: t.All}
-		cs.split[0].MaxFrameSize, cs.split[1].MaxFrameSize = t.MaxFrameSize, t.MaxFrameSize
+		cs.split[0].MaxMessageBytes, cs.split[1].MaxMessageBytes = t.MaxMessageBytes, t.MaxMessageBytes
 		t.conns[ev.Conn] = cs
 		t.emit(cs, Record{Kind: RecordOpen, Conn: ev.Conn, Time: ev.Time})
 	}

@@ -141,7 +141,7 @@ func TestTapSyntheticCapture(t *testing.T) {
 				got[rec.Dir] = append(got[rec.Dir], fmt.Sprintf("%s@%d", rec.Kind, rec.Offset))
 			}
 		})
-		if _, err := capture.ReadStreams(bytes.NewReader(writePcap(t, pkts)), capture.Options{}, tap.Handle); err != nil {
+		if _, err := capture.ReadStreams(bytes.NewReader(writePcap(t, pkts)), nil, tap.Handle); err != nil {
 			t.Fatal(err)
 		}
 		// The rest of the frame that holds a direction's first byte is skipped.
@@ -182,7 +182,7 @@ func TestTapNotGSF(t *testing.T) {
 		var kinds []string
 		tap := New(func(r *Record) { kinds = append(kinds, r.Kind.String()) })
 		tap.All = all
-		if _, err := capture.ReadStreams(bytes.NewReader(capFile), capture.Options{}, tap.Handle); err != nil {
+		if _, err := capture.ReadStreams(bytes.NewReader(capFile), nil, tap.Handle); err != nil {
 			t.Fatal(err)
 		}
 		switch {
@@ -208,7 +208,7 @@ func TestTapHeldBack(t *testing.T) {
 			dropped = r.Err
 		}
 	})
-	if _, err := capture.ReadStreams(bytes.NewReader(writePcap(t, pkts)), capture.Options{}, tap.Handle); err != nil {
+	if _, err := capture.ReadStreams(bytes.NewReader(writePcap(t, pkts)), nil, tap.Handle); err != nil {
 		t.Fatal(err)
 	}
 	// open, 255 held frames, the ErrDropped problem, the GSF frame, close.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -38,7 +39,7 @@ func printCapture(t *testing.T, file string, all, asJSON bool) (string, *Printer
 		}
 	})
 	tap.All = all
-	if _, err := capture.ReadStreams(bytes.NewReader(f), capture.Options{}, tap.Handle); err != nil {
+	if _, err := capture.ReadStreams(bytes.NewReader(f), nil, tap.Handle); err != nil {
 		t.Fatal(err)
 	}
 	return out.String(), pr, tap
@@ -106,15 +107,14 @@ func runProxy(t *testing.T, upstream string, maxFrame int) (string, func() (stri
 			t.Error(err)
 		}
 	})
-	tap.All, tap.MaxFrameSize = true, maxFrame
+	tap.All, tap.MaxMessageBytes = true, maxFrame
 	p := &capture.Proxy{Upstream: upstream, Handler: tap.Handle}
-	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, l) }()
-	t.Cleanup(cancel)
+	go func() { done <- p.Serve(l) }()
+	t.Cleanup(func() { p.Close() })
 	return l.Addr().String(), func() (string, *Printer) {
-		cancel()
-		if err := <-done; err != nil {
+		p.Close()
+		if err := <-done; !errors.Is(err, capture.ErrServerClosed) {
 			t.Error(err)
 		}
 		return out.String(), pr

@@ -152,7 +152,7 @@ func ExplainOptions(opts Options) gsf.ExplainOptions {
 
 // Describe describes the body of m field by field, with bit offsets from the payload's first bit.
 // It fails with ErrUnknownMessage for a body that is not in the catalog (see RawDump for
-// those). Errors are *bitproto.Error values with the field path and bit offset; the fields
+// those). Errors are *bitproto.DecodeError values with the field path and bit offset; the fields
 // described before the error are returned with it.
 //
 // Memory: at most opts.MaxFields fields are kept (the rest is decoded and checked, and counted
@@ -243,11 +243,11 @@ func join(path, name string) string {
 }
 
 func (d *describer) fail(path string, off int, err error) error {
-	var be *bitproto.Error
+	var be *bitproto.DecodeError
 	if errors.As(err, &be) {
 		return err
 	}
-	return &bitproto.Error{Path: path, BitOffset: off - d.shift, Err: err}
+	return &bitproto.DecodeError{Path: path, Offset: int64((off - d.shift) / 8), BitOffset: int64(off - d.shift), Err: err}
 }
 
 var leafTypes = map[string]bitproto.FieldType{"bool": bitproto.Bool, "byte": bitproto.Byte, "int16": bitproto.Int16,
@@ -442,7 +442,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 
 func (d *describer) enter(path string) error {
 	if d.depth++; d.depth > d.maxDepth {
-		return d.fail(path, d.r.Offset(), fmt.Errorf("%w: %d", bitproto.ErrDepth, d.maxDepth))
+		return d.fail(path, d.r.Offset(), fmt.Errorf("%w: %d", bitproto.ErrTooDeep, d.maxDepth))
 	}
 	return nil
 }

@@ -41,14 +41,14 @@ func FuzzDescribe(f *testing.F) {
 			return
 		}
 		if _, _, err := Decode(&m); err != nil && !errors.Is(err, ErrUnknownMessage) {
-			var be *bitproto.Error
+			var be *bitproto.DecodeError
 			if !errors.As(err, &be) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 		}
 		full, err := Describe(&m, Options{Strict: true})
 		if err != nil && !errors.Is(err, ErrUnknownMessage) {
-			var be *bitproto.Error
+			var be *bitproto.DecodeError
 			var bodyErr *gsf.BodyError
 			if !errors.As(err, &be) && !errors.As(err, &bodyErr) {
 				t.Fatalf("untyped error %T: %v", err, err)
@@ -65,7 +65,7 @@ func FuzzDescribe(f *testing.F) {
 // errOffset returns the bit offset of a describe error. (Past MaxFields an error's path names
 // the slice or map, not the element: the elements' paths are not built.)
 func errOffset(err error) string {
-	var be *bitproto.Error
+	var be *bitproto.DecodeError
 	var bodyErr *gsf.BodyError
 	switch {
 	case errors.As(err, &be):

@@ -53,11 +53,11 @@ func TestHugeCounts(t *testing.T) {
 	_, derr := Describe(&m, Options{})
 	runtime.ReadMemStats(&after)
 	for _, e := range []error{err, derr} {
-		var be *bitproto.Error
+		var be *bitproto.DecodeError
 		if !errors.As(e, &be) || !errors.Is(e, bitstream.ErrTooLong) {
-			t.Fatalf("want a *bitproto.Error wrapping ErrTooLong, got %v", e)
+			t.Fatalf("want a *bitproto.DecodeError wrapping ErrTooLong, got %v", e)
 		}
-		if be.BitOffset != m.Body.BitOffset() {
+		if be.BitOffset != int64(m.Body.BitOffset()) {
 			t.Errorf("offset %d, want the count's %d: %v", be.BitOffset, m.Body.BitOffset(), e)
 		}
 	}
@@ -68,8 +68,8 @@ func TestHugeCounts(t *testing.T) {
 	sh := gsf.NewRequest(gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, 1)
 	m = mustMessage(t, frameWith(t, sh, func(w *bitstream.Writer) { w.WriteInt32(1<<31 - 1); w.WriteRaw([]byte("AmazingWorld")) }))
 	for _, e := range []error{func() error { _, _, err := Decode(&m); return err }(), func() error { _, err := Describe(&m, Options{}); return err }()} {
-		var be *bitproto.Error
-		if !errors.As(e, &be) || !errors.Is(e, bitstream.ErrTooLong) && !errors.Is(e, bitstream.ErrUnderflow) || be.BitOffset != m.Body.BitOffset() {
+		var be *bitproto.DecodeError
+		if !errors.As(e, &be) || !errors.Is(e, bitstream.ErrTooLong) && !errors.Is(e, bitstream.ErrTruncated) || be.BitOffset != int64(m.Body.BitOffset()) {
 			t.Errorf("a 2^31-byte string: %v", e)
 		}
 	}
@@ -165,11 +165,11 @@ func TestDeepNesting(t *testing.T) {
 	})
 	m := mustMessage(t, frame)
 	_, err := Describe(&m, Options{})
-	if !errors.Is(err, bitproto.ErrDepth) {
-		t.Fatalf("want ErrDepth, got %v", err)
+	if !errors.Is(err, bitproto.ErrTooDeep) {
+		t.Fatalf("want ErrTooDeep, got %v", err)
 	}
-	if _, _, err := Decode(&m); !errors.Is(err, bitproto.ErrDepth) {
-		t.Fatalf("Decode: want ErrDepth, got %v", err)
+	if _, _, err := Decode(&m); !errors.Is(err, bitproto.ErrTooDeep) {
+		t.Fatalf("Decode: want ErrTooDeep, got %v", err)
 	}
 }
 
@@ -273,7 +273,7 @@ func TestTruncatedBodies(t *testing.T) {
 			if err == nil {
 				continue // a cut at the end of the body, or one the header already fails on
 			}
-			var be *bitproto.Error
+			var be *bitproto.DecodeError
 			var bodyErr *gsf.BodyError
 			if !errors.As(err, &be) && !errors.As(err, &bodyErr) && !errors.Is(err, gsf.ErrNullMessage) {
 				t.Errorf("%s cut at %d: untyped error %T %v", e, cut, err, err)

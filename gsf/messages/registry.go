@@ -138,8 +138,8 @@ var ErrUnknownMessage = errors.New("messages: body not in the catalog")
 // DecodeOptions configures decoding bodies of the catalog. The zero value decodes as the
 // reference does.
 type DecodeOptions struct {
-	// Limits are bitproto's decoding limits (depth, allocation).
-	Limits bitproto.DecodeOptions
+	// Limits is the bitproto mode with the decoding limits (depth, allocation).
+	Limits bitproto.DecodeMode
 	// Strict makes a decode fail when bits are left over after the body (beyond the zero
 	// padding of the last byte), or when it reads past the payload into the frame's
 	// terminator: the signs of a body decoded with the wrong type. Counts that cannot fit the

@@ -451,7 +451,7 @@ func gsfSeed(t *testing.T, ctx context.Context, b *browser.Browser, base string,
 func godotEveryType(t *testing.T, ctx context.Context, b *browser.Browser, base string) {
 	p := open(t, ctx, b, base, false)
 	val, want := everyType()
-	data, err := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, val)
+	data, err := godot.EncodeMode{}.Append(nil, val)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,7 +515,7 @@ func truncated(t *testing.T, ctx context.Context, b *browser.Browser, base strin
 	}
 	// A Godot 4 value cut in the middle of a Rect2i: the elements before it stay.
 	val, _ := everyType()
-	data, _ := godot.EncOptions{Dialect: godot.Godot4}.Append(nil, val)
+	data, _ := godot.EncodeMode{}.Append(nil, val)
 	setFormat(t, ctx, p, "godot4", nil)
 	setInput(t, ctx, p, hex.EncodeToString(data[:100]))
 	v = getView(t, ctx, p)

@@ -57,7 +57,10 @@ func godotStep(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := godot.DecOptions{Dialect: godot.Godot3}
+	opts, err := godot.DecodeOptions{Dialect: godot.Godot3}.DecodeMode()
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "$ gamewire godot explain --godot 3   (%d bytes)\n", len(data))
 	fields, err := opts.Explain(data)
 	if err != nil {
@@ -74,7 +77,11 @@ func godotStep(w io.Writer) error {
 	if err := gdjson.Encode(w, v, godot.Godot3, ""); err != nil {
 		return err
 	}
-	again, err := godot.EncOptions{Dialect: godot.Godot3}.Marshal(v)
+	enc3, err := godot.EncodeOptions{Dialect: godot.Godot3}.EncodeMode()
+	if err != nil {
+		return err
+	}
+	again, err := enc3.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -82,7 +89,7 @@ func godotStep(w io.Writer) error {
 		return fmt.Errorf("re-encoding differs from the engine's bytes:\n%x\n%x", again, data)
 	}
 	fmt.Fprintf(w, "\nRe-encoded by gamewire: %d bytes, identical to the engine's.\n", len(again))
-	v4, err := godot.EncOptions{Dialect: godot.Godot4}.Marshal(v)
+	v4, err := godot.Marshal(v) // Godot 4, the default mode
 	if err != nil {
 		return err
 	}

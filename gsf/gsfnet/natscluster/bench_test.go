@@ -62,7 +62,7 @@ func benchFanout(b *testing.B, nNodes, nSessions int) {
 			if n.nc, err = nats.Connect(url); err != nil {
 				b.Fatal(err)
 			}
-			if n.node, err = natscluster.New(n.nc, natscluster.Options{Node: fmt.Sprint("n", i)}); err != nil {
+			if n.node, err = natscluster.New(n.nc, &natscluster.Options{Node: fmt.Sprint("n", i)}); err != nil {
 				b.Fatal(err)
 			}
 			n.srv.Cluster = n.node

@@ -66,7 +66,7 @@ func startNode(t *testing.T, url, id string) *testNode {
 		t.Fatal(err)
 	}
 	tn := &testNode{id: id, nc: nc, served: make(chan error, 1)}
-	tn.node, err = natscluster.New(nc, natscluster.Options{
+	tn.node, err = natscluster.New(nc, &natscluster.Options{
 		Node: id, HeartbeatInterval: hb, DeadAfter: dead, RequestTimeout: time.Second,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OnEvent: func(e natscluster.Event) {

@@ -10,7 +10,7 @@
 // (Group.Notify, Server.NotifyUser) simply reach further.
 //
 //	nc, err := nats.Connect("nats://127.0.0.1:4222")
-//	node, err := natscluster.New(nc, natscluster.Options{Node: "a"})
+//	node, err := natscluster.New(nc, &natscluster.Options{Node: "a"})
 //	srv := &gsfnet.Server{Handler: mux, Cluster: node}
 //	go srv.ListenAndServe()
 //	...

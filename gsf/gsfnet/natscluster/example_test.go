@@ -26,7 +26,7 @@ func Example() {
 	const msgJoin, msgLine int32 = 2001, 2100
 	startNode := func(id string) (*gsfnet.Server, *natscluster.Node, string) {
 		nc, _ := nats.Connect(ns.ClientURL())
-		node, _ := natscluster.New(nc, natscluster.Options{Node: id})
+		node, _ := natscluster.New(nc, &natscluster.Options{Node: id})
 		srv := &gsfnet.Server{Cluster: node}
 		mux := gsfnet.NewMux()
 		gsfnet.Handle(mux, gsf.SvcUserServer, msgJoin, func(ctx context.Context, s *gsfnet.Session, req *Login) (*Count, error) {

@@ -36,7 +36,7 @@ func quietNode(tb testing.TB, requestTimeout time.Duration) *Node {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(nc.Close)
-	n, err := New(nc, Options{Node: "a", RequestTimeout: requestTimeout, Logger: slog.New(slog.DiscardHandler)})
+	n, err := New(nc, &Options{Node: "a", RequestTimeout: requestTimeout, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -158,10 +158,15 @@ var nodeIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // New makes a node on the NATS connection nc. It joins the cluster when the server it is set on
 // starts serving (gsfnet.Server.Cluster), and leaves it with Close. The connection should
 // reconnect for ever (nats.MaxReconnects(-1)) so that an outage of the NATS server is ridden out.
-func New(nc *nats.Conn, opts Options) (*Node, error) {
+// opts must not be nil: Options.Node is required.
+func New(nc *nats.Conn, o *Options) (*Node, error) {
 	if nc == nil {
 		return nil, errors.New("natscluster: nil NATS connection")
 	}
+	if o == nil {
+		return nil, errors.New("natscluster: nil Options (Options.Node is required)")
+	}
+	opts := *o
 	if !nodeIDRE.MatchString(opts.Node) {
 		return nil, fmt.Errorf("natscluster: node id %q: want 1 to 64 letters, digits, '-' or '_'", opts.Node)
 	}

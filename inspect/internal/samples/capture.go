@@ -39,7 +39,7 @@ func CaptureFrames(data []byte, all bool) (frames []CaptureFrame, problems int, 
 		}
 	})
 	tap.All = all
-	if _, err := capture.ReadStreams(bytes.NewReader(data), capture.Options{}, tap.Handle); err != nil {
+	if _, err := capture.ReadStreams(bytes.NewReader(data), nil, tap.Handle); err != nil {
 		return frames, problems, err
 	}
 	return frames, problems, explainErr

@@ -10,11 +10,11 @@ import (
 	"errors"
 	"flag"
 	"log"
-	"net/http"
 	"os"
 	"os/signal"
 	"time"
 
+	"github.com/gamewire/gamewire/godot/multiplayer"
 	"github.com/gamewire/gamewire/godot/multiplayer/lobby"
 )
 
@@ -22,7 +22,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8910", "listen `address`")
 	flag.Parse()
 	_, srv := lobby.New(nil)
-	hs := &http.Server{Addr: *addr, Handler: srv, ReadHeaderTimeout: 3 * time.Second}
+	srv.Addr = *addr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	go func() {
@@ -30,10 +30,9 @@ func main() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)
-		hs.Shutdown(sctx)
 	}()
 	log.Printf("lobby: listening on ws://%s", *addr)
-	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, multiplayer.ErrServerClosed) {
 		log.Fatal(err)
 	}
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/gamewire/gamewire/enet"
+	"github.com/gamewire/gamewire/explain"
+)
+
+func init() {
+	register(command{area: "enet", verb: "echo", summary: "an ENet echo server: every packet back on its channel with its flags", run: enetEcho})
+	register(command{area: "enet", verb: "explain", summary: "an ENet datagram's header and commands, field by field", run: enetExplain})
+}
+
+// enetCompressor returns the compressor a --compress flag names.
+func enetCompressor(name string) (enet.Compressor, bool) {
+	switch name {
+	case "none", "":
+		return nil, true
+	case "range-coder":
+		return enet.RangeCoder(), true
+	case "fastlz":
+		return enet.FastLZ(), true
+	case "zlib":
+		return enet.Zlib(), true
+	case "zstd":
+		return enet.Zstd(), true
+	}
+	return nil, false
+}
+
+const compressNames = "none, range-coder, fastlz, zlib or zstd"
+
+func enetExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newCmdFlags("enet", "explain", "[DATAGRAM]",
+		"Explains one ENet datagram (as a UDP payload: hex, base64, an xxd or Wireshark dump, or raw):\n"+
+			"its header (flags, session, peer id, sent time, checksum) and every command with its fields,\n"+
+			"their byte offsets and bit ranges. ENet's header does not say whether the hosts use a\n"+
+			"checksum or which compressor: --checksum and --compress say it.\n\n"+
+			"Example:\n  gamewire enet explain 8fffb78c82ff00010000ffff000005780001000000000003000000000000000000001388000000020000000200000000000004d2", stderr)
+	in := addInputFlags(fs)
+	checksum := fs.Bool("checksum", false, "the datagram carries ENet's CRC32 after its header")
+	compress := fs.String("compress", "none", "the hosts' compressor: "+compressNames)
+	asJSON := fs.Bool("json", false, "print the explanation as JSON (one line, the explain.Frame schema)")
+	if err := parseCmdFlags(fs, args, 1); err != nil {
+		return err
+	}
+	c, ok := enetCompressor(*compress)
+	if !ok {
+		fmt.Fprintf(stderr, "gamewire enet explain: --compress: unknown %q (%s)\n", *compress, compressNames)
+		return errUsage
+	}
+	b, err := in.read(fs, stdin)
+	if err != nil {
+		return err
+	}
+	f := enet.ExplainOptions{Checksum: *checksum, Compressor: c}.Explain(b)
+	if *asJSON {
+		j, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\n", j)
+	} else {
+		fmt.Fprintln(stdout, f.Summary)
+		printFields(stdout, f.Fields, "")
+	}
+	if f.Err != nil {
+		return fmt.Errorf("at byte %d: %w", f.Err.Offset(), f.Err)
+	}
+	return nil
+}
+
+// printFields prints explanation fields as an indented tree: byte offset, bit range within
+// the byte for fields that do not fill whole bytes, name, type, value and note.
+func printFields(w io.Writer, fs []*explain.Field, indent string) {
+	for _, f := range fs {
+		pos := fmt.Sprintf("%4d", f.Offset())
+		if f.Bit%8 != 0 || f.Bits%8 != 0 {
+			pos += fmt.Sprintf(".%d+%d", f.Bit%8, f.Bits)
+		} else {
+			pos += fmt.Sprintf(" +%d", f.Bits/8)
+		}
+		line := fmt.Sprintf("%-10s %s%s %s", pos, indent, f.Name, f.Type)
+		if f.Text != "" {
+			line += " = " + f.Text
+		}
+		if f.Note != "" {
+			line += "  (" + f.Note + ")"
+		}
+		fmt.Fprintln(w, line)
+		printFields(w, f.Children, indent+"  ")
+	}
+}
+
+// enetContext returns the context that stops "gamewire enet echo": canceled on SIGINT or
+// SIGTERM. Tests replace it.
+var enetContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newCmdFlags("enet", "echo", "",
+		"Runs an ENet 1.3 echo server over UDP (pure Go, byte-compatible with C ENet 1.3.15-1.3.18\n"+
+			"and so with Godot 3 and 4): it sends every packet a peer sends back to it on the same channel\n"+
+			"with the same flags (reliable, unreliable, unsequenced, unreliable fragments). For testing\n"+
+			"your own ENet clients. It logs connections, disconnections and, with --log debug, packets.\n"+
+			"It stops on Ctrl-C (SIGINT) or SIGTERM, disconnecting its peers.\n\n"+
+			"Example:\n  gamewire enet echo --addr 127.0.0.1:7777", stderr)
+	addr := fs.String("addr", "127.0.0.1:7777", "listen on this `host:port` (port 0 picks a free one)")
+	channels := fs.Int("channels", 0, "the most channels a peer may use (0: the default, 255)")
+	maxConns := fs.Int("max-conns", 0, "the most peers at once (0: the default, 4095)")
+	checksum := fs.Bool("checksum", false, "use ENet's CRC32 checksum (the clients must too)")
+	compress := fs.String("compress", "none", "compression, which the clients must use too: "+compressNames)
+	mtu := fs.Int("mtu", 0, "the MTU (0: the default, 1400)")
+	level := fs.String("log", "info", "log `level`: debug, info, warn or error")
+	if err := parseCmdFlags(fs, args, 0); err != nil {
+		return err
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		fmt.Fprintf(stderr, "gamewire enet echo: --log: %v\n", err)
+		return errUsage
+	}
+	opts := &enet.HostOptions{Channels: *channels, MaxConns: *maxConns, Checksum: *checksum, MTU: *mtu}
+	c, ok := enetCompressor(*compress)
+	if !ok {
+		fmt.Fprintf(stderr, "gamewire enet echo: --compress: unknown %q (%s)\n", *compress, compressNames)
+		return errUsage
+	}
+	opts.Compressor = c
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
+	opts.Logger = logger
+	h, err := enet.Listen("udp", *addr, opts)
+	if err != nil {
+		return err
+	}
+	ctx, stop := enetContext()
+	defer stop()
+	logger.Info("gamewire enet echo: listening", "addr", h.LocalAddr().String())
+	go func() {
+		for {
+			p, err := h.Accept(ctx)
+			if err != nil {
+				return
+			}
+			logger.Info("connect", "peer", p.ID(), "addr", p.RemoteAddr().String(), "data", p.ConnectData(), "channels", p.Channels())
+			go func() {
+				for {
+					pk, err := p.Receive(ctx)
+					if err != nil {
+						var de *enet.DisconnectError
+						if errors.As(err, &de) {
+							logger.Info("disconnect", "peer", p.ID(), "data", de.Data, "timeout", de.Timeout)
+						}
+						return
+					}
+					logger.Debug("packet", "peer", p.ID(), "channel", pk.Channel, "flags", pk.Flags.String(), "bytes", len(pk.Data))
+					if err := p.Send(pk.Channel, pk.Data, pk.Flags); err != nil {
+						logger.Warn("send", "peer", p.ID(), "err", err)
+					}
+				}
+			}()
+		}
+	}()
+	<-ctx.Done()
+	logger.Info("gamewire enet echo: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := h.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
