@@ -265,3 +265,49 @@ func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// counter is a count that a test waits for without polling: every add wakes the waiters.
+type counter struct {
+	mu      sync.Mutex
+	n       int64
+	changed chan struct{} // closed at the next add
+}
+
+func (c *counter) add() {
+	c.mu.Lock()
+	c.n++
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+	c.mu.Unlock()
+}
+
+func (c *counter) load() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// waitFor waits until the count is at least n, and reports whether it got there within timeout.
+func (c *counter) waitFor(n int64, timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		if c.n >= n {
+			c.mu.Unlock()
+			return true
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-timer.C:
+			return false
+		}
+	}
+}
