@@ -123,3 +123,35 @@ func TestPlatformOf(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOIDForms feeds arbitrary text to the OID's parsers (CDN id, JSON, a database's text):
+// no panic, errors wrap ErrOID where documented, and what parses survives its own round trip.
+func FuzzOIDForms(f *testing.F) {
+	for _, s := range []string{"Mjg4NTE0MDUwMTUxODAxNDA4", `"288514050151801408"`, `{"Class":4,"Type":1,"Server":2,"Number":123456}`, `"4-1-2-123456"`, "-1", "", "!!"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if o, err := messages.OIDFromCDNID(s); err == nil {
+			if back, err := messages.OIDFromCDNID(o.CDNID()); err != nil || back != o {
+				t.Fatalf("CDN id %q: %v, again %v %v", s, o, back, err)
+			}
+		} else if !errors.Is(err, messages.ErrOID) {
+			t.Fatalf("OIDFromCDNID(%q): %v does not wrap ErrOID", s, err)
+		}
+		var o messages.OID
+		if err := json.Unmarshal([]byte(s), &o); err == nil {
+			b, err := json.Marshal(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back messages.OID
+			if err := json.Unmarshal(b, &back); err != nil || back != o {
+				t.Fatalf("JSON %q: %v as %s, back %v %v", s, o, b, back, err)
+			}
+		}
+		var scanned messages.OID
+		if err := scanned.Scan(s); err != nil && !errors.Is(err, messages.ErrOID) {
+			t.Fatalf("Scan(%q): %v does not wrap ErrOID", s, err)
+		}
+	})
+}
