@@ -112,4 +112,10 @@ func TestZeroValues(t *testing.T) {
 	if n != 154 {
 		t.Errorf("%d types checked, want the catalog's 154", n)
 	}
+	// Issue 22 measured the reference's zero LoginResponse, framed, at 121 bytes (gamewire's
+	// was 109, with an empty Status).
+	h := gsf.Header{Flags: gsf.FlagResponse, SvcClass: gsf.SvcUserServer, MsgType: gsf.MsgLogin, RequestID: 1}
+	if b, err := gsf.AppendMessage(nil, &h, &LoginResponse{}); err != nil || len(b) != 121 {
+		t.Errorf("a zero LoginResponse frames to %d bytes (%v), the reference's to 121", len(b), err)
+	}
 }
