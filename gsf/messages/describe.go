@@ -375,7 +375,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 				}
 			}
 			o := OID{Class: int32(n[0]), Type: int32(n[1]), Server: int32(n[2]), Number: n[3]}
-			fd.Text = fmt.Sprintf("%s (packed %d)", o, o.Packed())
+			fd.Text = fmt.Sprintf("%s (packed %d)", o, o.Int64())
 		}
 		return err2
 	case schema.Slice, schema.Map:
