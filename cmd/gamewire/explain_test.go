@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -54,11 +53,7 @@ func measured(t *testing.T, args ...string) (int64, string, int, int64, time.Dur
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
-	}
-	return int64(n), errb.String(), code, rss, took
+	return int64(n), errb.String(), code, maxRSS(cmd.ProcessState), took
 }
 
 type countWriter int64
