@@ -12,7 +12,7 @@ import (
 	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/gdjson"
-	"github.com/gamewire/gamewire/internal/cliio"
+	"github.com/gamewire/gamewire/internal/byteinput"
 )
 
 func init() {
@@ -257,7 +257,7 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return asUsage("godot", err)
 	}
-	text, err := cliio.ReadAll(fs.Arg(0), stdin)
+	text, err := byteinput.ReadAll(fs.Arg(0), stdin)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/gamewire/gamewire/godot/multiplayer"
 	"github.com/gamewire/gamewire/godot/multiplayer/lobby"
-	"github.com/gamewire/gamewire/internal/cliio"
+	"github.com/gamewire/gamewire/internal/byteinput"
 )
 
 func init() {
@@ -44,12 +44,12 @@ type mpPacket struct {
 // mpInput reads one packet (hex, base64 or raw; hex also as the argument itself) or a JSON Lines
 // trace (--trace of serve).
 func mpInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]mpPacket, error) {
-	f, err := cliio.ParseFormat(format)
+	f, err := byteinput.ParseFormat(format)
 	if err != nil {
 		return nil, asUsage("format", err)
 	}
 	path := fs.Arg(0)
-	raw, err := cliio.ReadAll(path, stdin)
+	raw, err := byteinput.ReadAll(path, stdin)
 	if errors.Is(err, iofs.ErrNotExist) {
 		data, err := readInput(fs, format, stdin) // hex as the argument
 		if err != nil {
@@ -80,7 +80,7 @@ func mpInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]mpPacket, erro
 		}
 		return ps, sc.Err()
 	}
-	data, src, err := cliio.DecodeSource(raw, f)
+	data, src, err := byteinput.DecodeSource(raw, f)
 	if err != nil {
 		return nil, err
 	}

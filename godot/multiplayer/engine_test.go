@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/godot"
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // engineRun is one run of testdata/engine/main.gd in the real Godot 4.6 engine against the

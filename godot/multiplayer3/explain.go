@@ -130,10 +130,33 @@ func ExplainPacket(pkt []byte) *explain.Frame {
 	return f
 }
 
-// explainPartial adds the fields of a malformed packet that lie before the error.
+// explainPartial adds the fields of a malformed packet that lie before the error: a call's
+// target, name, argument count and the arguments that decoded.
 func explainPartial(f *explain.Frame, pkt []byte, p *Packet, errOff int) {
-	if (p.Command == CmdRemoteCall || p.Command == CmdRemoteSet || p.Command == CmdSimplifyPath) && len(pkt) >= 5 && errOff >= 5 {
-		f.Fields = append(f.Fields, field("target", "u32", uint64(binary.LittleEndian.Uint32(pkt[1:])), "", 1, 4))
+	switch p.Command {
+	case CmdRemoteCall, CmdRemoteSet, CmdSimplifyPath:
+	default:
+		return
+	}
+	if len(pkt) < 5 || errOff < 5 {
+		return
+	}
+	f.Fields = append(f.Fields, field("target", "u32", uint64(binary.LittleEndian.Uint32(pkt[1:])), "", 1, 4))
+	if p.Command == CmdSimplifyPath || p.ArgsOffset == 0 {
+		return
+	}
+	what := "method"
+	if p.Command == CmdRemoteSet {
+		what = "property"
+	}
+	f.Fields = append(f.Fields, field(what, "cstring", p.Name, fmt.Sprintf("%q", p.Name), 5, len(p.Name)+1))
+	if p.Command == CmdRemoteCall {
+		f.Fields = append(f.Fields, field("argc", "u8", uint64(pkt[p.ArgsOffset-1]), fmt.Sprint(pkt[p.ArgsOffset-1]), p.ArgsOffset-1, 1))
+	}
+	off := p.ArgsOffset
+	for i, a := range p.Args {
+		f.Fields = append(f.Fields, variantField(fmt.Sprintf("args[%d]", i), a, off))
+		off += len(a)
 	}
 }
 

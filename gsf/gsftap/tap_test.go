@@ -18,7 +18,6 @@ import (
 	"github.com/gamewire/gamewire/capture"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
-	"github.com/gamewire/gamewire/internal/demoserver"
 )
 
 // realCapture is tcpdump's capture of "gamewire serve" answering two "gamewire call" runs on
@@ -171,6 +170,9 @@ func (l *recordingListener) Accept() (net.Conn, error) {
 	return rc, nil
 }
 
+// echoBody is the body of SYNC_SERVER/ECHO in both directions, as in gamewire serve.
+type echoBody struct{ Text string }
+
 // TestProxyDemoServer: gsfnet clients call the demo server through the proxy, with pipelined
 // calls (several frames per read); each side gets exactly the bytes the other sent, and
 // every request and response is printed.
@@ -180,7 +182,10 @@ func TestProxyDemoServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	rl := &recordingListener{Listener: sl}
-	srv := demoserver.NewServer(sl.Addr().String(), slog.New(slog.DiscardHandler), demoserver.Options{})
+	// An echo server, as the demo server's SYNC_SERVER/ECHO.
+	mux := gsfnet.NewMux()
+	gsfnet.Handle(mux, 19, 23, func(ctx context.Context, s *gsfnet.Session, req *echoBody) (*echoBody, error) { return req, nil })
+	srv := &gsfnet.Server{Addr: sl.Addr().String(), Handler: mux, Logger: slog.New(slog.DiscardHandler)}
 	go srv.Serve(rl)
 	t.Cleanup(func() { srv.Close() })
 	addr, stop := runProxy(t, sl.Addr().String(), 0)
@@ -202,8 +207,8 @@ func TestProxyDemoServer(t *testing.T) {
 				defer wg.Done()
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				var resp demoserver.EchoBody
-				if err := c.Call(ctx, 19, 23, &demoserver.EchoBody{Text: strings.Repeat("x", i)}, &resp); err != nil || resp.Text != strings.Repeat("x", i) {
+				var resp echoBody
+				if err := c.Call(ctx, 19, 23, &echoBody{Text: strings.Repeat("x", i)}, &resp); err != nil || resp.Text != strings.Repeat("x", i) {
 					t.Errorf("call %d: %v %q", i, err, resp.Text)
 				}
 			}()

@@ -136,11 +136,11 @@ func Describer(opts Options) gsf.BodyDescriber {
 func strictEnd(r *bitstream.Reader, end int) error {
 	left := end - r.Offset()
 	if left >= 8 {
-		return &gsf.BodyError{BitOffset: r.Offset(), Left: left, Err: gsf.ErrTrailingBits}
+		return gsf.NewBodyError(r.Offset(), left, gsf.ErrTrailingBits)
 	}
 	if left > 0 {
 		if bits, _ := r.PeekBits(left); bits != 0 {
-			return &gsf.BodyError{BitOffset: r.Offset(), Left: left, Err: gsf.ErrTrailingBits}
+			return gsf.NewBodyError(r.Offset(), left, gsf.ErrTrailingBits)
 		}
 	}
 	return nil
@@ -388,7 +388,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 				}
 			}
 			o := OID{Class: int32(n[0]), Type: int32(n[1]), Server: int32(n[2]), Number: n[3]}
-			fd.Text = fmt.Sprintf("%s (packed %d)", o, o.Packed())
+			fd.Text = fmt.Sprintf("%s (packed %d)", o, o.Int64())
 		}
 		return err2
 	case schema.Slice, schema.Map:

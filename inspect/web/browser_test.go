@@ -17,7 +17,7 @@ import (
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/inspect/internal/samples"
-	"github.com/gamewire/gamewire/internal/browser"
+	"github.com/gamewire/gamewire/internal/harness/browser"
 )
 
 // The browser tests drive the inspector page in headless Chromium: the page served by Handler

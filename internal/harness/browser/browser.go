@@ -1,7 +1,7 @@
 // Package browser drives a headless Chromium for the project's browser tests, with the Chrome
 // DevTools Protocol spoken over a pipe (--remote-debugging-pipe): no WebSocket, no port, no
 // dependency. It starts Chromium with the flags that work on the project's machines (those of
-// internal/engine/godot4) and offers what the tests need: open a page, evaluate JavaScript and
+// internal/harness/godot4) and offers what the tests need: open a page, evaluate JavaScript and
 // read the result back, type, press keys, click, emulate a colour scheme, and take screenshots.
 package browser
 
@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // Flags are the Chromium flags Start uses, besides the profile and the pipe: headless, no
@@ -64,7 +64,7 @@ type message struct {
 	reply
 }
 
-// Start starts Chromium (found as internal/engine/godot4 finds it: $GAMEWIRE_CHROMIUM,
+// Start starts Chromium (found as internal/harness/godot4 finds it: $GAMEWIRE_CHROMIUM,
 // chromium on PATH, /usr/bin/chromium) with a fresh profile.
 func Start(ctx context.Context) (*Browser, error) {
 	bin, err := godot4.Chromium()

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/bitproto"
+	"github.com/gamewire/gamewire/cmd/gamewire/internal/demoserver"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
-	"github.com/gamewire/gamewire/internal/demoserver"
 )
 
 func init() {
@@ -28,13 +28,19 @@ func init() {
 const referenceAnswer = "1521c25c046d0c1030583133333835322e7472756500"
 
 func roundTripStep(w io.Writer) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv := demoserver.NewServer("", slog.New(slog.DiscardHandler), demoserver.Options{})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
+	return roundTrip(w, l, func() (net.Conn, error) { return net.Dial("tcp", l.Addr().String()) })
+}
+
+// roundTrip is the step with the server on l and the client's connection from dial (a test
+// runs it over net.Pipe, in a synctest bubble).
+func roundTrip(w io.Writer, l net.Listener, dial func() (net.Conn, error)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv := demoserver.NewServer("", slog.New(slog.DiscardHandler), demoserver.Options{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	defer func() {
@@ -42,10 +48,11 @@ func roundTripStep(w io.Writer) error {
 		<-served
 	}()
 	fmt.Fprintf(w, "$ gamewire serve        (here: in this process, on a free loopback port)\n")
-	c, err := gsfnet.Dial(ctx, l.Addr().String(), nil)
+	conn, err := dial()
 	if err != nil {
 		return err
 	}
+	c := gsfnet.NewClient(conn, nil)
 	defer c.Close()
 
 	type call struct {

