@@ -105,6 +105,12 @@ func TestExplainHostileInput(t *testing.T) {
 			t.Errorf("%s: %d bytes of memory, more than %d", c.name, rss, maxRSS)
 		}
 	}
+	// -1 is no limit; below it is a usage error.
+	for _, args := range [][]string{{"godot", "explain"}, {"gsf", "explain"}, {"bits", "explain", "--fields", "bool"}, {"godot", "mp", "explain"}} {
+		if _, stderr, code := gw(t, "00", append(args, "--max-fields", "-2")...); code != 2 || !strings.Contains(stderr, "--max-fields -2") {
+			t.Errorf("%v --max-fields -2: exit %d: %s", args, code, stderr)
+		}
+	}
 	// A budget of one's own.
 	out, _, code := gw(t, "", "godot", "explain", "--max-fields", "10", "--format", "raw", nested)
 	if code != 0 || strings.Count(out, "\n") != 13 || !strings.Contains(out, "… the explanation stops here") {
