@@ -185,6 +185,7 @@ type DisconnectError struct {
 	Local bool
 }
 
+// Error says how the peer went.
 func (e *DisconnectError) Error() string {
 	switch {
 	case e.Timeout:

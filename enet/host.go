@@ -59,6 +59,7 @@ type Host struct {
 	rnd            uint32
 	recvAddr       addrKey
 	recvLen        int
+	freeCmds       []*outCmd
 	cmdScratch     protocol.Command
 	stats          Stats
 }
@@ -216,7 +217,7 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 	for i := range h.sessions {
 		h.sessions[i] = 0xFFFF
 	}
-	h.log = slog.New(discardHandler{})
+	h.log = slog.New(slog.DiscardHandler)
 	if opts != nil && opts.Logger != nil {
 		h.log = opts.Logger
 	}
@@ -228,13 +229,6 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 	go h.serviceLoop()
 	return h, nil
 }
-
-type discardHandler struct{}
-
-func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false }
-func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
-func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
-func (d discardHandler) WithGroup(string) slog.Handler           { return d }
 
 // clock is the host's time in milliseconds: the wall clock's, as C ENet's enet_time_get, moved on
 // by the monotonic clock; never 0 (C ENet uses 0 for "not set").

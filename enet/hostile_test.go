@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/gamewire/gamewire/enet/protocol"
@@ -107,53 +108,56 @@ func fakePeer(t testing.TB, h *Host, addr *net.UDPAddr) *Peer {
 // TestNoAmplification: spoofed CONNECTs (from addresses that never answer) make the host send
 // less than it received, per address, however often they come and however long it waits.
 func TestNoAmplification(t *testing.T) {
-	c := newMemConn()
-	h, err := NewHost(c, &HostOptions{HandshakeTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	received := map[string]int{}
-	for i := range 200 {
-		a := &net.UDPAddr{IP: net.IPv4(192, 0, 2, byte(i)), Port: 1000 + i}
-		d := connectDatagram(uint32(i), 0)
-		for range 1 + i%3 { // some spoofers repeat their CONNECT
-			inject(h, d, a)
-			received[a.String()] += len(d)
+	// In a bubble: the handshake timeout and the resend timers run on fake time.
+	synctest.Test(t, func(t *testing.T) {
+		c := newMemConn()
+		h, err := NewHost(c, &HostOptions{HandshakeTimeout: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	// Let resend timers and the handshake timeout run: wait until every half-open peer is gone.
-	h.mu.Lock()
-	var half []*Peer
-	for _, p := range h.peers {
-		if p != nil {
-			half = append(half, p)
+		defer h.Close()
+		received := map[string]int{}
+		for i := range 200 {
+			a := &net.UDPAddr{IP: net.IPv4(192, 0, 2, byte(i)), Port: 1000 + i}
+			d := connectDatagram(uint32(i), 0)
+			for range 1 + i%3 { // some spoofers repeat their CONNECT
+				inject(h, d, a)
+				received[a.String()] += len(d)
+			}
 		}
-	}
-	h.mu.Unlock()
-	if len(half) != 200 {
-		t.Fatalf("%d half-open peers, want 200", len(half))
-	}
-	timeout := time.After(5 * time.Second)
-	for _, p := range half {
-		select {
-		case <-p.done:
-		case <-timeout:
-			t.Fatal("half-open peers still held 5 s after HandshakeTimeout (300 ms)")
+		// Let resend timers and the handshake timeout run: wait until every half-open peer is gone.
+		h.mu.Lock()
+		var half []*Peer
+		for _, p := range h.peers {
+			if p != nil {
+				half = append(half, p)
+			}
 		}
-	}
-	for a, in := range received {
-		if out := c.sentTo(a); out > in {
-			t.Errorf("%s: sent %d bytes for %d received", a, out, in)
+		h.mu.Unlock()
+		if len(half) != 200 {
+			t.Fatalf("%d half-open peers, want 200", len(half))
 		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, p := range h.peers {
-		if p != nil {
-			t.Fatalf("half-open peer %d still held after HandshakeTimeout", p.id)
+		timeout := time.After(5 * time.Second)
+		for _, p := range half {
+			select {
+			case <-p.done:
+			case <-timeout:
+				t.Fatal("half-open peers still held 5 s after HandshakeTimeout (300 ms)")
+			}
 		}
-	}
+		for a, in := range received {
+			if out := c.sentTo(a); out > in {
+				t.Errorf("%s: sent %d bytes for %d received", a, out, in)
+			}
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, p := range h.peers {
+			if p != nil {
+				t.Fatalf("half-open peer %d still held after HandshakeTimeout", p.id)
+			}
+		}
+	})
 }
 
 // TestHalfOpenPeersMemory measures what a half-open peer (CONNECT received, VERIFY_CONNECT
@@ -299,14 +303,14 @@ func FuzzHostDatagram(f *testing.F) {
 			t.Fatalf("accounting: host %d peer %d", h.buffered, p.waiting)
 		}
 		// Drain delivered packets so the budget frees.
-		for _, pk := range p.recvQ {
+		for _, pk := range p.recvQ[p.recvHead:] {
 			c := len(pk.Data) + inCmdOverhead
 			if p.state != stateDisconnected {
 				p.waiting -= c
 				h.buffered -= c
 			}
 		}
-		p.recvQ = nil
+		p.recvQ, p.recvHead = nil, 0
 	})
 }
 

@@ -311,9 +311,9 @@ func (h *Host) handleDisconnect(p *Peer, c *protocol.Command) error {
 		h.finish(p, nil)
 	default: // connected, disconnect later
 		p.release()
-		recv := p.recvQ
+		recv, head := p.recvQ, p.recvHead
 		h.resetQueues(p)
-		p.recvQ = recv
+		p.recvQ, p.recvHead = recv, head
 		if c.Flags&protocol.FlagAcknowledge != 0 {
 			h.onDisconnect(p)
 			p.state = stateAckDisconnect
@@ -439,7 +439,9 @@ func (h *Host) removeSentReliable(p *Peer, seq uint16, chID uint8) protocol.Comm
 		f := p.sentReliable[0]
 		p.nextTimeout = f.sentTime + f.rttTimeout
 	}
-	return oc.cmd.Number
+	num := oc.cmd.Number
+	h.freeOutCmd(oc)
+	return num
 }
 
 // handleBandwidthLimit is enet_protocol_handle_bandwidth_limit.

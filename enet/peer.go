@@ -105,7 +105,8 @@ type Peer struct {
 	queued               int // bytes of packets waiting to be sent or acknowledged
 	waiting              int // bytes charged to the buffer budget: reassembly, undelivered
 
-	recvQ     []Packet
+	recvQ     []Packet // Receive takes recvQ[recvHead:]
+	recvHead  int
 	held      []Packet // delivered, waiting for their acknowledgements to be sent
 	recvCh    chan struct{}
 	connected chan struct{}
@@ -319,7 +320,8 @@ func (p *Peer) send(chID uint8, data []byte, flags Flags) error {
 // queueOutgoing is enet_peer_queue_outgoing_command with enet_peer_setup_outgoing_command.
 func (p *Peer) queueOutgoing(c *protocol.Command, data []byte, off, length uint32) {
 	h := p.h
-	oc := &outCmd{cmd: *c, data: data, fragOffset: off, fragLen: length}
+	oc := h.newOutCmd()
+	*oc = outCmd{cmd: *c, data: data, fragOffset: off, fragLen: length}
 	p.outgoingDataTotal += uint32(protocol.CommandSize(c.Number)) + length
 	if c.ChannelID == 0xFF {
 		p.outgoingReliableSeq++
@@ -362,12 +364,12 @@ func (p *Peer) Receive(ctx context.Context) (Packet, error) {
 	h := p.h
 	for {
 		h.mu.Lock()
-		if len(p.recvQ) > 0 {
-			pk := p.recvQ[0]
-			p.recvQ[0] = Packet{}
-			p.recvQ = p.recvQ[1:]
-			if len(p.recvQ) == 0 {
-				p.recvQ = p.recvQ[:0:0]
+		if p.recvHead < len(p.recvQ) {
+			pk := p.recvQ[p.recvHead]
+			p.recvQ[p.recvHead] = Packet{}
+			p.recvHead++
+			if p.recvHead == len(p.recvQ) {
+				p.recvQ, p.recvHead = p.recvQ[:0], 0
 			}
 			if p.state != stateDisconnected {
 				c := len(pk.Data) + inCmdOverhead
@@ -524,7 +526,7 @@ func (h *Host) resetQueues(p *Peer) {
 	p.channels = nil
 	h.buffered -= p.waiting
 	p.waiting = 0
-	p.recvQ = nil
+	p.recvQ, p.recvHead = nil, 0
 	p.held = nil
 }
 
@@ -558,9 +560,9 @@ func (h *Host) finish(p *Peer, err error) {
 	}
 	h.sessions[p.id] = uint16(p.incomingSessionID)<<8 | uint16(p.outgoingSessionID)
 	p.release()
-	recv := p.recvQ
+	recv, head := p.recvQ, p.recvHead
 	h.resetQueues(p)
-	p.recvQ = recv
+	p.recvQ, p.recvHead = recv, head
 	p.state = stateDisconnected
 	if h.peers[p.id] == p {
 		h.peers[p.id] = nil
@@ -651,6 +653,25 @@ func (p *Peer) ping() {
 	}
 	c := protocol.Command{Number: protocol.CmdPing, Flags: protocol.FlagAcknowledge, ChannelID: 0xFF}
 	p.queueOutgoing(&c, nil, 0, 0)
+}
+
+// newOutCmd takes a command from the host's free list (commands come back there once sent
+// unreliably or acknowledged), so that sending allocates no command in steady state.
+func (h *Host) newOutCmd() *outCmd {
+	if n := len(h.freeCmds); n > 0 {
+		oc := h.freeCmds[n-1]
+		h.freeCmds = h.freeCmds[:n-1]
+		return oc
+	}
+	return new(outCmd)
+}
+
+// freeOutCmd returns a command no list refers to any more.
+func (h *Host) freeOutCmd(oc *outCmd) {
+	if len(h.freeCmds) < 4096 {
+		*oc = outCmd{}
+		h.freeCmds = append(h.freeCmds, oc)
+	}
 }
 
 func clampWindow(w uint32) uint32 {

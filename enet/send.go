@@ -232,6 +232,9 @@ func (h *Host) checkOutgoing(p *Peer, d *datagram) bool {
 			d.size += int(oc.fragLen)
 			d.bufs++
 		}
+		if !reliable {
+			h.freeOutCmd(oc) // sent once and forgotten
+		}
 		p.packetsSent++
 	}
 	if p.state == stateDisconnectLater && !p.hasOutgoing() {
@@ -241,6 +244,10 @@ func (h *Host) checkOutgoing(p *Peer, d *datagram) bool {
 }
 
 func removeAt(s []*outCmd, i int) []*outCmd {
+	if len(s) == 1 {
+		s[0] = nil
+		return s[:0] // keep the array for the next command
+	}
 	if i == 0 {
 		s[0] = nil
 		return s[1:]

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -112,7 +113,8 @@ func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		"Runs an ENet 1.3 echo server over UDP (pure Go, byte-compatible with C ENet 1.3.15-1.3.18\n"+
 			"and so with Godot 3 and 4): it sends every packet a peer sends back to it on the same channel\n"+
 			"with the same flags (reliable, unreliable, unsequenced, unreliable fragments). For testing\n"+
-			"your own ENet clients. It logs connections, disconnections and, with --log debug, packets.\n"+
+			"your own ENet clients. It logs connections and disconnections (at most 20 lines a second) and,\n"+
+			"with --log debug, packets (at most 100 lines a second); a line says how many were left out.\n"+
 			"It stops on Ctrl-C (SIGINT) or SIGTERM, disconnecting its peers.\n\n"+
 			"Example:\n  gamewire enet echo --addr 127.0.0.1:7777", stderr)
 	addr := fs.String("addr", "127.0.0.1:7777", "listen on this `host:port` (port 0 picks a free one)")
@@ -144,24 +146,34 @@ func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := enetContext()
 	defer stop()
 	logger.Info("gamewire enet echo: listening", "addr", h.LocalAddr().String())
+	// Peers can come and go as fast as datagrams: connection lines are limited to 20 a second,
+	// the next line says how many were left out, so the log never outgrows the traffic.
+	lim := &logLimit{max: 20}
+	plim := &logLimit{max: 100} // --log debug: packet lines
 	go func() {
 		for {
 			p, err := h.Accept(ctx)
 			if err != nil {
 				return
 			}
-			logger.Info("connect", "peer", p.ID(), "addr", p.RemoteAddr().String(), "data", p.ConnectData(), "channels", p.Channels())
+			if n, ok := lim.allow(); ok {
+				logger.Info("connect", "peer", p.ID(), "addr", p.RemoteAddr().String(), "data", p.ConnectData(), "channels", p.Channels(), "suppressed", n)
+			}
 			go func() {
 				for {
 					pk, err := p.Receive(ctx)
 					if err != nil {
 						var de *enet.DisconnectError
-						if errors.As(err, &de) {
-							logger.Info("disconnect", "peer", p.ID(), "data", de.Data, "timeout", de.Timeout)
+						if n, ok := lim.allow(); ok && errors.As(err, &de) {
+							logger.Info("disconnect", "peer", p.ID(), "data", de.Data, "timeout", de.Timeout, "suppressed", n)
 						}
 						return
 					}
-					logger.Debug("packet", "peer", p.ID(), "channel", pk.Channel, "flags", pk.Flags.String(), "bytes", len(pk.Data))
+					if logger.Enabled(ctx, slog.LevelDebug) {
+						if n, ok := plim.allow(); ok {
+							logger.Debug("packet", "peer", p.ID(), "channel", pk.Channel, "flags", pk.Flags.String(), "bytes", len(pk.Data), "suppressed", n)
+						}
+					}
 					if err := p.Send(pk.Channel, pk.Data, pk.Flags); err != nil {
 						logger.Warn("send", "peer", p.ID(), "err", err)
 					}
@@ -177,4 +189,30 @@ func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// logLimit allows max log lines a second and counts the ones it refuses.
+type logLimit struct {
+	mu         sync.Mutex
+	max        int
+	second     time.Time
+	n, dropped int
+}
+
+// allow reports whether a line may be logged now and how many were refused before it.
+func (l *logLimit) allow() (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now().Truncate(time.Second)
+	if !now.Equal(l.second) {
+		l.second, l.n = now, 0
+	}
+	if l.n >= l.max {
+		l.dropped++
+		return 0, false
+	}
+	l.n++
+	d := l.dropped
+	l.dropped = 0
+	return d, true
 }

@@ -103,6 +103,7 @@ type DecodeError struct {
 	Err     error
 }
 
+// Error names the command and field, the offset and the sentinel.
 func (e *DecodeError) Error() string {
 	where := "header"
 	if e.Command != CmdNone {
