@@ -11,10 +11,12 @@ import (
 // fairWindow is "light". While a light connection had traffic in the last fairWindow, every
 // heavy direction, after it has passed a read on, waits fairFactor times as long as that read
 // took to pass (from the moment it asked for the bytes to the Handler's return), times the
-// number of heavy directions doing so: all heavy directions together take at most
-// 1/(fairFactor+1) of the time they would take alone, and the light connections find the
+// number of heavy directions doing so, at most fairMaxPause: all heavy directions together
+// take at most 1/(fairFactor+1) of the time they would take alone until that bound is reached
+// (then each still passes one read per fairMaxPause), and the light connections find the
 // machine (and the proxy's goroutines) mostly idle when their bytes arrive. Alone, a heavy
-// direction goes at full speed.
+// direction goes at full speed. A pause is not cut short by Close: it delays the end of a
+// connection by at most fairMaxPause.
 const (
 	// fairWindow is how long a light connection's traffic keeps the heavy ones paced.
 	fairWindow = 100 * time.Millisecond
