@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -363,7 +364,17 @@ func TestProxyHeavyConnection(t *testing.T) {
 	var excess []time.Duration // per round, loaded p99 minus the yardstick's
 	var heavyBytes int64
 	var heavyTime time.Duration
+	// Bounded in time: a proxy that starves the clients is closed after 15 s, which fails them.
+	var timedOut atomic.Bool
+	guard := time.AfterFunc(15*time.Second, func() {
+		timedOut.Store(true)
+		hp.p.Close()
+	})
+	defer guard.Stop()
 	for range rounds {
+		if timedOut.Load() {
+			t.Fatal("the rounds took more than 15 s: the proxy was closed")
+		}
 		b := runEchoClients(t, hp.addr, 4, 200, "")
 		l, n, took := runBesideHeavy(t, hp.addr)
 		base, loaded = append(base, b...), append(loaded, l...)
