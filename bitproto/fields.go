@@ -143,6 +143,9 @@ func ParseFields(spec string) ([]Field, error) {
 // A Step is one row of a bit-by-bit explanation: where some bits are, what they are, and what
 // they mean.
 type Step struct {
+	// Name is the part's role: the field's label for its value bits, the label and "form" for
+	// a compressed integer's flag and count bits, "length", "align", "null bit".
+	Name string `json:"name,omitempty"`
 	Bit  int    `json:"bit"`            // offset of the first bit
 	Len  int    `json:"len"`            // number of bits
 	Bits string `json:"bits,omitempty"` // the bits as written in explanations: "[1][1][0]" or "[00010010]"; empty for long byte blocks
@@ -370,7 +373,7 @@ func DecodeField(r *bitstream.Reader, f Field) (Value, error) {
 
 // step appends a step for the n bits at off, showing the bits when there are at most 64.
 func (v *Value) step(r *bitstream.Reader, off, n int, text string) {
-	v.Steps = append(v.Steps, Step{Bit: off, Len: n, Bits: bracketBits(r, off, n, false), Text: text})
+	v.Steps = append(v.Steps, Step{Name: v.Field.label(), Bit: off, Len: n, Bits: bracketBits(r, off, n, false), Text: text})
 }
 
 // bracketBits returns the n bits at off as "[0101]", or, when each is true, as "[1][1][0]".
@@ -427,8 +430,8 @@ func (v *Value) intSteps(r *bitstream.Reader, off int, form bitstream.IntForm, l
 		v.NonCanonical = true
 	}
 	v.Steps = append(v.Steps,
-		Step{Bit: off, Len: form.PrefixBits, Bits: bracketBits(r, off, form.PrefixBits, true), Text: what},
-		Step{Bit: off + form.PrefixBits, Len: form.ValueBits, Bits: bracketBits(r, off+form.PrefixBits, form.ValueBits, false), Text: valueText})
+		Step{Name: label + " form", Bit: off, Len: form.PrefixBits, Bits: bracketBits(r, off, form.PrefixBits, true), Text: what},
+		Step{Name: label, Bit: off + form.PrefixBits, Len: form.ValueBits, Bits: bracketBits(r, off+form.PrefixBits, form.ValueBits, false), Text: valueText})
 }
 
 func (v *Value) decodeBlock(r *bitstream.Reader, label string) error {
@@ -478,10 +481,10 @@ func (v *Value) decodeBlock(r *bitstream.Reader, label string) error {
 	}
 	dataAt := r.Offset() - 8*len(data)
 	if pad := dataAt - alignAt; pad > 0 {
-		v.Steps = append(v.Steps, Step{Bit: alignAt, Len: pad, Bits: bracketBits(r, alignAt, pad, false), Text: "align: skip to the byte boundary"})
+		v.Steps = append(v.Steps, Step{Name: "align", Bit: alignAt, Len: pad, Bits: bracketBits(r, alignAt, pad, false), Text: "align: skip to the byte boundary"})
 	}
 	text := fmt.Sprintf("%s = %s (%s, %s)", label, v.Text(), plural(len(data), "byte"), plural(8*len(data), "bit"))
-	v.Steps = append(v.Steps, Step{Bit: dataAt, Len: 8 * len(data), Bits: bracketBits(r, dataAt, 8*len(data), false), Text: text})
+	v.Steps = append(v.Steps, Step{Name: label, Bit: dataAt, Len: 8 * len(data), Bits: bracketBits(r, dataAt, 8*len(data), false), Text: text})
 	return nil
 }
 
@@ -497,6 +500,7 @@ func (v *Value) decodeDate(r *bitstream.Reader, label string) error {
 		return nil
 	}
 	v.step(r, start, 1, label+" is not null")
+	v.Steps[len(v.Steps)-1].Name = label + " null bit"
 	_ = r.Seek(start + 1)
 	wire, _ := r.ReadBits(64)
 	text := fmt.Sprintf("%s = %s (wire %d = unix %+d)", label, t.Format(time.RFC3339), int64(wire), int64(wire)-bitstream.DateOffset)

@@ -40,8 +40,8 @@ func TestDecodeFieldSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Step{
-		{Bit: 8, Len: 3, Bits: "[1][1][0]", Text: "svcClass compressed, 1 byte follows"},
-		{Bit: 11, Len: 8, Bits: "[00010010]", Text: "svcClass = 18"},
+		{Name: "svcClass form", Bit: 8, Len: 3, Bits: "[1][1][0]", Text: "svcClass compressed, 1 byte follows"},
+		{Name: "svcClass", Bit: 11, Len: 8, Bits: "[00010010]", Text: "svcClass = 18"},
 	}
 	if len(v.Steps) != 2 || v.Steps[0] != want[0] || v.Steps[1] != want[1] || v.Len != 11 || v.Value != int32(18) {
 		t.Fatalf("got %+v", v)

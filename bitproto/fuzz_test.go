@@ -1,6 +1,9 @@
 package bitproto
 
 import (
+	"github.com/gamewire/gamewire/bitstream"
+	"github.com/gamewire/gamewire/explain"
+	"io"
 	"reflect"
 	"testing"
 	"time"
@@ -87,4 +90,36 @@ func normalize(m fuzzMsg) fuzzMsg {
 		m.Pos = nil
 	}
 	return m
+}
+
+// FuzzExplainFields explains arbitrary bits by a field list chosen by the input: no panic, a
+// valid tree within the input and the budget, and the same error as DecodeFields.
+func FuzzExplainFields(f *testing.F) {
+	f.Add([]byte{0x20, 0xc2, 0x5c, 0x04, 0x6d, 0x0c, 0x0c, 0x18, 0x41, 0x6d}, uint8(0), uint8(0))
+	f.Add([]byte{0xff, 0x92, 0x3e, 0xaf}, uint8(5), uint8(3))
+	f.Add([]byte{}, uint8(1), uint8(0))
+	all, _ := ParseFields("bool,null,byte,int16,int32,int64,char,float32,float64,string,bytes,date,align")
+	f.Fuzz(func(t *testing.T, data []byte, pick, start uint8) {
+		var fields []Field
+		for i := range 1 + int(pick)%8 {
+			fields = append(fields, all[(int(pick)+3*i)%len(all)])
+		}
+		st := int(start) % (8*len(data) + 1)
+		fr, err := ExplainFields(data, st, fields, explain.NewBudget(20))
+		if verr := fr.Validate(); verr != nil {
+			t.Fatal(verr)
+		}
+		if fr.Count() > 20 {
+			t.Fatalf("%d fields, budget 20", fr.Count())
+		}
+		r := bitstream.NewReader(data)
+		_ = r.Seek(st)
+		_, derr := DecodeFields(r, fields)
+		if (err == nil) != (derr == nil) {
+			t.Fatalf("ExplainFields %v, DecodeFields %v", err, derr)
+		}
+		if err := explain.WriteJSON(io.Discard, fr); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -268,6 +268,7 @@ func ReadStreams(r io.Reader, o *Options, h Handler) (Stats, error) {
 // assembly feeds TCP segments to gopacket's reassembly and turns its callbacks into events.
 type assembly struct {
 	st        *Stats
+	cut       int // payload bytes the snaplen cut off the segment being assembled
 	opts      Options
 	h         Handler
 	asm       *reassembly.Assembler
@@ -322,9 +323,11 @@ func (a *assembly) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTy
 	if len(a.opts.Ports) > 0 && !slices.Contains(a.opts.Ports, uint16(tcp.SrcPort)) && !slices.Contains(a.opts.Ports, uint16(tcp.DstPort)) {
 		return false
 	}
+	a.cut = 0
 	if ci.CaptureLength < ci.Length {
+		a.cut = missingPayload(nl, tcp)
 		a.st.Truncated++
-		a.st.MissingBytes += int64(missingPayload(nl, tcp))
+		a.st.MissingBytes += int64(a.cut)
 	}
 	ctx := assemblerContext(ci)
 	a.asm.AssembleWithContext(nf, tcp, &ctx)
@@ -407,6 +410,7 @@ type stream struct {
 	midStream     [2]bool   // the direction started without a SYN in the capture
 	holes         [2][]hole // the last maxHoles holes reported per direction
 	synSeen       [2]bool   // the direction's SYN is in the capture
+	cutEnd        [2]int64  // stream offset where the payload of the last segment cut by the snaplen ends
 }
 
 // hole is a range of stream offsets reported missing.
@@ -448,6 +452,16 @@ func (s *stream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly
 	d := s.dir(dir)
 	if tcp.SYN {
 		s.synSeen[d] = true
+	}
+	if s.a.cut > 0 {
+		// The snaplen cut this segment: its payload ends cut bytes after what is captured.
+		// A later segment makes the reassembly report the hole; at the end of the stream,
+		// endCut does.
+		segOff := s.off[d]
+		if nextSeq != -1 {
+			segOff += int64(nextSeq.Difference(reassembly.Sequence(tcp.Seq)))
+		}
+		s.cutEnd[d] = max(s.cutEnd[d], segOff+int64(len(tcp.Payload)+s.a.cut))
 	}
 	if n := len(tcp.Payload); n > 0 && nextSeq != -1 && len(s.holes[d]) > 0 {
 		// A segment before the reassembly's next byte: a retransmission of data delivered,
@@ -517,7 +531,18 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 	}
 	if end && !s.ended[d] {
 		s.ended[d] = true
+		s.endCut(d, t)
 		s.a.emit(Event{Kind: EventEnd, Conn: s.conn, Dir: d, Time: t, Offset: s.off[d]})
+	}
+}
+
+// endCut reports, at the end of direction d, the payload that the snaplen cut off its last
+// segments and that no later segment made the reassembly report.
+func (s *stream) endCut(d Direction, t time.Time) {
+	if lost := s.cutEnd[d] - s.off[d]; lost > 0 && s.started[d] {
+		s.a.emit(Event{Kind: EventGap, Conn: s.conn, Dir: d, Time: t, Offset: s.off[d], Lost: lost})
+		s.addHole(d, s.off[d], lost)
+		s.off[d] += lost
 	}
 }
 
@@ -529,6 +554,7 @@ func (s *stream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 	for d := range s.ended {
 		if !s.ended[d] {
 			s.ended[d] = true
+			s.endCut(Direction(d), s.last)
 			s.a.emit(Event{Kind: EventEnd, Conn: s.conn, Dir: Direction(d), Time: s.last, Offset: s.off[d]})
 		}
 	}

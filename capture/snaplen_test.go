@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // TestReadStreamsSnaplenTcpdump: real tcpdump captures of one TCP connection on loopback, one
@@ -80,5 +82,52 @@ func TestReadStreamsSnaplenTcpdump(t *testing.T) {
 	// makes 66 bytes of headers).
 	if want := int64(total); st.MissingBytes != want {
 		t.Errorf("-s 60: %d bytes missing, want %d", st.MissingBytes, want)
+	}
+}
+
+// cutRecords rewrites a pcap capture as a snaplen of snap would have cut it.
+func cutRecords(t *testing.T, in []byte, snap int) []byte {
+	t.Helper()
+	r, err := pcapgo.NewReader(bytes.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := pcapgo.NewWriter(&out)
+	if err := w.WriteFileHeader(uint32(snap), r.LinkType()); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		data, ci, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		ci.CaptureLength = min(len(data), snap)
+		if err := w.WritePacket(ci, data[:ci.CaptureLength]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
+}
+
+// TestReadStreamsSnaplenGaps: segments whose payload a snaplen cut deliver what was captured,
+// and the rest is a gap with its offset and size, whether a later segment follows or the cut
+// segment is the direction's last.
+func TestReadStreamsSnaplenGaps(t *testing.T) {
+	c2s := testPayload(300, 7)
+	// 3 segments of 100 bytes; Ethernet, IPv4 and a 20-byte TCP header take 54 bytes: a
+	// snaplen of 94 keeps 40 bytes of each payload.
+	in := cutRecords(t, writeCapture(t, conversation(c2s, nil, 100)), 94)
+	s, h := collect()
+	st, err := ReadStreams(bytes.NewReader(in), nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(c2s[:40]) + "<gap 60>" + string(c2s[100:140]) + "<gap 60>" + string(c2s[200:240]) + "<gap 60>"
+	if got := s.get(1, ClientToServer); got != want {
+		t.Errorf("client→server: %q\nwant %q", got, want)
+	}
+	if st.Truncated != 3 || st.MissingBytes != 180 || st.Snaplen != 94 {
+		t.Errorf("stats %+v", st)
 	}
 }

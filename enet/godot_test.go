@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gamewire/gamewire/internal/engine/godot3"
+	"github.com/gamewire/gamewire/internal/harness/godot3"
 )
 
 func TestGodotCompressorsRoundTrip(t *testing.T) {

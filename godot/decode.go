@@ -420,20 +420,13 @@ func (dec *decoder) take(n int) bool {
 	return true
 }
 
-// tracedValue is value for Explain: it completes the Variant's header field with the Variant's
-// length and decoded value. The decoder calls it instead of value where dec.tr is set, so that
+// tracedValue is value for Explain: it opens the Variant's field and completes it with the
+// Variant's length and decoded value. The decoder calls it instead of value where dec.tr is set, so that
 // decoding without a tracer pays no extra call.
 func (dec *decoder) tracedValue(p, depth int) (any, int, error) {
-	i := len(dec.tr.fields)
+	mark := dec.tr.openVariant(p)
 	v, end, err := dec.value(p, depth)
-	if i < len(dec.tr.fields) && dec.tr.fields[i].Kind == "header" && dec.tr.fields[i].Offset == p {
-		f := &dec.tr.fields[i]
-		if err != nil {
-			f.Span = -1
-		} else {
-			f.Span, f.Value = min(end, len(dec.buf))-p, v
-		}
-	}
+	dec.tr.closeVariant(dec, mark, v, min(end, len(dec.buf)), err)
 	return v, end, err
 }
 
@@ -451,7 +444,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		return nil, 0, dec.fail(p, 0, false, detail(ErrUnknownType, "type id %d (%s has %d types)", h&wire.TypeMask, dec.d, dec.d.NumTypes()))
 	}
 	if dec.tr != nil {
-		dec.tr.header(dec, p, depth, h, t)
+		dec.tr.header(dec, h, t)
 	}
 	start := p
 	p += 4
@@ -480,7 +473,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(4)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "bool", "%v", x != 0)
+			dec.tr.leaf(p, 4, "bool", "value", x != 0, "")
 		}
 		return x != 0, p + 4, nil
 
@@ -491,7 +484,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 				return short(8)
 			}
 			if dec.tr != nil {
-				dec.tr.add(p, 8, depth, "int64", "%d", int64(x))
+				dec.tr.leaf(p, 8, "int64", "value", int64(x), "")
 			}
 			return dec.boxInt(int64(x), depth), p + 8, nil
 		}
@@ -500,7 +493,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(4)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "int32", "%d", int32(x))
+			dec.tr.leaf(p, 4, "int32", "value", int64(int32(x)), "")
 		}
 		return dec.boxInt(int64(int32(x)), depth), p + 4, nil
 
@@ -512,7 +505,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			}
 			f := math.Float64frombits(x)
 			if dec.tr != nil {
-				dec.tr.add(p, 8, depth, "float64", "%s", fmtFloat(f))
+				dec.tr.leaf(p, 8, "float64", "value", f, fmtFloat(f))
 			}
 			return dec.boxFloat(f, depth), p + 8, nil
 		}
@@ -522,7 +515,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		}
 		f := float64(math.Float32frombits(x))
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "float32", "%s", fmtFloat32(math.Float32frombits(x)))
+			dec.tr.leaf(p, 4, "float32", "value", float64(math.Float32frombits(x)), fmtFloat32(math.Float32frombits(x)))
 		}
 		return dec.boxFloat(f, depth), p + 4, nil
 
@@ -548,7 +541,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		for i := range n {
 			c[i] = int32(binary.LittleEndian.Uint32(dec.buf[p+4*i:]))
 			if dec.tr != nil {
-				dec.tr.add(p+4*i, 4, depth, "int32", "%s %d", componentName(t, i), c[i])
+				dec.tr.leaf(p+4*i, 4, "int32", componentName(t, i), int64(c[i]), "")
 			}
 		}
 		return intVecValue(t, &c), p + 4*n, nil
@@ -564,7 +557,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			for i := range n {
 				c[i] = math.Float64frombits(binary.LittleEndian.Uint64(dec.buf[p+8*i:]))
 				if dec.tr != nil {
-					dec.tr.add(p+8*i, 8, depth, "float64", "%s %s", componentName(t, i), fmtFloat(c[i]))
+					dec.tr.leaf(p+8*i, 8, "float64", componentName(t, i), float64(c[i]), fmtFloat(c[i]))
 				}
 			}
 			if dec.real == RealSingle {
@@ -583,7 +576,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		for i := range n {
 			c[i] = math.Float32frombits(binary.LittleEndian.Uint32(dec.buf[p+4*i:]))
 			if dec.tr != nil {
-				dec.tr.add(p+4*i, 4, depth, "float32", "%s %s", componentName(t, i), fmtFloat32(c[i]))
+				dec.tr.leaf(p+4*i, 4, "float32", componentName(t, i), float64(c[i]), fmtFloat32(c[i]))
 			}
 		}
 		if dec.real == RealDouble && dec.d == Godot4 && t != TypeColor {
@@ -617,7 +610,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(8)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 8, depth, "u64", "RID id %d", x)
+			dec.tr.leaf(p, 8, "u64", "RID id", uint64(x), "")
 		}
 		return RID(x), p + 8, nil
 
@@ -638,7 +631,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return short(8)
 		}
 		if dec.tr != nil {
-			dec.tr.add(next, 8, depth, "u64", "object id %d", id)
+			dec.tr.leaf(next, 8, "u64", "object id", uint64(id), "")
 		}
 		return Signal{Name: name, Object: ObjectID(id)}, next + 8, nil
 
@@ -654,8 +647,8 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 			return fail(p, dec.countErr(err, p, 1))
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "u32", "count %d", len(b))
-			dec.tr.bytes(p+4, b, depth)
+			dec.tr.leaf(p, 4, "u32", "count", int64(len(b)), "")
+			dec.tr.bytes(p+4, b)
 		}
 		if !dec.charge(sizeClass(len(b))) {
 			return fail(p, dec.allocErr("PackedByteArray", sizeClass(len(b))))
@@ -722,7 +715,7 @@ func (dec *decoder) str(p, depth int, what string) (string, int, error) {
 		s = string(sb)
 	}
 	if dec.tr != nil {
-		dec.tr.str(p, depth, what, b, s)
+		dec.tr.str(p, what, b, s)
 	}
 	return s, p + n, nil
 }
@@ -757,13 +750,13 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 	subs, _ := dec.u32(p + 4)
 	flags, _ := dec.u32(p + 8)
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "name count %d | 0x80000000 (new format)", names)
-		dec.tr.add(p+4, 4, depth, "u32", "subname count %d", subs)
+		dec.tr.leaf(p, 4, "u32", "name count", int64(names), fmt.Sprintf("%d | 0x80000000 (new format)", names))
+		dec.tr.leaf(p+4, 4, "u32", "subname count", int64(subs), "")
 		prop := ""
 		if flags&wire.NodePathProperty != 0 {
 			prop = ", obsolete property flag: one more subname"
 		}
-		dec.tr.add(p+8, 4, depth, "u32", "flags %#x (absolute %v%s)", flags, flags&wire.NodePathAbsolute != 0, prop)
+		dec.tr.leaf(p+8, 4, "u32", "flags", int64(flags), fmt.Sprintf("%#x (absolute %v%s)", flags, flags&wire.NodePathAbsolute != 0, prop))
 	}
 	if flags&wire.NodePathProperty != 0 {
 		subs++
@@ -823,7 +816,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 			return fail(p, detail(ErrTruncated, "object id needs 8 bytes, have %d", max(len(dec.buf)-p, 0)))
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 8, depth, "u64", "instance id %d (EncodedObjectAsID)", id)
+			dec.tr.leaf(p, 8, "u64", "instance id", uint64(id), fmt.Sprintf("%d (EncodedObjectAsID)", id))
 		}
 		if id == 0 {
 			return nil, p + 8, nil
@@ -846,7 +839,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 		return fail(p, detail(ErrTruncated, "property count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
 	}
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "property count %d", int32(cnt))
+		dec.tr.leaf(p, 4, "u32", "property count", int64(int32(cnt)), "")
 	}
 	p += 4
 	n := int(int32(cnt))
@@ -918,7 +911,7 @@ func (dec *decoder) containerType(p, depth int, kind ContainerKind, what string)
 			return ct, 0, detail(ErrContainerType, "%s builtin type %d out of range", what, id)
 		}
 		if dec.tr != nil {
-			dec.tr.add(p, 4, depth, "u32", "%s type %d %s", what, id, dec.d.TypeName(t))
+			dec.tr.leaf(p, 4, "u32", what+" type", int64(id), fmt.Sprintf("%d %s", id, dec.d.TypeName(t)))
 		}
 		if t == TypeObject && !dec.allowObjects {
 			return asID, p + 4, nil
@@ -973,7 +966,7 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 	}
 	n := int(cnt & wire.CountMask)
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "element count %d", n)
+		dec.tr.leaf(p, 4, "u32", "element count", int64(n), "")
 	}
 	p += 4
 	fits := dec.countFits(n, p, 4)
@@ -1073,7 +1066,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 	}
 	n := int(cnt & wire.CountMask)
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "entry count %d", n)
+		dec.tr.leaf(p, 4, "u32", "entry count", int64(n), "")
 	}
 	p += 4
 	fits := dec.countFits(n, p, 8)
@@ -1101,7 +1094,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		var next int
 		var err error
 		if dec.tr != nil {
-			dec.tr.enterf(".key(%d)", i)
+			dec.tr.openEntry(p)
 			k, next, err = dec.tracedValue(p, depth+1)
 		} else {
 			k, next, err = dec.value(p, depth+1)
@@ -1110,8 +1103,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 			return nil, 0, prependPath(err, fmt.Sprintf(".key(%d)", i))
 		}
 		if dec.tr != nil {
-			dec.tr.leave()
-			dec.tr.enterKey(k)
+			dec.tr.entryValue(k)
 			v, next, err = dec.tracedValue(next, depth+1)
 		} else {
 			v, next, err = dec.value(next, depth+1)
@@ -1120,7 +1112,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 			return nil, 0, prependPath(err, "["+keyLabel(k)+"]")
 		}
 		if dec.tr != nil {
-			dec.tr.leave()
+			dec.tr.closeEntry()
 		}
 		p = next
 		if typedKey {
@@ -1188,12 +1180,12 @@ func (dec *decoder) packed(p, depth int, t Type, flag64 bool) (any, int, error) 
 		return nil, 0, dec.fail(p, t, true, dec.allocErr(dec.d.TypeName(t), sizeClass(n*outElem)))
 	}
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "count %d", n)
+		dec.tr.leaf(p, 4, "u32", "count", int64(n), "")
 	}
 	p += 4
 	data := dec.buf[p : p+n*elem]
 	if dec.tr != nil {
-		dec.tr.packed(dec, p, depth, t, n, comps, size)
+		dec.tr.packed(dec, p, t, n, comps, size)
 	}
 	end := p + n*elem
 	var out any
@@ -1319,7 +1311,7 @@ func (dec *decoder) packedStrings(p, depth int) (any, int, error) {
 		return fail(p, detail(ErrTruncated, "element count needs 4 bytes, have %d", max(len(dec.buf)-p, 0)))
 	}
 	if dec.tr != nil {
-		dec.tr.add(p, 4, depth, "u32", "count %d", int32(cnt))
+		dec.tr.leaf(p, 4, "u32", "count", int64(int32(cnt)), "")
 	}
 	p += 4
 	n := int(int32(cnt))

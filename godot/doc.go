@@ -8,8 +8,8 @@
 //   - The generic value model: [DecodeMode.Decode] turns bytes into Go values (int64, string,
 //     [Vector3], *[Dictionary], []any, packed arrays as Go slices, …) and [EncodeMode.Append]
 //     turns them back into the same bytes. Use it to inspect or relay values whose shape you do
-//     not know; [DecodeMode.Explain] lists every field with its offset.
-//   - Your own Go types: [EncodeMode.Marshal] and [DecodeMode.Unmarshal] map structs (by
+//     not know; [DecOptions.Explain] explains every field with its offset (package explain's model).
+//   - Your own Go types: [EncOptions.Marshal] and [DecOptions.Unmarshal] map structs (by
 //     `godot:"name"` tags), maps, slices and scalars to Variants, in the style of encoding/json.
 //     This is the fast path for a server that knows its messages.
 //

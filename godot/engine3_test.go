@@ -35,6 +35,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -49,7 +50,7 @@ import (
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/godottest"
-	"github.com/gamewire/gamewire/internal/engine/godot3"
+	"github.com/gamewire/gamewire/internal/harness/godot3"
 )
 
 var (
@@ -145,13 +146,14 @@ func g3HasObjectID(v any) bool {
 // g3ObjectIDBytes returns the ranges of object instance ids in data, which differ between engine
 // runs whenever the script creates a different number of objects before.
 func g3ObjectIDBytes(o godot.DecodeOptions, data []byte) [][2]int {
-	fields, _ := dm(o).Explain(data)
+	fr, _ := dm(o).Explain(data, explain.NewBudget(explain.NoLimit))
 	var r [][2]int
-	for _, f := range fields {
-		if f.Kind == "u64" && strings.Contains(f.Text, "EncodedObjectAsID") {
-			r = append(r, [2]int{f.Offset, f.Offset + f.Len})
+	fr.Walk(func(f *explain.Field, _ int) bool {
+		if f.Name == "instance id" {
+			r = append(r, [2]int{int(f.Offset()), int(f.Offset() + f.Len())})
 		}
-	}
+		return true
+	})
 	return r
 }
 

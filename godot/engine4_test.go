@@ -1,5 +1,5 @@
 // Differential tests against the real Godot 4.6 engine (the official web build, run headless in
-// Chromium by internal/engine/godot4). One engine start serves every test here: the script
+// Chromium by internal/harness/godot4). One engine start serves every test here: the script
 // testdata/godot4/main.gd prints
 //
 //	(a) a hand corpus of every Godot 4 type and header flag (testdata/godot4/corpus.gd), plus
@@ -39,7 +39,7 @@ import (
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/godottest"
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 const (

@@ -3,6 +3,7 @@ package godot_test
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"os"
 
 	"github.com/gamewire/gamewire/godot"
@@ -69,22 +70,24 @@ func ExampleDecodeError() {
 	// godot: decoding String at byte 20 (at [1]): truncated input: string of 255 bytes and 1 padding needs 256 bytes, have 0
 }
 
-// Explain lists every field, like the offset tables of Godot's documentation.
+// Explain explains every field, like the offset tables of Godot's documentation.
 func ExampleDecodeMode_Explain() {
 	data, _ := hex.DecodeString("0f00000001000080000000000100000004000000726f6f74")
 	dec, _ := godot.DecodeOptions{Dialect: godot.Godot3}.DecodeMode()
-	fields, err := dec.Explain(data)
+	fr, err := dec.Explain(data, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	godot.WriteFields(os.Stdout, fields)
+	explain.WriteText(os.Stdout, data, fr)
 	// Output:
-	// offset   len  kind    meaning
-	//      0     4  header  NodePath (type 15)
-	//      4     4  u32     name count 1 | 0x80000000 (new format)
-	//      8     4  u32     subname count 0
-	//     12     4  u32     flags 0x1 (absolute true)
-	//     16     4  u32     name length 4
-	//     20     4  utf8    "root"
+	// godot3 frame 0 at byte 0, 24 bytes: NodePath ^"/root"
+	//  offset   len  type                   name: meaning
+	//       0    24  NodePath               value: ^"/root"
+	//       0     4    u32                  header: type 15 NodePath
+	//       4     4    u32                  name count: 1 | 0x80000000 (new format)
+	//       8     4    u32                  subname count: 0
+	//      12     4    u32                  flags: 0x1 (absolute true)
+	//      16     4    u32                  name length: 4
+	//      20     4    utf8                 name: "root"
 }

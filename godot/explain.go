@@ -2,252 +2,373 @@ package godot
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
-	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/internal/floattext"
 )
 
-// Field is one field of an encoded Variant, as [DecodeMode.Explain] reports it: where it is, how
-// long it is, and what it means, in the spirit of the offset tables of Godot's "Binary
-// serialization API" page.
-type Field struct {
-	Offset int // byte offset from the start of the input
-	Len    int // length in bytes
-	Depth  int // nesting depth of the Variant the field belongs to (0 = top level)
-	// Path locates the Variant the field belongs to inside the top-level value, e.g. `[2]["pos"]`.
-	// A path longer than 120 bytes keeps its first and last segments and says how many it leaves
-	// out, as in `[0][0]…(1020 more)…[0][3]` (see [AbbreviatePath]), so that a field takes the
-	// same memory however deep its Variant is nested. Fields of one Variant share one string.
-	Path string
-	// Kind is the field's wire type: "header", "u32", "int32", "int64", "float32", "float64",
-	// "u64", "utf8", "nul", "bytes" or "pad".
-	Kind string
-	// Text says what the field holds.
-	Text string
-	// Span is, for a "header" field, the length in bytes of the whole Variant the header starts
-	// (header included), or -1 when that Variant did not decode; 0 for other fields.
-	Span int
-	// Value is, for a "header" field whose Variant decoded, the decoded Variant as
-	// [DecodeMode.Decode] returns it; nil otherwise.
-	Value any
-	// Uninitialized marks NodePath name padding, which the engine never writes: in real engine
-	// output these bytes hold leftover memory, so comparisons must mask them.
-	Uninitialized bool
-}
-
-func (f Field) String() string {
-	return fmt.Sprintf("%6d %5d  %s%-7s %s", f.Offset, f.Len, strings.Repeat("  ", f.Depth), f.Kind, f.Text)
-}
-
-// Explain decodes data like [DecodeMode.Decode] and returns every field it read, in order. On a
-// decoding error it returns the fields read up to that point together with the error.
-func (m DecodeMode) Explain(data []byte) ([]Field, error) {
-	fields, _, err := m.ExplainFirst(data, 0)
-	return fields, err
-}
-
-// ExplainFirst is [DecodeMode.Explain] keeping only the first max fields (all of them when max
-// is 0 or less); more reports that fields were left out. Decoding still runs to the end, so
-// the error is the same as Explain's, but the fields of a long input take no more memory than
-// max of them.
-func (m DecodeMode) ExplainFirst(data []byte, max int) (fields []Field, more bool, err error) {
+// Explain decodes data like [DecodeMode.Decode] and explains it as one [explain.Frame] (Format
+// "godot3" or "godot4"): the top-level Variant is a field of the Variant's type name whose
+// children are its header and its parts, down to every byte, in the spirit of the offset tables
+// of Godot's "Binary serialization API" page. A Dictionary entry is a field of type "entry" with a
+// "key" child and a "value" child, each a Variant with its own range. Bytes after the Variant are
+// a "bytes" field noted as ignored (the engine ignores them).
+//
+// The fields count against budget (nil: a budget of [explain.DefaultMaxFields]); once it is
+// spent the frame is Truncated, decoding still runs to the end, and the error is the same as
+// Decode's. The frame's memory is the budget's fields plus the decoded value (bounded by the
+// options' MaxAllocBytes, proportional to the input). On a decoding error the frame holds the fields
+// read up to the error, Err is set on the frame and on the innermost Variant that failed, and
+// the error is returned too.
+func (m DecodeMode) Explain(data []byte, budget *explain.Budget) (*explain.Frame, error) {
+	if budget == nil {
+		budget = explain.NewBudget(0)
+	}
 	var dec decoder
 	m.o.initDecoder(&dec, data)
-	dec.tr = &tracer{max: max}
+	t := &tracer{budget: budget, size: len(data)}
+	dec.tr = t
 	_, end, err := dec.tracedValue(0, 0)
+	err = finishPath(err)
 	if err == nil && end < len(data) {
-		dec.tr.add(end, len(data)-end, 0, "bytes", "%d trailing bytes, ignored (as the engine ignores them)", len(data)-end)
+		t.leaf(end, len(data)-end, "bytes", "trailing", nil, plural(len(data)-end, "trailing byte")+", ignored (as the engine ignores them)")
 	}
-	return dec.tr.fields, dec.tr.full, finishPath(err)
+	fr := &explain.Frame{Format: formatName(m.o.Dialect), Bits: 8 * int64(len(data)), Fields: t.top}
+	if fr.Fields == nil {
+		fr.Fields = []*explain.Field{}
+	}
+	if err == nil {
+		if len(t.top) > 0 {
+			fr.Summary = t.top[0].Type + " " + t.top[0].Text
+		}
+	} else {
+		xe := &explain.Error{Bit: 8 * int64(len(data)), Msg: err.Error(), Err: err}
+		var de *DecodeError
+		if errors.As(err, &de) {
+			xe.Bit = 8 * int64(de.Offset)
+		}
+		fr.Err = xe
+		if t.failed != nil {
+			t.failed.Err = xe
+		}
+		fr.Summary = "does not decode"
+	}
+	fr.Truncated = budget.Spent()
+	return fr, err
 }
 
-// WriteFields prints fields as a table with a heading, one field a line, indented by depth.
-func WriteFields(w io.Writer, fields []Field) error {
-	if _, err := fmt.Fprintf(w, "%6s %5s  %-7s %s\n", "offset", "len", "kind", "meaning"); err != nil {
-		return err
+// ExplainMessages explains every Variant of data, one frame each: back to back with
+// [FramingPacket], or each after its length prefix (a "length prefix" field of the frame) in the
+// other framings. Frames are numbered from 0 and located in data. It stops at the first Variant
+// or prefix that does not decode, whose frame ends the list, and returns its error; it also
+// stops, without error, once budget is spent (the last frame is Truncated).
+func (m DecodeMode) ExplainMessages(data []byte, framing Framing, budget *explain.Budget) ([]*explain.Frame, error) {
+	if budget == nil {
+		budget = explain.NewBudget(0)
 	}
-	for _, f := range fields {
-		if _, err := fmt.Fprintln(w, f.String()); err != nil {
-			return err
+	var frames []*explain.Frame
+	for off := 0; off < len(data); {
+		idx := len(frames)
+		if framing == FramingPacket {
+			n, fr, err := m.explainOne(data[off:], budget)
+			fr.Index = idx
+			fr.Shift(8 * int64(off))
+			frames = append(frames, fr)
+			if err != nil {
+				return frames, shiftErr(err, off)
+			}
+			if fr.Truncated {
+				return frames, nil
+			}
+			off += n
+			continue
 		}
+		fr := &explain.Frame{Format: formatName(m.o.Dialect), Index: idx, Bit: 8 * int64(off), Fields: []*explain.Field{}}
+		frames = append(frames, fr)
+		if len(data)-off < 4 {
+			err := &DecodeError{Offset: int64(off), Err: fmt.Errorf("%w: a %s length prefix needs 4 bytes, have %d", ErrTruncated, framing, len(data)-off)}
+			fr.Bits = 8 * int64(len(data)-off)
+			fr.Err = &explain.Error{Bit: 8 * int64(off), Msg: err.Error(), Err: err}
+			return frames, err
+		}
+		n := binary.LittleEndian.Uint32(data[off:])
+		if framing == FramingStreamPeerBigEndian {
+			n = binary.BigEndian.Uint32(data[off:])
+		}
+		prefix := &explain.Field{Name: "length prefix", Type: "u32", Value: uint64(n), Text: plural(int(n), "byte") + " follow",
+			Bit: 8 * int64(off), Bits: 32}
+		if framing == FramingStreamPeerBigEndian {
+			prefix.Type = "u32be"
+		}
+		if !budget.AddTo(fr, prefix) {
+			return frames[:len(frames)-1], nil
+		}
+		if uint64(n) > uint64(len(data)-off-4) {
+			err := &DecodeError{Offset: int64(off), Err: fmt.Errorf("%w: the prefix says %d bytes, %d follow", ErrTruncated, n, len(data)-off-4)}
+			fr.Bits = 8 * int64(len(data)-off)
+			fr.Err = &explain.Error{Bit: 8 * int64(off), Msg: err.Error(), Err: err}
+			prefix.Err = fr.Err
+			return frames, err
+		}
+		msg := data[off+4 : off+4+int(n)]
+		inner, err := m.Explain(msg, budget)
+		inner.Shift(8 * int64(off+4))
+		fr.Fields = append(fr.Fields, inner.Fields...)
+		fr.Bits = 8 * int64(4+len(msg))
+		fr.Summary, fr.Err, fr.Truncated = inner.Summary, inner.Err, inner.Truncated
+		if err != nil {
+			return frames, shiftErr(err, off+4)
+		}
+		if fr.Truncated {
+			return frames, nil
+		}
+		off += 4 + int(n)
 	}
-	return nil
+	return frames, nil
+}
+
+// explainOne explains the first Variant of data, without the bytes after it, and returns its
+// length.
+func (m DecodeMode) explainOne(data []byte, budget *explain.Budget) (int, *explain.Frame, error) {
+	var dec decoder
+	m.o.initDecoder(&dec, data)
+	_, n, err := dec.value(0, 0)
+	if err == nil {
+		data = data[:min(n, len(data))]
+	}
+	fr, err := m.Explain(data, budget)
+	return len(data), fr, err
+}
+
+// shiftErr moves a *DecodeError's offset by off (a Variant decoded out of a larger input).
+func shiftErr(err error, off int) error {
+	var de *DecodeError
+	if off != 0 && errors.As(err, &de) {
+		de.Offset += int64(off)
+	}
+	return err
+}
+
+func formatName(d Dialect) string {
+	if d == Godot3 {
+		return "godot3"
+	}
+	return "godot4"
+}
+
+func pluralForm(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // UninitializedBytes returns the byte ranges [start, end) of data that the engine leaves
 // uninitialised when it encodes (NodePath name padding): a byte-exact comparison of engine output
 // must ignore them. It returns an error if data does not decode.
 func (m DecodeMode) UninitializedBytes(data []byte) ([][2]int, error) {
-	fields, err := m.Explain(data)
-	if err != nil {
-		return nil, err
+	var dec decoder
+	m.o.initDecoder(&dec, data)
+	t := &tracer{budget: explain.NewBudget(1), size: len(data)} // the ranges, not the fields
+	t.budget.Take()
+	dec.tr = t
+	if _, _, err := dec.tracedValue(0, 0); err != nil {
+		return nil, finishPath(err)
 	}
-	var r [][2]int
-	for _, f := range fields {
-		if f.Uninitialized {
-			r = append(r, [2]int{f.Offset, f.Offset + f.Len})
-		}
-	}
-	return r, nil
+	return t.uninit, nil
 }
 
-// tracer collects fields while a decoder runs.
+// UninitializedNote is the Note of NodePath name padding in an explanation: the engine never
+// writes these bytes, and in its output they hold leftover memory.
+const UninitializedNote = "uninitialised: the engine leaves these bytes as leftover memory"
+
+// tracer builds the fields of an explanation while a decoder runs.
 type tracer struct {
-	fields  []Field
-	path    []string
-	pathLen int    // the bytes of path's segments
-	text    string // the current path as Field.Path shows it, when textOK
-	textOK  bool
-	max     int  // keep at most this many fields (0: all)
-	full    bool // fields were left out
+	budget *explain.Budget
+	top    []*explain.Field
+	// stack holds the Variants and entries open, innermost last; nil for one not kept (the
+	// budget was spent), whose parts are not kept either.
+	stack  []*explain.Field
+	name   string         // the name of the next Variant
+	failed *explain.Field // the innermost Variant that did not decode
+	uninit [][2]int       // NodePath padding
+	size   int            // bytes of the input
+	// lastPad is the padding of the last string, at lastPadAt, lastPadLen bytes.
+	lastPad               *explain.Field
+	lastPadAt, lastPadLen int
 }
 
-// pathText returns the current path as [Field.Path] shows it: whole up to maxPathText bytes,
-// else its first and last segments of up to maxPathText/2 bytes each around the count of those
-// left out. It is made once per path, in time bounded by maxPathText, however deep the path.
-func (t *tracer) pathText() string {
-	if t.textOK {
-		return t.text
+// kept reports whether a field added now would be kept.
+func (t *tracer) kept() bool {
+	n := len(t.stack)
+	return t.budget.Room() && (n == 0 || t.stack[n-1] != nil)
+}
+
+// attach adds f under the innermost open field, or at the top; it reports whether f is kept.
+func (t *tracer) attach(f *explain.Field) bool {
+	if n := len(t.stack); n > 0 {
+		p := t.stack[n-1]
+		return p != nil && t.budget.Add(p, f)
 	}
-	t.textOK = true
-	if t.pathLen <= maxPathText {
-		t.text = strings.Join(t.path, "")
-		return t.text
+	if !t.budget.Take() {
+		return false
 	}
-	// The rules of AbbreviatePath, on the segments: the head keeps the segments that start in
-	// the first half of the limit, the tail those that end less than half the limit from the end.
-	head, n := 0, 0
-	for head < len(t.path) && n < maxPathText/2 {
-		n += len(t.path[head])
-		head++
+	t.top = append(t.top, f)
+	return true
+}
+
+// openVariant opens the field of the Variant at p; it returns the stack's height before it.
+func (t *tracer) openVariant(p int) int {
+	mark := len(t.stack)
+	name := t.name
+	if name == "" && mark == 0 {
+		name = "value"
 	}
-	tail, m := len(t.path), 0
-	for tail > head && m+len(t.path[tail-1]) < maxPathText/2 {
-		m += len(t.path[tail-1])
-		tail--
-	}
-	var sb strings.Builder
-	if tail >= len(t.path) || tail-head < 2 {
-		// No segment fits in the tail, or too few are left out: cut the bytes.
-		sb.WriteString(t.firstBytes(maxPathText / 2))
-		sb.WriteString("…")
-		sb.WriteString(t.lastBytes(maxPathText / 2))
+	t.name = ""
+	var f *explain.Field
+	if t.kept() {
+		f = &explain.Field{Name: name, Type: "Variant", Bit: 8 * int64(min(p, t.size))} // after padding the input lacks
+		if !t.attach(f) {
+			f = nil
+		}
 	} else {
-		for _, seg := range t.path[:head] {
-			sb.WriteString(seg)
+		t.budget.Take() // refused: the explanation is cut short
+	}
+	t.stack = append(t.stack, f)
+	return mark
+}
+
+// closeVariant completes the Variant opened at mark with its value, or marks it failed.
+func (t *tracer) closeVariant(dec *decoder, mark int, v any, end int, err error) {
+	f := t.stack[mark]
+	for _, e := range t.stack[mark+1:] {
+		if e != nil {
+			e.Cover() // an entry that an error left open
 		}
-		fmt.Fprintf(&sb, "…(%d more)…", tail-head)
-		for _, seg := range t.path[tail:] {
-			sb.WriteString(seg)
-		}
 	}
-	t.text = sb.String()
-	return t.text
-}
-
-// firstBytes returns the first n bytes of the path, or fewer so as not to split a character.
-func (t *tracer) firstBytes(n int) string {
-	var sb strings.Builder
-	for _, seg := range t.path {
-		if sb.Len()+len(seg) >= n {
-			sb.WriteString(seg[:n-sb.Len()])
-			break
-		}
-		sb.WriteString(seg)
-	}
-	return cutUTF8(sb.String(), n)
-}
-
-// lastBytes returns the last n bytes of the path, or fewer so as not to split a character.
-func (t *tracer) lastBytes(n int) string {
-	k, i := 0, len(t.path)
-	for i > 0 && k < n {
-		i--
-		k += len(t.path[i])
-	}
-	return cutUTF8Suffix(strings.Join(t.path[i:], ""), n)
-}
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not split a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// cutUTF8Suffix returns the longest suffix of s of at most n bytes that does not split a
-// character.
-func cutUTF8Suffix(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := len(s) - n
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return s[i:]
-}
-
-// stopped reports that the tracer keeps no more fields.
-func (t *tracer) stopped() bool {
-	if t.max > 0 && len(t.fields) >= t.max {
-		t.full = true
-	}
-	return t.full
-}
-
-func (t *tracer) add(off, n, depth int, kind, format string, args ...any) {
-	if t.stopped() {
+	t.stack = t.stack[:mark]
+	if f == nil {
 		return
 	}
-	t.fields = append(t.fields, Field{Offset: off, Len: n, Depth: depth, Path: t.pathText(),
-		Kind: kind, Text: fmt.Sprintf(format, args...)})
+	if err != nil {
+		if t.failed == nil {
+			t.failed = f
+		}
+		f.Cover()
+		return
+	}
+	f.Bits = 8*int64(end) - f.Bit
+	f.Text = summarize(v, dec.d, 0)
+	switch x := v.(type) {
+	case nil:
+	case bool, int64, string:
+		f.Value = x
+	case float64:
+		f.Value = x
+		f.Text = fmtFloat(x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			f.Value = f.Text
+		}
+	case StringName:
+		f.Value = string(x)
+	case NodePath:
+		f.Value = x.String()
+	}
 }
 
-// enterf enters a path segment; once the tracer is full, it only keeps count.
+// openEntry opens a Dictionary entry at p; its key Variant follows.
+func (t *tracer) openEntry(p int) {
+	f := &explain.Field{Name: "entry", Type: "entry", Bit: 8 * int64(min(p, t.size))}
+	if !t.attach(f) {
+		f = nil
+	}
+	t.stack = append(t.stack, f)
+	t.name = "key"
+}
+
+// entryValue names the entry by its key k; its value Variant follows.
+func (t *tracer) entryValue(k any) {
+	if e := t.stack[len(t.stack)-1]; e != nil {
+		e.Text = shortLabel(k)
+	}
+	t.name = "value"
+}
+
+// closeEntry closes the entry.
+func (t *tracer) closeEntry() {
+	if e := t.stack[len(t.stack)-1]; e != nil {
+		e.Cover()
+	}
+	t.stack = t.stack[:len(t.stack)-1]
+}
+
+// enterf names the next Variant: an element "[3]" or a property ".name".
 func (t *tracer) enterf(format string, arg any) {
-	seg := ""
-	if !t.full {
-		seg = fmt.Sprintf(format, arg)
+	if !t.kept() {
+		return // the Variant is not kept: no name needed
 	}
-	t.push(seg)
-}
-
-// push enters a path segment.
-func (t *tracer) push(seg string) {
-	t.path = append(t.path, seg)
-	t.pathLen += len(seg)
-	t.textOK = false
-}
-
-// enterKey enters the segment of a Dictionary value, labelled by its key.
-func (t *tracer) enterKey(k any) {
-	seg := ""
-	if !t.full {
-		seg = "[" + keyLabel(k) + "]"
+	t.name = strings.TrimPrefix(fmt.Sprintf(format, arg), ".")
+	if len(t.name) > 64 {
+		t.name = cutUTF8(t.name, 61) + "…"
 	}
-	t.push(seg)
 }
 
-func (t *tracer) leave() {
-	t.pathLen -= len(t.path[len(t.path)-1])
-	t.path = t.path[:len(t.path)-1]
-	t.textOK = false
+// leave ends an element or property.
+func (t *tracer) leave() {}
+
+// shortLabel is a key as an entry's text: keyLabel, at most about 64 bytes.
+func shortLabel(k any) string {
+	switch x := k.(type) {
+	case string:
+		return quoteShort(x)
+	case StringName:
+		return "&" + quoteShort(string(x))
+	}
+	return summarize(k, Godot4, 1)
 }
 
-func (t *tracer) header(dec *decoder, p, depth int, h uint32, typ Type) {
-	if t.stopped() {
+// leaf adds a field of n bytes at off.
+func (t *tracer) leaf(off, n int, typ, name string, value any, text string) *explain.Field {
+	n = min(n, t.size-off) // padding that the input lacks (it is optional at the end)
+	if n <= 0 {
+		return nil
+	}
+	if !t.kept() {
+		t.budget.Take() // refused: the explanation is cut short
+		return nil
+	}
+	if x, ok := value.(float64); ok && text != "" && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		value = text // "NaN:0x…", "inf": JSON has no such numbers, and the text keeps every bit
+	}
+	f := &explain.Field{Name: name, Type: typ, Value: value, Text: text, Bit: 8 * int64(off), Bits: 8 * int64(n)}
+	if !t.attach(f) {
+		return nil
+	}
+	return f
+}
+
+// header adds the header field of the open Variant, and gives the Variant its type.
+func (t *tracer) header(dec *decoder, h uint32, typ Type) {
+	n := len(t.stack)
+	if n == 0 || t.stack[n-1] == nil {
 		return
 	}
+	v := t.stack[n-1]
+	v.Type = dec.d.TypeName(typ)
 	var flags []string
 	if h>>16 != 0 {
 		flags = append(flags, fmt.Sprintf("flags %#04x", h>>16))
@@ -265,15 +386,12 @@ func (t *tracer) header(dec *decoder, p, depth int, h uint32, typ Type) {
 			flags = append(flags, "ignored")
 		}
 	}
-	extra := ""
+	text := fmt.Sprintf("type %d %s", h&0xFF, dec.d.TypeName(typ))
 	if len(flags) > 0 {
-		extra = ", " + strings.Join(flags, ", ")
+		text += ", " + strings.Join(flags, ", ")
 	}
-	label := ""
-	if len(t.path) > 0 {
-		label = t.pathText() + ": "
-	}
-	t.add(p, 4, depth, "header", "%s%s (type %d%s)", label, dec.d.TypeName(typ), h&0xFF, extra)
+	p := int(v.Bit / 8)
+	t.leaf(p, 4, "u32", "header", uint64(h), text)
 }
 
 func containerKindName(k ContainerKind) string {
@@ -288,73 +406,105 @@ func containerKindName(k ContainerKind) string {
 	return "untyped"
 }
 
-// str reports a String primitive: length, bytes and padding.
-func (t *tracer) str(p, depth int, what string, raw []byte, s string) {
-	t.add(p, 4, depth, "u32", "%slength %d", what, len(raw))
+// str reports a String primitive at p: length, bytes, terminator and padding. what names the
+// string's role ("class name ", "" for a String Variant).
+func (t *tracer) str(p int, what string, raw []byte, s string) {
+	if !t.kept() {
+		t.lastPad, t.lastPadAt, t.lastPadLen = nil, p+4+len(raw), (4-len(raw)&3)&3
+		return
+	}
+	t.leaf(p, 4, "u32", what+"length", int64(len(raw)), "")
 	text := raw
 	nul := len(raw) > 0 && raw[len(raw)-1] == 0 && string(raw[:len(raw)-1]) == s
 	if nul {
 		text = raw[:len(raw)-1]
 	}
 	if len(text) > 0 {
+		name := strings.TrimSpace(what)
+		if name == "" {
+			name = "text"
+		}
 		note := ""
 		if !nul && string(raw) != s {
-			note = fmt.Sprintf(" (decodes as %q)", s)
+			note = "decodes as " + quoteShort(s)
 		}
-		t.add(p+4, len(text), depth, "utf8", "%q%s", text, note)
+		if f := t.leaf(p+4, len(text), "utf8", name, s, quoteShort(string(text))); f != nil {
+			f.Note = note
+		}
 	}
 	if nul {
-		t.add(p+4+len(text), 1, depth, "nul", "NUL terminator (counted in the length)")
+		t.leaf(p+4+len(text), 1, "nul", "NUL", nil, "terminator (counted in the length)")
 	}
+	t.lastPad, t.lastPadLen = nil, 0
 	if pad := (4 - len(raw)&3) & 3; pad > 0 {
-		t.add(p+4+len(raw), pad, depth, "pad", "padding")
+		t.lastPadAt, t.lastPadLen = p+4+len(raw), pad
+		t.lastPad = t.leaf(t.lastPadAt, pad, "pad", "padding", nil, "")
 	}
 }
 
-// nodePathPad marks the padding of the NodePath name at p (just reported by str) as bytes the
-// engine leaves uninitialised.
+// nodePathPad marks the padding of the NodePath name just reported by str as bytes the engine
+// leaves uninitialised.
 func (t *tracer) nodePathPad(p int) {
-	if n := len(t.fields); n > 0 && t.fields[n-1].Kind == "pad" && t.fields[n-1].Offset > p {
-		t.fields[n-1].Uninitialized = true
-		t.fields[n-1].Text = "padding (the engine leaves it uninitialised)"
+	if t.lastPadLen > 0 && t.lastPadAt > p {
+		t.uninit = append(t.uninit, [2]int{t.lastPadAt, t.lastPadAt + t.lastPadLen})
+		if t.lastPad != nil {
+			t.lastPad.Note = UninitializedNote
+		}
 	}
+	t.lastPad, t.lastPadAt, t.lastPadLen = nil, 0, 0
 }
 
-// bytes reports the content of a PackedByteArray, 16 bytes a line, and its padding.
-func (t *tracer) bytes(p int, b []byte, depth int) {
-	for i := 0; i < len(b) && !t.stopped(); i += 16 {
+// bytes reports the content of a PackedByteArray, 16 bytes a field, and its padding.
+func (t *tracer) bytes(p int, b []byte) {
+	if !t.kept() {
+		t.budget.Take()
+		return
+	}
+	for i := 0; i < len(b); i += 16 {
 		j := min(i+16, len(b))
-		t.add(p+i, j-i, depth, "bytes", "% x", b[i:j])
+		if t.leaf(p+i, j-i, "bytes", fmt.Sprintf("[%d:%d]", i, j), nil, fmt.Sprintf("% x", b[i:j])) == nil {
+			return
+		}
 	}
 	if pad := (4 - len(b)&3) & 3; pad > 0 {
-		t.add(p+len(b), pad, depth, "pad", "padding (optional on decode)")
+		t.leaf(p+len(b), pad, "pad", "padding", nil, "optional on decode")
 	}
 }
 
 // packed reports the elements of a fixed-size packed array.
-func (t *tracer) packed(dec *decoder, p, depth int, typ Type, n, comps, size int) {
+func (t *tracer) packed(dec *decoder, p int, typ Type, n, comps, size int) {
+	if !t.kept() {
+		t.budget.Take()
+		return
+	}
 	names := [4]string{"x", "y", "z", "w"}
 	if typ == TypePackedColorArray {
 		names = [4]string{"r", "g", "b", "a"}
 	}
 	kind := map[Type]string{TypePackedInt32Array: "int32", TypePackedInt64Array: "int64"}[typ]
-	for i := 0; i < n && !t.stopped(); i++ {
+	for i := 0; i < n; i++ {
 		for c := 0; c < comps; c++ {
 			off := p + (i*comps+c)*size
 			b := dec.buf[off : off+size]
-			label := fmt.Sprintf("[%d]", i)
+			label := "[" + strconv.Itoa(i) + "]"
 			if comps > 1 {
 				label += "." + names[c]
 			}
+			var f *explain.Field
 			switch {
 			case kind == "int32":
-				t.add(off, 4, depth, "int32", "%s %d", label, int32(le32(b)))
+				f = t.leaf(off, 4, "int32", label, int64(int32(le32(b))), "")
 			case kind == "int64":
-				t.add(off, 8, depth, "int64", "%s %d", label, int64(le64(b)))
+				f = t.leaf(off, 8, "int64", label, int64(le64(b)), "")
 			case size == 4:
-				t.add(off, 4, depth, "float32", "%s %s", label, fmtFloat32(math.Float32frombits(le32(b))))
+				x := math.Float32frombits(le32(b))
+				f = t.leaf(off, 4, "float32", label, float64(x), fmtFloat32(x))
 			default:
-				t.add(off, 8, depth, "float64", "%s %s", label, fmtFloat(math.Float64frombits(le64(b))))
+				x := math.Float64frombits(le64(b))
+				f = t.leaf(off, 8, "float64", label, x, fmtFloat(x))
+			}
+			if f == nil {
+				return
 			}
 		}
 	}
@@ -386,6 +536,145 @@ func componentName(t Type, i int) string {
 	return strconv.Itoa(i)
 }
 
+// summarize renders a decoded Variant short, in the style of Godot's var_to_str: containers
+// show their size and, at the top, their first elements; math types their components.
+func summarize(v any, d Dialect, depth int) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return fmtFloat(x)
+	case string:
+		return quoteShort(x)
+	case StringName:
+		return "&" + quoteShort(string(x))
+	case NodePath:
+		return "^" + quoteShort(x.String())
+	case RID:
+		return fmt.Sprintf("RID(%d)", uint64(x))
+	case Callable:
+		return "Callable()"
+	case Signal:
+		return fmt.Sprintf("Signal(%s, object %d)", quoteShort(x.Name), uint64(x.Object))
+	case *Object:
+		if x == nil {
+			return "null"
+		}
+		return fmt.Sprintf("%s {%s}", x.Class, pluralForm(len(x.Properties), "property", "properties"))
+	case ObjectID:
+		return fmt.Sprintf("Object id %d", uint64(x))
+	case []any:
+		return list(len(x), d, depth, func(i int) any { return x[i] })
+	case *TypedArray:
+		return list(len(x.Values), d, depth, func(i int) any { return x.Values[i] })
+	case *Dictionary:
+		if depth > 0 || len(x.Entries) == 0 {
+			return "{" + pluralForm(len(x.Entries), "entry", "entries") + "}"
+		}
+		var parts []string
+		for i, e := range x.Entries {
+			if i == 3 {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, summarize(e.Key, d, depth+1)+": "+summarize(e.Value, d, depth+1))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case []byte:
+		if len(x) <= 8 {
+			return fmt.Sprintf("[% x]", x)
+		}
+		return fmt.Sprintf("%d bytes [% x …]", len(x), x[:8])
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice:
+		return list(rv.Len(), d, depth, func(i int) any { return rv.Index(i).Interface() })
+	case reflect.Struct:
+		var nums []string
+		flatten(rv, &nums)
+		return structName(rv.Type().Name(), d) + "(" + strings.Join(nums, ", ") + ")"
+	case reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(rv.Int(), 10)
+	case reflect.Float32:
+		return fmtFloat32(float32(rv.Float()))
+	case reflect.Float64:
+		return fmtFloat(rv.Float())
+	case reflect.String:
+		return quoteShort(rv.String())
+	}
+	return fmt.Sprint(v)
+}
+
+// structName is the dialect's name of a math type: Godot 3's Quat and Transform, and Vector3
+// for a double-precision Vector3d.
+func structName(name string, d Dialect) string {
+	switch name {
+	case "Vector2d", "Rect2d", "Vector3d", "Vector4d", "Transform2Dd", "Planed", "Quaterniond", "AABBd", "Basisd", "Transform3Dd", "Projectiond":
+		name = name[:len(name)-1]
+	}
+	if d == Godot3 {
+		switch name {
+		case "Quaternion":
+			return "Quat"
+		case "Transform3D":
+			return "Transform"
+		}
+	}
+	return name
+}
+
+func list(n int, d Dialect, depth int, at func(int) any) string {
+	if depth > 0 || n == 0 || n > 4 {
+		return "[" + plural(n, "element") + "]"
+	}
+	parts := make([]string, n)
+	for i := range n {
+		parts[i] = summarize(at(i), d, depth+1)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func flatten(rv reflect.Value, out *[]string) {
+	switch rv.Kind() {
+	case reflect.Struct:
+		for i := range rv.NumField() {
+			flatten(rv.Field(i), out)
+		}
+	case reflect.Float32:
+		*out = append(*out, fmtFloat32(float32(rv.Float())))
+	case reflect.Float64:
+		*out = append(*out, fmtFloat(rv.Float()))
+	case reflect.Int32, reflect.Int64:
+		*out = append(*out, strconv.FormatInt(rv.Int(), 10))
+	case reflect.Bool:
+		*out = append(*out, strconv.FormatBool(rv.Bool()))
+	}
+}
+
+// quoteShort quotes s, cut to about 64 bytes.
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		return strconv.Quote(cutUTF8(s, 61)) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not split a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // fmtFloat renders a float64 so that it parses back to the same bits: the shortest decimal form,
 // or inf/-inf, or NaN ("NaN:0x…" with its bits unless it is the quiet NaN).
 func fmtFloat(f float64) string {
@@ -411,4 +700,17 @@ func fmtFloat32(f float32) string {
 		return "-inf"
 	}
 	return strconv.FormatFloat(float64(f), 'g', -1, 32)
+}
+
+// cutUTF8Suffix returns the longest suffix of s of at most n bytes that does not split a
+// character.
+func cutUTF8Suffix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }

@@ -3,6 +3,7 @@ package godot_test
 import (
 	"bytes"
 	"errors"
+	"github.com/gamewire/gamewire/explain"
 	"math/rand/v2"
 	"testing"
 
@@ -41,13 +42,12 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil || !bytes.Equal(once, twice) {
 			t.Fatalf("round trip differs (%v):\n%s", err, godottest.HexDiff(once, twice, nil))
 		}
-		fields, err := dec.Explain(once)
-		if err != nil || len(fields) == 0 {
+		fr, err := dec.Explain(once, explain.NewBudget(explain.NoLimit))
+		if err != nil || len(fr.Fields) != 1 {
 			t.Fatalf("explain: %v", err)
 		}
-		last := fields[len(fields)-1]
-		if last.Offset+last.Len != len(once) {
-			t.Fatalf("explain ends at byte %d of %d", last.Offset+last.Len, len(once))
+		if top := fr.Fields[0]; top.Bit != 0 || top.Bits != int64(8*len(once)) {
+			t.Fatalf("explain spans bits %d+%d of %d", top.Bit, top.Bits, 8*len(once))
 		}
 		// Every strict prefix is truncated input: a typed error, never a panic.
 		for _, cut := range []int{0, 3, len(once) / 2, len(once) - 1} {

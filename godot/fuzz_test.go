@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"github.com/gamewire/gamewire/explain"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,9 +66,16 @@ func FuzzDecode(f *testing.F) {
 		}
 		o := dm(DecodeOptions{Dialect: d, AllowObjects: true, MaxElements: 1 << 16})
 		v, n, err := o.Decode(data)
-		_, xerr := o.Explain(data)
+		fr, xerr := o.Explain(data, explain.NewBudget(1000))
 		if (err == nil) != (xerr == nil) {
 			t.Fatalf("Decode error %v, Explain error %v", err, xerr)
+		}
+		checkTiling(t, fr)
+		if verr := fr.Validate(); verr != nil {
+			t.Fatal(verr)
+		}
+		if jerr := explain.WriteJSON(io.Discard, fr); jerr != nil {
+			t.Fatalf("the explanation does not write as JSON: %v", jerr)
 		}
 		if err != nil {
 			var de *DecodeError

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/godot"
-	"github.com/gamewire/gamewire/internal/engine/godot3"
+	"github.com/gamewire/gamewire/internal/harness/godot3"
 )
 
 // These tests run a real Godot 3 client (testdata/peer/client.gd on godot3-server) against a Go

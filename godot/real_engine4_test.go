@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/godot"
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // The values of the real_t and var_to_str tests: Variant bytes the official (single-precision)

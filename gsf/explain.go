@@ -9,6 +9,7 @@ import (
 
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
+	"github.com/gamewire/gamewire/explain"
 )
 
 // ExplainOptions configures [Explain].
@@ -49,6 +50,9 @@ type BodyDescription struct {
 	Lines []string `json:"-"`
 	// Omitted counts the fields the describer decoded but left out of Fields (a limit).
 	Omitted int `json:"omitted,omitempty"`
+	// Tree is the body's fields in the one explanation model, numbered as Steps are, whose
+	// leaves tile the body's bits; without it the body is explained by its Steps.
+	Tree []*explain.Field `json:"-"`
 }
 
 // Explanation is the bit-by-bit account of every frame of an input.
@@ -77,6 +81,13 @@ type FrameExplanation struct {
 	// Err is the error that stopped the explanation of this frame, if any.
 	Err      error  `json:"-"`
 	ErrorMsg string `json:"error,omitempty"`
+
+	// names names the steps of no field by their index in Steps: "length prefix", "padding", ….
+	names map[int]string
+	// avail is, for a frame cut short, the bytes of it the input holds.
+	avail int
+	// notes are the names of header fields' numbers, by the fields' bits: "USER_SERVER".
+	notes map[int]string
 }
 
 // HeaderNames are the names of a header's numbers.
@@ -154,6 +165,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	fe.Length, fe.PrefixLen = l, size
 	frame, n, err := consumeFrame(b)
 	if err != nil {
+		fe.avail = len(b)
 		// Explain the prefix, and the fields that the bytes there are hold, before giving up:
 		// a cut capture still shows its header.
 		end := len(b)
@@ -166,7 +178,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 		} else {
 			fe.FirstPayloadBit = 8 * size
 		}
-		e.add(lengthStep(b[:size], l))
+		e.add("length prefix", lengthStep(b[:size], l))
 		if l > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrMissingTerminator)) {
 			_ = e.r.Seek(8 * size)
 			e.partial(opts.Body)
@@ -182,7 +194,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 	if opts.PayloadBits {
 		e.shift = 8 * size
 	}
-	e.add(lengthStep(b[:size], l))
+	e.add("length prefix", lengthStep(b[:size], l))
 	_ = e.r.Seek(8 * size)
 
 	// The authoritative decode; the steps below must agree with it.
@@ -248,11 +260,11 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 				// The frame is whole and its header decoded: the body does not fit what the
 				// describer expects. Say so, and let the frames after it be explained.
 				fe.Err, fe.ErrorMsg = err, err.Error()
-				e.add(bitproto.Step{Bit: payloadEnd, Len: 8, Bits: e.bits(payloadEnd, 8), Text: "terminator 0x00"})
+				e.add("terminator", bitproto.Step{Bit: payloadEnd, Len: 8, Bits: e.bits(payloadEnd, 8), Text: "terminator 0x00"})
 				return fe, n
 			}
 		} else if body.Bits > 0 {
-			e.add(bitproto.Step{Bit: e.r.Offset(), Len: body.Bits, Bits: e.bits(e.r.Offset(), body.Bits),
+			e.add("body bits", bitproto.Step{Bit: e.r.Offset(), Len: body.Bits, Bits: e.bits(e.r.Offset(), body.Bits),
 				Text: fmt.Sprintf("body: %d bits, not decoded (give the body's field list)", body.Bits)})
 			_ = e.r.Seek(payloadEnd)
 		}
@@ -265,11 +277,11 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 		if rest >= 8 || !body.RestZero {
 			text = fmt.Sprintf("%d bits after the body (ignored, as by the reference)", rest)
 		}
-		e.add(bitproto.Step{Bit: pos, Len: rest, Bits: e.bits(pos, rest), Text: text})
+		e.add("padding", bitproto.Step{Bit: pos, Len: rest, Bits: e.bits(pos, rest), Text: text})
 	} else if pos > payloadEnd {
 		e.fe.Steps[len(e.fe.Steps)-1].Text += " (read into the terminator byte, as the reference's reader allows)"
 	}
-	e.add(bitproto.Step{Bit: payloadEnd, Len: 8, Bits: e.bits(payloadEnd, 8), Text: "terminator 0x00"})
+	e.add("terminator", bitproto.Step{Bit: payloadEnd, Len: 8, Bits: e.bits(payloadEnd, 8), Text: "terminator 0x00"})
 	return fe, n
 }
 
@@ -314,8 +326,12 @@ func lengthStep(prefix []byte, l int) bitproto.Step {
 	return bitproto.Step{Bit: 0, Len: 8 * len(prefix), Bits: bits.String(), Text: text}
 }
 
-func (e *explainer) add(s bitproto.Step) {
+func (e *explainer) add(name string, s bitproto.Step) {
 	s.Bit -= e.shift
+	if e.fe.names == nil {
+		e.fe.names = map[int]string{}
+	}
+	e.fe.names[len(e.fe.Steps)] = name
 	e.fe.Steps = append(e.fe.Steps, s)
 }
 
@@ -335,6 +351,10 @@ func (e *explainer) field(name string, t bitproto.FieldType, annotate ...string)
 	e.shiftValue(&v)
 	if len(annotate) > 0 && annotate[0] != "" && len(v.Steps) > 0 {
 		v.Steps[len(v.Steps)-1].Text += " (" + annotate[0] + ")"
+		if e.fe.notes == nil {
+			e.fe.notes = map[int]string{}
+		}
+		e.fe.notes[v.Bit] = annotate[0]
 	}
 	e.fe.Steps = append(e.fe.Steps, v.Steps...)
 	e.fe.Fields = append(e.fe.Fields, v)

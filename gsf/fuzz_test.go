@@ -3,6 +3,7 @@ package gsf
 import (
 	"bytes"
 	"errors"
+	"github.com/gamewire/gamewire/explain"
 	"io"
 	"testing"
 
@@ -164,5 +165,25 @@ func FuzzExplain(f *testing.F) {
 				}
 			}
 		}
+		// The model: the same frames, valid trees within the input, within the budget.
+		budget := explain.NewBudget(200)
+		frames, _ := ExplainFrames(data, ExplainOptions{Body: fields[:1+len(data)%len(fields)], PayloadBits: len(data)%3 == 0}, budget)
+		n := 0
+		for _, fr := range frames {
+			if err := fr.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if fr.Bit+fr.Bits > int64(8*len(data)) {
+				t.Fatalf("frame at bits %d+%d outside the input of %d bytes", fr.Bit, fr.Bits, len(data))
+			}
+			n += fr.Count()
+		}
+		if n > 200 {
+			t.Fatalf("%d fields, budget 200", n)
+		}
+		if err := explain.WriteJSON(&buf, frames...); err != nil {
+			t.Fatal(err)
+		}
+		_ = explain.WriteText(&buf, data, frames...)
 	})
 }

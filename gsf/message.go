@@ -91,9 +91,16 @@ var ErrBodyOverrun = errors.New("gsf: body read past the end of the payload")
 // decoded value ended, and how many payload bits follow it (negative when it read past the
 // payload).
 type BodyError struct {
-	BitOffset int   // where the decoded value ended, in bits from the payload's first bit
+	Offset    int64 // BitOffset/8
+	BitOffset int64 // where the decoded value ended, in bits from the payload's first bit
 	Left      int   // payload bits after it (negative: the value ended past the payload)
 	Err       error // ErrTrailingBits or ErrBodyOverrun
+}
+
+// NewBodyError returns the *BodyError of a value that ended at bit next of the payload with left
+// payload bits after it.
+func NewBodyError(next, left int, err error) *BodyError {
+	return &BodyError{Offset: int64(next / 8), BitOffset: int64(next), Left: left, Err: err}
 }
 
 func (e *BodyError) Error() string {
@@ -127,14 +134,14 @@ func (b RawBody) CheckEnd(next int) error {
 	left := b.end - next
 	switch {
 	case left < 0:
-		return &BodyError{BitOffset: next, Left: left, Err: ErrBodyOverrun}
+		return NewBodyError(next, left, ErrBodyOverrun)
 	case left >= 8:
-		return &BodyError{BitOffset: next, Left: left, Err: ErrTrailingBits}
+		return NewBodyError(next, left, ErrTrailingBits)
 	case left > 0:
 		r := bitstream.NewReader(b.data[:b.end/8])
 		_ = r.Seek(next)
 		if bits, _ := r.ReadBits(left); bits != 0 {
-			return &BodyError{BitOffset: next, Left: left, Err: ErrTrailingBits}
+			return NewBodyError(next, left, ErrTrailingBits)
 		}
 	}
 	return nil

@@ -32,8 +32,8 @@ func ExampleExplain() {
 	// bits  47+6   requestId       1
 	// bits  53+6   logCorrelator   ""
 	// bits  59+1   body            present
-	// bits  60+108 clientName      "AmazingWorld" (12 bytes, 96 bits)
-	// bits 168+8   terminator 0x00 [00000000]
+	// bits  60+108 clientName      "AmazingWorld"
+	// bits 168+8   terminator      0x00
 }
 
 // Explaining a packet capture (tcpdump's pcap of "gamewire call" against "gamewire serve"): the

@@ -61,31 +61,6 @@ type Explanation struct {
 // shows every byte.
 const MaxNodes = 100_000
 
-// builder grows a tree with a node budget.
-type builder struct {
-	nodes   int
-	limited bool
-}
-
-// add appends a child to parent (or returns it as a root when parent is nil) unless the budget
-// is spent.
-func (b *builder) node(parent *Node, n *Node) *Node {
-	if b.nodes >= MaxNodes {
-		b.limited = true
-		return nil
-	}
-	b.nodes++
-	if parent != nil {
-		parent.Children = append(parent.Children, n)
-	}
-	return n
-}
-
-// byteNode makes a node for a byte range.
-func byteNode(name, typ, value string, off, n int) *Node {
-	return &Node{Name: name, Type: typ, Value: value, Off: off, Len: n, Bit: 8 * off, Bits: 8 * n}
-}
-
 // bitNode makes a node for a bit range.
 func bitNode(name, typ, value string, bit, n int) *Node {
 	off := bit / 8

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/gamewire/gamewire/explain"
 )
 
 // Option is a setting of a format that the page offers, such as Godot's framing or a BitProtocol
@@ -54,6 +56,13 @@ type Format struct {
 	// len(data). The nodes refer to data, unless the explanation sets Data to other bytes (a
 	// capture's stream), and Part to say what they are.
 	Explain func(data []byte, opts map[string]string) (*Explanation, error) `json:"-"`
+	// Frames, the usual way for a format to explain itself, explains data as the frames of the
+	// one explanation model (package explain) with the given options, keeping to budget: the
+	// inspector builds its tree from them. Decoding errors belong in the frames (Err); the
+	// error returned is for input that cannot be explained at all (options that do not parse).
+	// It must not panic on any input. A format sets Frames or Explain; with both, Frames is
+	// used.
+	Frames func(data []byte, opts map[string]string, budget *explain.Budget) ([]*explain.Frame, error) `json:"-"`
 }
 
 var (
@@ -61,13 +70,14 @@ var (
 	registry = map[string]Format{}
 )
 
-// Register adds a format. It panics if the name is empty or taken, or Explain is nil: formats
+// Register adds a format. It panics if the name is empty or taken, or both Frames and Explain
+// are nil: formats
 // are registered from init functions, where that is a programming error.
 func Register(f Format) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if f.Name == "" || f.Name == Auto || f.Explain == nil {
-		panic("inspect: Register needs a name (not \"auto\") and an Explain function")
+	if f.Name == "" || f.Name == Auto || f.Explain == nil && f.Frames == nil {
+		panic("inspect: Register needs a name (not \"auto\") and a Frames or Explain function")
 	}
 	if _, dup := registry[f.Name]; dup {
 		panic("inspect: format " + f.Name + " registered twice")
@@ -196,9 +206,18 @@ func run(f Format, data []byte, given map[string]string) (*Explanation, error) {
 			opts[o.Name] = v
 		}
 	}
-	ex, err := f.Explain(data, opts)
-	if err != nil {
-		return nil, err
+	var ex *Explanation
+	if f.Frames != nil {
+		frames, err := f.Frames(data, opts, explain.NewBudget(MaxNodes))
+		if err != nil {
+			return nil, err
+		}
+		ex = fromFrames(frames)
+	} else {
+		var err error
+		if ex, err = f.Explain(data, opts); err != nil {
+			return nil, err
+		}
 	}
 	ex.Format, ex.Title, ex.BitLevel = f.Name, f.Title, f.BitLevel || ex.BitLevel
 	if ex.Data == nil {

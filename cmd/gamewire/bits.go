@@ -9,11 +9,13 @@ import (
 
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
+	"github.com/gamewire/gamewire/explain"
 )
 
 func init() {
 	register(command{area: "bits", verb: "decode", summary: "BitProtocol bits → values, by a field list (bool,int32,string,...)", run: bitsDecode})
 	register(command{area: "bits", verb: "encode", summary: "values (JSON) → BitProtocol bits, by a field list", run: bitsEncode})
+	register(command{area: "bits", verb: "explain", summary: "BitProtocol bits by a field list, bit by bit: offset, bits, meaning", run: bitsExplain})
 }
 
 const fieldTypesHelp = `Field list: comma-separated TYPE or NAME:TYPE entries, TYPE*N to repeat. Types:
@@ -27,7 +29,7 @@ func bitsDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	spec := fs.String("fields", "", "the field `list` (required)")
 	in := addInputFlags(fs)
 	offset := fs.Int("offset", 0, "start decoding at this `bit`")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "print JSON Lines: the fields as one explanation frame (docs/explain.md)")
 	steps := fs.Bool("steps", false, "also print the bits of every field, as in gsf explain")
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
@@ -47,31 +49,21 @@ func bitsDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := r.Seek(*offset); err != nil {
 		return err
 	}
-	vals, derr := bitproto.DecodeFields(r, fields)
-	rest := r.Remaining()
 	if *asJSON {
-		out := struct {
-			Fields []bitproto.Value `json:"fields"`
-			End    int              `json:"end"`
-			Rest   int              `json:"rest"`
-			Error  string           `json:"error,omitempty"`
-		}{Fields: vals, End: r.Offset(), Rest: rest}
-		if out.Fields == nil {
-			out.Fields = []bitproto.Value{}
-		}
-		if derr != nil {
-			out.Error = derr.Error()
-		}
+		// One line: the explanation frame of the fields (docs/explain.md).
+		fr, derr := bitproto.ExplainFields(data, *offset, fields, explain.NewBudget(explain.NoLimit))
 		if !*steps {
-			for i := range out.Fields {
-				out.Fields[i].Steps = nil
+			for _, f := range fr.Fields {
+				f.Children = nil
 			}
 		}
-		if err := writeJSON(stdout, out); err != nil {
+		if err := explain.WriteJSON(stdout, fr); err != nil {
 			return err
 		}
 		return derr
 	}
+	vals, derr := bitproto.DecodeFields(r, fields)
+	rest := r.Remaining()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%5s %5s  %-16s %-8s %s\n", "bit", "len", "name", "type", "value")
 	for _, v := range vals {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"github.com/gamewire/gamewire/explain"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,24 +40,14 @@ func TestBitsDecode(t *testing.T) {
 	}
 
 	out, _, code = runCLI(t, seedPayloadHex, "bits", "decode", "--json", "--fields", seedFields)
-	var res struct {
-		Fields []struct {
-			Name  string `json:"name"`
-			Type  string `json:"type"`
-			Bit   int    `json:"bit"`
-			Len   int    `json:"len"`
-			Value any    `json:"value"`
-		} `json:"fields"`
-		End  int `json:"end"`
-		Rest int `json:"rest"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Fields) != 9 || res.End != 160 {
+	frames := jsonLines[explain.Frame](t, out)
+	if code != 0 || len(frames) != 1 || len(frames[0].Fields) != 9 || frames[0].Bit+frames[0].Bits != 160 {
 		t.Fatalf("JSON %s", out)
 	}
-	if f := res.Fields[4]; f.Name != "msgType" || f.Bit != 19 || f.Len != 20 || f.Value != float64(566) {
+	if f := frames[0].Fields[4]; f.Name != "msgType" || f.Bit != 19 || f.Bits != 20 || f.Value != float64(566) || f.Children != nil {
 		t.Errorf("msgType %+v", f)
 	}
-	if f := res.Fields[8]; f.Value != "AmazingWorld" || f.Bit != 52 {
+	if f := frames[0].Fields[8]; f.Value != "AmazingWorld" || f.Bit != 52 {
 		t.Errorf("clientName %+v", f)
 	}
 

@@ -21,7 +21,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gamewire/gamewire/internal/cliio"
+	"github.com/gamewire/gamewire/internal/byteinput"
 )
 
 // newCmdFlags returns a flag set for "gamewire AREA VERB" that prints its usage to stderr. args
@@ -154,11 +154,11 @@ func (in inputFlags) read(fs *flag.FlagSet, stdin io.Reader) ([]byte, error) {
 // argument itself when no such file exists) in the given --format. When the encoding was
 // guessed it says so on the flag set's output (stderr).
 func readInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]byte, error) {
-	f, err := cliio.ParseFormat(format)
+	f, err := byteinput.ParseFormat(format)
 	if err != nil {
 		return nil, asUsage("format", err)
 	}
-	data, src, err := cliio.ReadArg(fs.Arg(0), stdin, f)
+	data, src, err := byteinput.ReadArg(fs.Arg(0), stdin, f)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func addOutputFlags(fs *flag.FlagSet) outputFlags {
 
 // check validates the flags before any work is done.
 func (o outputFlags) check() error {
-	_, err := cliio.ParseOutput(*o.format)
+	_, err := byteinput.ParseOutput(*o.format)
 	return asUsage("output", err)
 }
 
@@ -192,14 +192,14 @@ func (o outputFlags) write(stdout io.Writer, b []byte) error {
 	if *o.file != "" && *o.file != "-" {
 		return os.WriteFile(*o.file, b, 0o644)
 	}
-	f, err := cliio.ParseOutput(*o.format)
+	f, err := byteinput.ParseOutput(*o.format)
 	if err != nil {
 		return err
 	}
 	if *o.file == "-" {
-		f = cliio.Raw
+		f = byteinput.Raw
 	}
-	return cliio.Write(stdout, b, f)
+	return byteinput.Write(stdout, b, f)
 }
 
 // plural returns "1 byte", "2 bytes": n and the noun, with an s unless n is 1.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,7 @@ func gw(t *testing.T, stdin string, args ...string) (string, string, int) {
 
 func TestCLIExplainAll(t *testing.T) {
 	out, stderr, code := gw(t, "02000000 01000000 02000000 02000000\n", "godot", "explain", "--all")
-	if code != 0 || !strings.Contains(out, "value 2 at byte 8, 8 bytes") || !strings.Contains(out, "    12     4  int32   2") || strings.Contains(out, "trailing") {
+	if code != 0 || !strings.Contains(out, "godot4 frame 1 at byte 8, 8 bytes: int 2") || !strings.Contains(out, "value: 2") || strings.Contains(out, "trailing") {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
 	}
 	// Without --all the trailing bytes are pointed out, as before.
@@ -66,31 +67,38 @@ func TestCLIExplainAll(t *testing.T) {
 
 func TestCLIExplainJSON(t *testing.T) {
 	out, stderr, code := gw(t, "02000000 01000000 04000000 01000000 61000000\n", "godot", "explain", "--all", "--json")
-	var res struct {
-		Dialect string `json:"dialect"`
-		Bytes   int    `json:"bytes"`
-		Values  []struct {
-			Offset int `json:"offset"`
-			Fields []struct {
-				Offset int    `json:"offset"`
-				Len    int    `json:"len"`
-				Kind   string `json:"kind"`
-				Text   string `json:"text"`
-			} `json:"fields"`
-		} `json:"values"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
 	}
-	if res.Dialect != "Godot 4" || res.Bytes != 20 || len(res.Values) != 2 || res.Values[1].Offset != 8 ||
-		res.Values[1].Fields[2].Offset != 16 || res.Values[1].Fields[2].Kind != "utf8" {
-		t.Errorf("%+v", res)
+	frames := jsonLines[explain.Frame](t, out)
+	if len(frames) != 2 || frames[1].Format != "godot4" || frames[1].Index != 1 || frames[1].Bit != 64 || frames[1].Bits != 96 {
+		t.Fatalf("frames %+v", frames)
 	}
-	// An error is in the JSON and on stderr, with exit status 1.
+	s := frames[1].Fields[0]
+	if s.Type != "String" || s.Value != "a" || len(s.Children) != 4 || s.Children[2].Type != "utf8" || s.Children[2].Bit != 128 {
+		t.Errorf("the String: %+v", s)
+	}
+	// One value is one line too, and an error is in the JSON and on stderr, with exit status 1.
 	out, stderr, code = gw(t, "13000000 02000000", "godot", "explain", "--json", "--godot", "3")
-	if code != 1 || !strings.Contains(out, `"error": "godot: decoding Variant header at byte 8 (at [0])`) || !strings.Contains(stderr, "at byte 8 (at [0])") {
+	frames = jsonLines[explain.Frame](t, out)
+	if code != 1 || len(frames) != 1 || frames[0].Err == nil || frames[0].Err.Bit != 64 || !strings.Contains(frames[0].Err.Msg, "godot: decoding Variant header at byte 8 (at [0])") ||
+		!strings.Contains(stderr, "at byte 8 (at [0])") {
 		t.Errorf("exit %d\n%s\n%s", code, out, stderr)
 	}
+}
+
+// jsonLines decodes every line of out as a T: JSON Lines, one object a line.
+func jsonLines[T any](t *testing.T, out string) []T {
+	t.Helper()
+	var vs []T
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("line %d is not one JSON object: %v\n%s", i+1, err, line)
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 func TestCLIPackedCountMessage(t *testing.T) {
@@ -268,7 +276,7 @@ func TestCLIFraming(t *testing.T) {
 		t.Errorf("bad framing: exit %d %s", code, stderr)
 	}
 	// explain reads framed input too.
-	if out, _, code := gw(t, le, "godot", "explain", "--framing", "streampeer"); code != 0 || !strings.Contains(out, "value 2 at byte 16") {
+	if out, _, code := gw(t, le, "godot", "explain", "--framing", "streampeer"); code != 0 || !strings.Contains(out, "godot4 frame 1 at byte 12") || !strings.Contains(out, "length prefix: 12 bytes follow") {
 		t.Errorf("explain: exit %d\n%s", code, out)
 	}
 }

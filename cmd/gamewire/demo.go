@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/gamewire/gamewire/internal/demo"
+	"github.com/gamewire/gamewire/cmd/gamewire/internal/demo"
 )
 
 func init() {

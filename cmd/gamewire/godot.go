@@ -9,9 +9,10 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/gdjson"
-	"github.com/gamewire/gamewire/internal/cliio"
+	"github.com/gamewire/gamewire/internal/byteinput"
 )
 
 func init() {
@@ -177,11 +178,11 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 func godotDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	f := newGodotFlags("decode", "Decodes Godot Variant bytes (var2bytes, var_to_bytes, the payload of put_var)\ninto the lossless JSON form that \"gamewire godot encode\" turns back into the same bytes.", stderr)
 	compact := f.fs.Bool("compact", false, "print the JSON on one line")
-	jsonLines := f.fs.Bool("json", false, "print JSON Lines: each value's JSON on one line (as --compact)")
+	asJSON := f.fs.Bool("json", false, "print JSON Lines: one value a line (the same as --compact)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	*compact = *compact || *jsonLines
+	*compact = *compact || *asJSON
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -256,7 +257,7 @@ func godotEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return asUsage("godot", err)
 	}
-	text, err := cliio.ReadAll(fs.Arg(0), stdin)
+	text, err := byteinput.ReadAll(fs.Arg(0), stdin)
 	if err != nil {
 		return err
 	}
@@ -305,27 +306,10 @@ func gdjsonValues(text []byte, maxDepth int) ([]any, error) {
 	return vals, nil
 }
 
-// explainedValue is one value of "godot explain --json".
-type explainedValue struct {
-	Offset int            `json:"offset"`
-	Len    int            `json:"len"`
-	Fields []explainField `json:"fields"`
-	Error  string         `json:"error,omitempty"`
-}
-
-type explainField struct {
-	Offset        int    `json:"offset"`
-	Len           int    `json:"len"`
-	Depth         int    `json:"depth"`
-	Path          string `json:"path,omitempty"`
-	Kind          string `json:"kind"`
-	Text          string `json:"text"`
-	Uninitialized bool   `json:"uninitialized,omitempty"`
-}
-
 func godotExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	f := newGodotFlags("explain", "Prints every field of Godot Variant bytes with its byte offset, length and meaning,\nin the style of the offset tables of Godot's binary serialization documentation.", stderr)
-	asJSON := f.fs.Bool("json", false, "print JSON")
+	f := newGodotFlags("explain", "Prints every field of Godot Variant bytes with its byte offset, length and meaning,\nin the style of the offset tables of Godot's binary serialization documentation: each\nVariant is a field of its type holding its header and parts, a Dictionary entry holds its\nkey and its value. --json prints the same explanation as JSON Lines, one frame (value or\nmessage) a line, in the schema of docs/explain.md.", stderr)
+	asJSON := f.fs.Bool("json", false, "print JSON Lines: one explanation frame a line (docs/explain.md)")
+	maxFields := addMaxFieldsFlag(f.fs)
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -337,76 +321,45 @@ func godotExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	spans, serr := f.spans(data)
-	var vals []explainedValue
+	budget := explain.NewBudget(*maxFields)
+	framing, _ := f.framingValue()
+	var frames []*explain.Frame
 	var xerr error
-	uninit := false
-explain:
-	for _, sp := range spans {
-		for off := 0; off < len(sp.data); {
-			rest := sp.data[off:]
-			_, n, err := opts.Decode(rest)
-			if err == nil && (f.all || sp.msg) {
-				rest = rest[:n] // the next value gets its own table
-			}
-			fields, err := opts.Explain(rest)
-			ev := explainedValue{Offset: sp.off + off, Len: len(rest), Fields: []explainField{}}
-			for _, fl := range fields {
-				uninit = uninit || fl.Uninitialized
-				ev.Fields = append(ev.Fields, explainField{Offset: fl.Offset + sp.off + off, Len: fl.Len, Depth: fl.Depth,
-					Path: fl.Path, Kind: fl.Kind, Text: fl.Text, Uninitialized: fl.Uninitialized})
-			}
-			if err != nil {
-				xerr = offsetError(err, sp.off+off)
-				ev.Error = xerr.Error()
-				vals = append(vals, ev)
-				break explain
-			}
-			vals = append(vals, ev)
-			if !f.all && !sp.msg {
-				break
-			}
-			off += n
-		}
+	if framing == godot.FramingPacket && !f.all {
+		var fr *explain.Frame
+		fr, xerr = opts.Explain(data, budget)
+		frames = []*explain.Frame{fr}
+	} else {
+		frames, xerr = opts.ExplainMessages(data, framing, budget)
 	}
-	if xerr == nil {
-		xerr = serr
-	} else if hint := f.godot3Hint(data); hint != "" {
-		xerr = fmt.Errorf("%w%s", xerr, hint)
+	if xerr != nil {
+		if hint := f.godot3Hint(data); hint != "" {
+			xerr = fmt.Errorf("%w%s", xerr, hint)
+		}
 	}
 	if *asJSON {
-		out := struct {
-			Dialect string           `json:"dialect"`
-			Bytes   int              `json:"bytes"`
-			Values  []explainedValue `json:"values"`
-			Error   string           `json:"error,omitempty"`
-		}{Dialect: opts.Options().Dialect.String(), Bytes: len(data), Values: vals}
-		if out.Values == nil {
-			out.Values = []explainedValue{}
-		}
-		if xerr != nil {
-			out.Error = xerr.Error()
-		}
-		if err := writeJSON(stdout, out); err != nil {
-			return err
-		}
-		return xerr
+		err = explain.WriteJSON(stdout, frames...)
+	} else {
+		err = explain.WriteText(stdout, data, frames...)
 	}
-	fmt.Fprintf(stdout, "%s Variant, %s\n", opts.Options().Dialect, plural(len(data), "byte"))
-	for i, ev := range vals {
-		if len(vals) > 1 {
-			fmt.Fprintf(stdout, "\nvalue %d at byte %d, %s\n", i+1, ev.Offset, plural(ev.Len, "byte"))
-		}
-		fields := make([]godot.Field, len(ev.Fields))
-		for j, fl := range ev.Fields {
-			fields[j] = godot.Field{Offset: fl.Offset, Len: fl.Len, Depth: fl.Depth, Path: fl.Path, Kind: fl.Kind, Text: fl.Text, Uninitialized: fl.Uninitialized}
-		}
-		if err := godot.WriteFields(stdout, fields); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
-	if uninit {
-		fmt.Fprintln(stdout, "\nNote: the engine never writes NodePath name padding; in its output those bytes hold leftover memory.")
-	}
+	noteTruncated(stderr, "godot explain", frames, *maxFields)
 	return xerr
+}
+
+// addMaxFieldsFlag adds --max-fields, the field budget of an explanation.
+func addMaxFieldsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("max-fields", 0, fmt.Sprintf("the most `fields` the explanation holds, all frames together (0: %d; -1: no limit);\nthe input is still decoded, and checked, to its end", explain.DefaultMaxFields))
+}
+
+// noteTruncated says on stderr that an explanation stopped at its field budget.
+func noteTruncated(stderr io.Writer, cmd string, frames []*explain.Frame, maxFields int) {
+	if n := len(frames); n > 0 && frames[n-1].Truncated {
+		if maxFields == 0 {
+			maxFields = explain.DefaultMaxFields
+		}
+		fmt.Fprintf(stderr, "gamewire %s: the explanation stops after %d fields, in frame %d (--max-fields)\n", cmd, maxFields, frames[n-1].Index)
+	}
 }

@@ -70,7 +70,7 @@ func TestGodotExplain(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"Godot 3 Variant, 52 bytes", "Dictionary (type 18)", `["pos"]: Vector2 (type 5)`, "x 1", "y 2"} {
+	for _, want := range []string{"godot3 frame 0 at byte 0, 52 bytes", "header: type 18 Dictionary", `entry: "pos"`, "value: Vector2(1, 2)", "x: 1", "y: 2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, out)
 		}
@@ -91,7 +91,7 @@ func TestGodotErrors(t *testing.T) {
 	}
 	// explain prints the fields read before the error, then fails.
 	out, stderr, code := gamewire(t, "13000000 02000000 02000000 01000000 04000000 ff000000", "godot", "explain", "--godot", "3")
-	if code != 1 || !strings.Contains(out, "element count 2") || !strings.Contains(stderr, "at byte 20") {
+	if code != 1 || !strings.Contains(out, "element count: 2") || !strings.Contains(stderr, "at byte 20") {
 		t.Errorf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	// -h is a request, not a mistake: the usage, and status 0 (as the flag package's ExitOnError).

@@ -9,17 +9,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"io"
 	iofs "io/fs"
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
-	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
 	"github.com/gamewire/gamewire/godot/multiplayer/lobby"
-	"github.com/gamewire/gamewire/internal/cliio"
+	"github.com/gamewire/gamewire/internal/byteinput"
 )
 
 func init() {
@@ -43,12 +44,12 @@ type mpPacket struct {
 // mpInput reads one packet (hex, base64 or raw; hex also as the argument itself) or a JSON Lines
 // trace (--trace of serve).
 func mpInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]mpPacket, error) {
-	f, err := cliio.ParseFormat(format)
+	f, err := byteinput.ParseFormat(format)
 	if err != nil {
 		return nil, asUsage("format", err)
 	}
 	path := fs.Arg(0)
-	raw, err := cliio.ReadAll(path, stdin)
+	raw, err := byteinput.ReadAll(path, stdin)
 	if errors.Is(err, iofs.ErrNotExist) {
 		data, err := readInput(fs, format, stdin) // hex as the argument
 		if err != nil {
@@ -79,7 +80,7 @@ func mpInput(fs *flag.FlagSet, format string, stdin io.Reader) ([]mpPacket, erro
 		}
 		return ps, sc.Err()
 	}
-	data, src, err := cliio.DecodeSource(raw, f)
+	data, src, err := byteinput.DecodeSource(raw, f)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +101,12 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 	fs := newCmdFlags("godot", "mp "+verb, "[FILE|HEX]", what+"\n\nFILE (default standard input) holds one packet, or a JSON Lines trace written by\n"+
 		"\"gamewire godot mp serve --trace\"; an argument that names no file and is hex is read as the packet.", stderr)
 	format := fs.String("format", "auto", "input `encoding` of a single packet: auto, hex, base64 or raw (a JSON Lines trace is recognised)")
+	asJSON := new(bool)
+	maxFields := new(int)
+	if verb == "explain" {
+		asJSON = fs.Bool("json", false, "print JSON Lines: one explanation frame (packet) a line (docs/explain.md)")
+		maxFields = addMaxFieldsFlag(fs)
+	}
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
 	}
@@ -108,6 +115,7 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	var failed error
+	budget := explain.NewBudget(*maxFields)
 	for i, p := range packets {
 		where := ""
 		if p.rec != nil {
@@ -115,9 +123,19 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		if p.rec != nil && p.rec.Dir == "id" {
 			// The message that opens a connection: the client's peer id, not a SceneMultiplayer packet.
-			if verb == "decode" {
+			switch {
+			case verb == "decode":
 				fmt.Fprintf(stdout, "{\"dir\":\"id\",\"peer\":%d,\"hex\":%q}\n", p.rec.Peer, p.rec.Hex)
-			} else {
+			case *asJSON:
+				fr := &explain.Frame{Format: "multiplayer", Index: i, Bits: 8 * int64(len(p.data)), Summary: "peer-id message: the client's unique id",
+					Context: map[string]string{"dir": p.rec.Dir, "peer": strconv.Itoa(int(p.rec.Peer))}, Fields: []*explain.Field{}}
+				if len(p.data) == 4 {
+					fr.Fields = append(fr.Fields, &explain.Field{Name: "peer id", Type: "int32", Value: int64(p.rec.Peer), Bits: 32})
+				}
+				if err := explain.WriteJSON(stdout, fr); err != nil {
+					return err
+				}
+			default:
 				fmt.Fprintf(stdout, "%speer-id message to peer %d, %s: int32 %d, the client's unique id\n",
 					map[bool]string{true: "\n"}[i > 0], p.rec.Peer, plural(len(p.data), "byte"), p.rec.Peer)
 			}
@@ -144,14 +162,30 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stdout, "%s\n", b)
 			continue
 		}
-		if where != "" {
+		switch {
+		case *asJSON:
+		case where != "":
 			fmt.Fprintf(stdout, "%s%s, %s\n", map[bool]string{true: "\n"}[i > 0], where, plural(len(p.data), "byte"))
-		} else {
+		default:
 			fmt.Fprintf(stdout, "SceneMultiplayer packet, %s\n", plural(len(p.data), "byte"))
 		}
-		fields, err := multiplayer.Explain(p.data)
-		if werr := godot.WriteFields(stdout, fields); werr != nil {
+		fr, err := multiplayer.Explain(p.data, budget)
+		fr.Index = i
+		if p.rec != nil {
+			fr.Context = map[string]string{"dir": p.rec.Dir, "peer": strconv.Itoa(int(p.rec.Peer))}
+		}
+		var werr error
+		if *asJSON {
+			werr = explain.WriteJSON(stdout, fr)
+		} else {
+			werr = explain.WriteText(stdout, p.data, fr)
+		}
+		if werr != nil {
 			return werr
+		}
+		if fr.Truncated {
+			noteTruncated(stderr, "godot mp explain", []*explain.Frame{fr}, *maxFields)
+			break
 		}
 		if err != nil {
 			failed = errors.Join(failed, prefixErr(where, err))

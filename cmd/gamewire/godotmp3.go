@@ -20,7 +20,7 @@ import (
 	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/godot/multiplayer3"
 	"github.com/gamewire/gamewire/godot/multiplayer3/lobby"
-	"github.com/gamewire/gamewire/internal/cliio"
+	"github.com/gamewire/gamewire/internal/byteinput"
 )
 
 // godotMPServeAny runs "godot mp serve": the Godot 3 lobby over ENet for --godot 3, the Godot 4
@@ -174,7 +174,7 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 	if *channel > 255 {
 		return usagef("--channel %d: ENet channels are 0–255", *channel)
 	}
-	f, err := cliio.ParseFormat(*format)
+	f, err := byteinput.ParseFormat(*format)
 	if err != nil {
 		return asUsage("format", err)
 	}
@@ -183,7 +183,7 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 		data []byte
 	}
 	var pkts []pkt
-	raw, err := cliio.ReadAll(fs.Arg(0), stdin)
+	raw, err := byteinput.ReadAll(fs.Arg(0), stdin)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
 		data, err := readInput(fs, *format, stdin) // hex as the argument
@@ -193,7 +193,7 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 		pkts = append(pkts, pkt{nil, data})
 	case err != nil:
 		return err
-	case len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' && f == cliio.Auto:
+	case len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' && f == byteinput.Auto:
 		sc := bufio.NewScanner(bytes.NewReader(raw))
 		sc.Buffer(nil, 1<<26)
 		for line := 1; sc.Scan(); line++ {
@@ -214,7 +214,7 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 			return err
 		}
 	default:
-		data, src, err := cliio.DecodeSource(raw, f)
+		data, src, err := byteinput.DecodeSource(raw, f)
 		if err != nil {
 			return err
 		}
@@ -266,6 +266,9 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 func writeFields3(w io.Writer, fs []*explain.Field, depth int) {
 	for _, f := range fs {
 		text := f.Text
+		if text == "" && f.Value != nil {
+			text = fmt.Sprint(f.Value) // the model's value when it has no text of its own
+		}
 		if f.Note != "" {
 			text += " (" + f.Note + ")"
 		}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/explain"
-	"github.com/gamewire/gamewire/internal/engine/godot3"
+	"github.com/gamewire/gamewire/internal/harness/godot3"
 )
 
 // lobbyClient3 runs the Godot 3 lobby scene (godot/multiplayer3/lobby/godot) as player name on

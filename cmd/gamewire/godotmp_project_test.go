@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // "godot mp serve --project" serves the bomber example's client project with no Go

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/gamewire/gamewire/explain"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,17 +76,26 @@ func TestGodotMPServeTraceDecode(t *testing.T) {
 	if st := run([]string{"godot", "mp", "explain", trace}, nil, &ex, &errb); st != 0 {
 		t.Fatalf("explain exit %d: %s", st, errb.String())
 	}
-	for _, want := range []string{"packet 2 (in, peer", "peer-id message", "SIMPLIFY_PATH", `node path "Lobby"`, "argument count 1"} {
+	for _, want := range []string{"packet 2 (in, peer", "peer-id message", "SIMPLIFY_PATH", `node path: "Lobby"`, "argument count: 1"} {
 		if !strings.Contains(ex.String(), want) {
 			t.Errorf("explain output lacks %q:\n%s", want, ex.String())
 		}
+	}
+	// --json: one frame a line, the trace's direction and peer in its context.
+	ex.Reset()
+	if st := run([]string{"godot", "mp", "explain", "--json", trace}, nil, &ex, &errb); st != 0 {
+		t.Fatalf("explain --json exit %d: %s", st, errb.String())
+	}
+	frames := jsonLines[explain.Frame](t, ex.String())
+	if len(frames) < 3 || frames[0].Context["dir"] != "id" || frames[1].Context["peer"] == "" || frames[1].Index != 1 || frames[1].Format != "multiplayer" {
+		t.Errorf("explain --json:\n%s", ex.String())
 	}
 }
 
 func TestGodotMPExplainHex(t *testing.T) {
 	var out, errb bytes.Buffer
 	st := run([]string{"godot", "mp", "explain"}, strings.NewReader("04 00 02000000 05000000 00000000 02000000 5000 0203"), &out, &errb)
-	if st != 0 || !strings.Contains(out.String(), "SPAWN") || !strings.Contains(out.String(), `node name "P"`) {
+	if st != 0 || !strings.Contains(out.String(), "SPAWN") || !strings.Contains(out.String(), `node name: "P"`) {
 		t.Fatalf("exit %d\n%s%s", st, out.String(), errb.String())
 	}
 	out.Reset()

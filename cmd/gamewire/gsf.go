@@ -11,6 +11,7 @@ import (
 	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/bitstream"
 	"github.com/gamewire/gamewire/capture"
+	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/messages"
 )
@@ -33,8 +34,8 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 	in := addInputFlags(fs)
 	body := fs.String("body", "", "the body's field `list`, e.g. 'clientName:string' (default: the catalog's layout)")
 	strict := fs.Bool("strict", true, "fail when bits are left over after a catalog body (--strict=false ignores them, as the reference does)")
-	maxFields := fs.Int("max-fields", messages.DefaultMaxFields, "show at most this many fields of a catalog body (the rest is checked, not shown)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "print JSON Lines: one explanation frame a line (docs/explain.md)")
+	maxFields := fs.Int("max-fields", 0, fmt.Sprintf("the most `fields` shown: of one catalog body (0: %d) and of the whole explanation (0: %d;\n-1: no limit); the rest of a body is checked, not shown", messages.DefaultMaxFields, explain.DefaultMaxFields))
 	ports := fs.String("port", "", "for a pcap or pcapng capture: only the TCP connections on these `ports` (comma-separated; default: every connection that carries GSF)")
 	window := fs.Int("reorder-window", capture.DefaultMaxBufferedBytes, "for a capture: hold at most this many `bytes` of out-of-order segments waiting for the ones before them (2 KiB per segment; -1: no limit); beyond it the hole is reported as missing")
 	payloadBits := fs.Bool("payload-bits", false, "number bits from the payload's first bit (default: from the frame's first bit, as the protocol documentation does)")
@@ -55,18 +56,47 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	if capture.DetectFormat(data) != capture.FormatUnknown {
-		return inspectCapture(data, *ports, *window, opts, *asJSON, write, stdout)
+		return inspectCapture(data, *ports, *window, opts, *asJSON, write, verb == "explain", stdout)
 	}
-	ex, xerr := gsf.Explain(data, opts)
-	if errors.Is(xerr, gsf.ErrTrailingBits) || errors.Is(xerr, gsf.ErrBodyOverrun) {
-		xerr = fmt.Errorf("%w (the body does not fit the catalog's layout of this message; --strict=false ignores this)", xerr)
-	}
-	if *asJSON {
-		if err := writeJSON(stdout, ex); err != nil {
+	var xerr error
+	if *asJSON || verb == "explain" {
+		var frames []*explain.Frame
+		frames, xerr = gsf.ExplainFrames(data, opts, explain.NewBudget(*maxFields))
+		switch {
+		case *asJSON:
+			err = explain.WriteJSON(stdout, frames...)
+		case *payloadBits:
+			// Each frame's bits numbered from its payload's first bit, as the documentation
+			// numbers them: the frame moved, and the bits shown from the payload on.
+			for i, fr := range frames {
+				payload := fr.Bit
+				if len(fr.Fields) > 0 && fr.Fields[0].Name == "length prefix" {
+					payload += fr.Fields[0].Bits
+				}
+				fr.Shift(-payload)
+				if i > 0 {
+					fmt.Fprintln(stdout)
+				}
+				if err = explain.WriteText(stdout, data[min(payload/8, int64(len(data))):], fr); err != nil {
+					break
+				}
+			}
+		default:
+			err = explain.WriteText(stdout, data, frames...)
+		}
+		if err != nil {
 			return err
 		}
-	} else if err := write(ex, stdout); err != nil {
-		return err
+		noteTruncated(stderr, "gsf "+verb, frames, *maxFields)
+	} else {
+		var ex *gsf.Explanation
+		ex, xerr = gsf.Explain(data, opts)
+		if err := write(ex, stdout); err != nil {
+			return err
+		}
+	}
+	if errors.Is(xerr, gsf.ErrTrailingBits) || errors.Is(xerr, gsf.ErrBodyOverrun) {
+		xerr = fmt.Errorf("%w (the body does not fit the catalog's layout of this message; --strict=false ignores this)", xerr)
 	}
 	return xerr
 }

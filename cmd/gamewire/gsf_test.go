@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/gamewire/gamewire/explain"
 	"strings"
 	"testing"
 )
@@ -34,33 +35,20 @@ func TestGSFDecodeExample(t *testing.T) {
 		}
 	}
 
-	out, _, code = runCLI(t, seedRequestHex, "gsf", "decode", "--json", "--body", "clientName:string")
-	var res struct {
-		Frames []struct {
-			Header struct {
-				Flags     int32 `json:"flags"`
-				SvcClass  int32 `json:"svcClass"`
-				MsgType   int32 `json:"msgType"`
-				RequestID int32 `json:"requestId"`
-			} `json:"header"`
-			Names struct {
-				SvcClass string `json:"svcClass"`
-				MsgType  string `json:"msgType"`
-			} `json:"names"`
-			Body struct {
-				Fields []struct {
-					Value any `json:"value"`
-				} `json:"fields"`
-			} `json:"body"`
-		} `json:"frames"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Frames) != 1 {
+	out, _, code = runCLI(t, seedRequestHex+seedResponseHex, "gsf", "decode", "--json", "--body", "clientName:string")
+	frames := jsonLines[explain.Frame](t, out)
+	if code != 0 || len(frames) != 2 {
 		t.Fatalf("JSON %s", out)
 	}
-	f := res.Frames[0]
-	if f.Header.SvcClass != 18 || f.Header.MsgType != 566 || f.Header.RequestID != 1 || f.Names.SvcClass != "USER_SERVER" ||
-		f.Names.MsgType != "GET_CLIENT_VERSION_INFO" || len(f.Body.Fields) != 1 || f.Body.Fields[0].Value != "AmazingWorld" {
-		t.Errorf("decoded %+v", f)
+	f := frames[0]
+	byName := map[string]*explain.Field{}
+	for _, fl := range f.Fields {
+		byName[fl.Name] = fl
+	}
+	if f.Format != "gsf" || f.Summary != "request USER_SERVER/GET_CLIENT_VERSION_INFO id=1" || byName["svcClass"].Value != float64(18) ||
+		byName["svcClass"].Note != "USER_SERVER" || byName["msgType"].Value != float64(566) || byName["clientName"].Value != "AmazingWorld" ||
+		frames[1].Index != 1 || frames[1].Bit != 8*22 {
+		t.Errorf("decoded %s", out)
 	}
 }
 
@@ -71,31 +59,25 @@ func TestGSFExplainExample(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	want := `frame 1 at byte 0: 22 bytes, length 21, request USER_SERVER/GET_CLIENT_VERSION_INFO id=1
-Bit   0:     [00010101]           -> length prefix = 21: 20 payload bytes + the 0x00 terminator
-Bit   8:     [0]                  -> message is not null
-Bit   9:     [0]                  -> header is not null
-Bit  10:     [1][0]               -> flags compressed, 0 bytes -> 4-bit value
-Bit  12:     [0000]               -> flags = 0 (request)
-Bit  16:     [1][1][0]            -> svcClass compressed, 1 byte follows
-Bit  19:     [00010010]           -> svcClass = 18 (USER_SERVER)
-Bit  27:     [1][1][1][0]         -> msgType compressed, 2 bytes follow
-Bit  31:     [0000001000110110]   -> msgType = 566 (GET_CLIENT_VERSION_INFO)
-Bit  47:     [1][0]               -> requestId compressed, 0 bytes -> 4-bit value
-Bit  49:     [0001]               -> requestId = 1
-Bit  53:     [1][0]               -> logCorrelator length compressed, 0 bytes -> 4-bit value
-Bit  55:     [0000]               -> length = 0 (empty string, no alignment)
-Bit  59:     [0]                  -> body is not null
-Bit  60:     [1][1][0]            -> clientName length compressed, 1 byte follows
-Bit  63:     [00001100]           -> length = 12
-Bit  71:     [0]                  -> align: skip to the byte boundary
-Bits 72–167:                      -> clientName = "AmazingWorld" (12 bytes, 96 bits)
-Bit 168:     [00000000]           -> terminator 0x00
-`
-	if out != want {
-		t.Errorf("got\n%s\nwant\n%s", out, want)
+	for _, want := range []string{
+		"gsf frame 0 at bit 0, 176 bits: request USER_SERVER/GET_CLIENT_VERSION_INFO id=1\n",
+		"      0     8  varint                 length prefix: 21: 20 payload bytes + the 0x00 terminator  [00010101]\n",
+		"      8     1  null                   message: present  [0]\n",
+		"     10     6  int32                  flags: 0 (request)\n",
+		"     12     4    bits                 flags: flags = 0 (request)  [0000]\n",
+		"     19     8    bits                 svcClass: svcClass = 18 (USER_SERVER)  [00010010]\n",
+		"     31    16    bits                 msgType: msgType = 566 (GET_CLIENT_VERSION_INFO)  [0000001000110110]\n",
+		"     49     4    bits                 requestId: requestId = 1  [0001]\n",
+		"     55     4    bits                 logCorrelator length: length = 0 (empty string, no alignment)  [0000]\n",
+		"     71     1    bits                 align: align: skip to the byte boundary  [0]\n",
+		"     72    96    bits                 clientName: clientName = \"AmazingWorld\" (12 bytes, 96 bits)\n",
+		"    168     8  u8                     terminator: 0x00  [00000000]\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
 	}
-	for _, wrong := range []string{"Bit  14:", "Bit  51:", "Bit  57:"} {
+	for _, wrong := range []string{"\n     14 ", "\n     51 ", "\n     57 "} {
 		if strings.Contains(out, wrong) {
 			t.Errorf("the seed's wrong offset %q appears", wrong)
 		}
@@ -103,22 +85,14 @@ Bit 168:     [00000000]           -> terminator 0x00
 
 	// Both frames of a capture, numbered from the payload.
 	out, _, code = runCLI(t, seedRequestHex+seedResponseHex, "gsf", "explain", "--payload-bits")
-	if code != 0 || strings.Count(out, "frame ") != 2 || !strings.Contains(out, "Bit  51:     [0]                  -> body is not null") ||
-		!strings.Contains(out, "Bit  57:     [0]                  -> body is not null") {
+	if code != 0 || strings.Count(out, "gsf frame ") != 2 || !strings.Contains(out, "     51     1  null                   body: present  [0]") ||
+		!strings.Contains(out, "     57     1  null                   body: present  [0]") {
 		t.Errorf("payload bits:\n%s", out)
 	}
-	// JSON.
+	// JSON Lines, bits from the input's first bit.
 	out, _, code = runCLI(t, seedRequestHex, "gsf", "explain", "--json")
-	var ex struct {
-		Frames []struct {
-			Steps []struct {
-				Bit  int    `json:"bit"`
-				Bits string `json:"bits"`
-				Text string `json:"text"`
-			} `json:"steps"`
-		} `json:"frames"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &ex) != nil || ex.Frames[0].Steps[4].Bit != 12 || ex.Frames[0].Steps[4].Bits != "[0000]" {
+	frames := jsonLines[explain.Frame](t, out)
+	if code != 0 || len(frames) != 1 || frames[0].Fields[3].Name != "flags" || frames[0].Fields[3].Children[1].Bit != 12 || frames[0].Fields[3].Children[1].Bits != 4 {
 		t.Errorf("JSON %s", out)
 	}
 }
@@ -217,36 +191,24 @@ func TestGSFDecodeCatalog(t *testing.T) {
 		}
 	}
 	out, _, code = runCLI(t, loginRequestHex, "gsf", "decode", "--json")
-	var res struct {
-		Frames []struct {
-			Body struct {
-				Message struct {
-					Type   string `json:"type"`
-					Fields []struct {
-						Name   string `json:"name"`
-						Type   string `json:"type"`
-						Bit    int    `json:"bit"`
-						Value  any    `json:"value"`
-						Fields []struct {
-							Name  string `json:"name"`
-							Value any    `json:"value"`
-						} `json:"fields"`
-					} `json:"fields"`
-				} `json:"message"`
-			} `json:"body"`
-		} `json:"frames"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Frames) != 1 {
+	frames := jsonLines[explain.Frame](t, out)
+	if code != 0 || len(frames) != 1 {
 		t.Fatalf("JSON: exit %d\n%s", code, out)
 	}
-	msg := res.Frames[0].Body.Message
-	if msg.Type != "LoginRequest" || len(msg.Fields) != 9 || msg.Fields[0].Name != "LoginID" || msg.Fields[0].Value != "ada" ||
-		msg.Fields[3].Type != "OID" || msg.Fields[3].Bit != 132 || len(msg.Fields[3].Fields) != 4 || msg.Fields[3].Fields[3].Value != float64(9023265) {
-		t.Errorf("JSON fields: %+v", msg)
+	var msg *explain.Field
+	for _, f := range frames[0].Fields {
+		if f.Type == "message" {
+			msg = f
+		}
 	}
-	// explain: every bit, nested fields by path.
+	if msg == nil || msg.Name != "LoginRequest" || len(msg.Children) != 9 || msg.Children[0].Name != "LoginID" || msg.Children[0].Value != "ada" ||
+		msg.Children[3].Type != "OID" || msg.Children[3].Bit != 132 || len(msg.Children[3].Children) != 5 ||
+		msg.Children[3].Children[0].Name != "null bit" || msg.Children[3].Children[4].Value != float64(9023265) {
+		t.Errorf("JSON fields: %s", out)
+	}
+	// explain: every bit, nested fields in the tree.
 	out, _, code = runCLI(t, loginRequestHex, "gsf", "explain")
-	if code != 0 || !strings.Contains(out, "-> LanguageLocalePairOID.Number = 9023265") || !strings.Contains(out, "-> ClientEnvInfo.UserTime is null") {
+	if code != 0 || !strings.Contains(out, "      int64              Number: 9023265\n") || !strings.Contains(out, "      date               UserTime: null  [1]\n") {
 		t.Errorf("explain: exit %d\n%s", code, out)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 
 	"github.com/gamewire/gamewire/inspect"
 	"github.com/gamewire/gamewire/inspect/web"
@@ -23,6 +24,7 @@ func inspectCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			"WebAssembly with the local Go toolchain); serve DIR with any static file server.", stderr)
 	addr := fs.String("addr", "127.0.0.1:7373", "listen `address` (host:port; port 0 picks a free one)")
 	export := fs.String("export", "", "write the static site into `DIR` and exit")
+	allowHost := fs.String("allow-host", "", "host `names` (comma-separated) that requests may name besides IP literals and localhost,\nfor an inspector reached by a name of its own (any other Host is refused: DNS rebinding)")
 	if err := parseCmdFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -40,7 +42,13 @@ func inspectCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "gamewire inspector: http://%s/\n", l.Addr())
 	ctx, stop := serveContext()
 	defer stop()
-	return web.Serve(ctx, l)
+	var hosts []string
+	for h := range strings.SplitSeq(*allowHost, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	return web.Serve(ctx, l, &web.Options{Hosts: hosts})
 }
 
 func formatList() string {

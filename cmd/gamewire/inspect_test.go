@@ -21,7 +21,9 @@ func TestInspect(t *testing.T) {
 	t.Cleanup(func() { serveContext = old })
 	out, errs := new(lockedBuffer), new(lockedBuffer)
 	code := make(chan int, 1)
-	go func() { code <- run([]string{"inspect", "--addr", "127.0.0.1:0"}, strings.NewReader(""), out, errs) }()
+	go func() {
+		code <- run([]string{"inspect", "--addr", "127.0.0.1:0", "--allow-host", "inspector.lan"}, strings.NewReader(""), out, errs)
+	}()
 	m, _, ok := out.waitMatch(regexp.MustCompile(`gamewire inspector: (http://127\.0\.0\.1:\d+/)\n`), code, 10*time.Second)
 	if !ok {
 		t.Fatalf("no URL printed: %q %q", out.String(), errs.String())
@@ -41,6 +43,33 @@ func TestInspect(t *testing.T) {
 	res.Body.Close()
 	if ex.Title != "GSF frames" || len(ex.Nodes) != 1 || ex.Nodes[0].Value != "request USER_SERVER/GET_CLIENT_VERSION_INFO id=1" {
 		t.Errorf("explanation: %+v", ex)
+	}
+	// Another name for the address (DNS rebinding) is refused, a name allowed is not, and so is
+	// a cross-origin text/plain POST (issue 21 item 13).
+	port := url[strings.LastIndexByte(url[:len(url)-1], ':')+1 : len(url)-1]
+	for _, c := range []struct {
+		host, ctype, origin string
+		want                int
+	}{
+		{"evil.example:" + port, "application/json", "", http.StatusMisdirectedRequest},
+		{"inspector.lan:" + port, "application/json", "", http.StatusOK},
+		{"localhost:1", "application/json", "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:" + port, "text/plain", "http://evil.example", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("POST", url+"api/explain", strings.NewReader(`{"format":"gsf","input":"00"}`))
+		req.Host = c.host
+		req.Header.Set("Content-Type", c.ctype)
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("Host %s, %s, Origin %q: status %d, want %d", c.host, c.ctype, c.origin, res.StatusCode, c.want)
+		}
 	}
 	cancel()
 	select {

@@ -28,7 +28,7 @@ func TestNewcomer(t *testing.T) {
 		absent []string
 	}{
 		{"mp explain takes hex as the argument", "", []string{"godot", "mp", "explain", mpPacket}, 0,
-			[]string{"reading the argument as hex", "SceneMultiplayer packet, 31 bytes", "REMOTE_CALL", `node path "RpcTarget"`}, nil},
+			[]string{"reading the argument as hex", "SceneMultiplayer packet, 31 bytes", "REMOTE_CALL", `node path: "RpcTarget"`}, nil},
 		{"mp decode takes flags after the argument", "", []string{"godot", "mp", "decode", mpPacket, "--format", "hex"}, 0,
 			[]string{`"command":"REMOTE_CALL"`}, []string{"no such file"}},
 		{"mp serve refuses an extra argument", "", []string{"godot", "mp", "serve", "extra", "--addr", "127.0.0.1:0"}, 2,
@@ -67,7 +67,7 @@ func TestNewcomer(t *testing.T) {
 		{"call without --type or --message", "", []string{"call"}, 2,
 			[]string{"gamewire call: --type or --message is required"}, nil},
 		{"pluralisation", "", []string{"godot", "explain", "01000000 01000000", "--all"}, 0,
-			[]string{"Godot 4 Variant, 8 bytes"}, nil},
+			[]string{"godot4 frame 0 at byte 0, 8 bytes"}, []string{"1 bytes", "1 bits"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := gw(t, tc.stdin, tc.args...)

@@ -39,13 +39,14 @@ func portsFlag(s string) ([]uint16, error) {
 }
 
 // inspectCapture prints the GSF frames of a pcap or pcapng capture, each described as gsf
-// decode (or explain) describes a frame: opts and write are theirs.
-func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, stdout io.Writer) error {
+// decode (or explain) describes a frame: opts and write are theirs; model prints each frame's
+// explanation in the one model's text form instead of write's (gsf explain).
+func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptions, asJSON bool, write func(*gsf.Explanation, io.Writer) error, model bool, stdout io.Writer) error {
 	ps, err := portsFlag(ports)
 	if err != nil {
 		return err
 	}
-	pr := &gsftap.Printer{W: stdout, JSON: asJSON, Explain: opts, Text: write, Location: time.UTC}
+	pr := &gsftap.Printer{W: stdout, JSON: asJSON, Explain: opts, Text: write, Model: model, Location: time.UTC}
 	var printErr error
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if printErr == nil {
@@ -53,6 +54,9 @@ func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptio
 		}
 	})
 	tap.All = len(ps) > 0
+	// A capture's frames take as long as they took: the window and the budget bound the
+	// memory, not the time.
+	tap.ReadTimeout = gsftap.NoLimit
 	if window < capture.NoLimit || window == 0 {
 		return fmt.Errorf("--reorder-window: %d is not a number of bytes (or -1 for no limit)", window)
 	}
@@ -143,7 +147,7 @@ func gsfProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	// The description of gsf decode: catalog bodies field by field, others dumped.
 	opts := messages.ExplainOptions(messages.Options{Strict: *strict, MaxFields: *maxFields})
-	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write, Explain: opts, Location: time.UTC}
+	pr := &gsftap.Printer{W: stdout, JSON: *asJSON, Text: write, Model: *bits, Explain: opts, Location: time.UTC}
 	tap := gsftap.New(func(r *gsftap.Record) {
 		if err := pr.Print(r); err != nil {
 			logger.Error("gamewire gsf proxy: cannot print", "err", err)

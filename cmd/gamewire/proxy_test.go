@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/gamewire/gamewire/explain"
 	"net"
 	"os"
 	"os/exec"
@@ -25,6 +26,12 @@ import (
 // returns its address and a function that stops it and returns its exit status, output and
 // log.
 func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func() (int, string, string)) {
+	addr, stop, _ := startProxyCmdOut(t, upstream, args...)
+	return addr, stop
+}
+
+// startProxyCmdOut is startProxyCmd that also returns the proxy's output as it grows.
+func startProxyCmdOut(t *testing.T, upstream string, args ...string) (string, func() (int, string, string), *lockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	old := serveContext
@@ -51,7 +58,7 @@ func startProxyCmd(t *testing.T, upstream string, args ...string) (string, func(
 			t.Fatal("gamewire gsf proxy does not stop")
 			return 0, "", ""
 		}
-	}
+	}, out
 }
 
 // demoCalls are "gamewire call" runs against the demo server: the protocol documentation's
@@ -95,9 +102,14 @@ func TestProxyCommand(t *testing.T) {
 	}
 
 	// JSON Lines.
-	addr, stop = startProxyCmd(t, serveAddr, "--json")
+	addr, stop, jsonOut := startProxyCmdOut(t, serveAddr, "--json")
 	if _, errOut, code := runCLI(t, "", append([]string{"call", "--addr", addr}, demoCalls[0]...)...); code != 0 {
 		t.Fatal(errOut)
+	}
+	// The proxy prints the connection's close once it has seen it: stopping it before would race
+	// with the records still on their way.
+	if _, _, ok := jsonOut.waitMatch(regexp.MustCompile(`"kind":"close"`), nil, 10*time.Second); !ok {
+		t.Errorf("no close record:\n%s", jsonOut.String())
 	}
 	code, out, logs = stop()
 	if code != 0 {
@@ -281,25 +293,26 @@ func TestCaptureServeCall(t *testing.T) {
 	var answered int
 	for line := range strings.Lines(out) {
 		var r struct {
-			Kind  string `json:"kind"`
-			Conn  uint64 `json:"conn"`
-			Dir   string `json:"dir"`
-			Frame struct {
-				Header struct {
-					Flags     int32 `json:"flags"`
-					RequestID int32 `json:"requestId"`
-				} `json:"header"`
-			} `json:"frame"`
+			Kind  string        `json:"kind"`
+			Conn  uint64        `json:"conn"`
+			Dir   string        `json:"dir"`
+			Frame explain.Frame `json:"frame"`
 		}
 		json.Unmarshal([]byte(line), &r)
 		if r.Kind != "frame" {
 			continue
 		}
-		k := key{r.Conn, r.Frame.Header.RequestID}
+		header := map[string]int32{}
+		for _, f := range r.Frame.Fields {
+			if v, ok := f.Value.(float64); ok {
+				header[f.Name] = int32(v)
+			}
+		}
+		k := key{r.Conn, header["requestId"]}
 		switch {
-		case r.Dir == "c2s" && r.Frame.Header.Flags&1 == 0:
+		case r.Dir == "c2s" && header["flags"]&1 == 0:
 			pending[k] = true
-		case r.Dir == "s2c" && r.Frame.Header.Flags&1 == 1 && pending[k]:
+		case r.Dir == "s2c" && header["flags"]&1 == 1 && pending[k]:
 			delete(pending, k)
 			answered++
 		default:
@@ -316,7 +329,7 @@ func TestCaptureServeCall(t *testing.T) {
 func TestDecodeCaptureFile(t *testing.T) {
 	const file = "../../capture/testdata/serve-call.pcap"
 	out, errOut, code := runCLI(t, "", "gsf", "explain", file)
-	if code != 0 || !strings.Contains(out, "  Bit  31:     [0000001000110110]   -> msgType = 566 (GET_CLIENT_VERSION_INFO)\n") {
+	if code != 0 || !strings.Contains(out, "       31    16    bits                 msgType: msgType = 566 (GET_CLIENT_VERSION_INFO)  [0000001000110110]\n") {
 		t.Errorf("explain: exit %d %s\n%s", code, errOut, out)
 	}
 	// A real pcapng file (Wireshark's dumpcap).
@@ -406,6 +419,12 @@ func TestDecodeCaptureSnaplen(t *testing.T) {
 	}
 	out, errOut, code = runCLI(t, "", "gsf", "decode", s80)
 	if code != 0 || !strings.Contains(out, "snaplen (80 bytes) cut 2 of its 20 TCP segments: 16 bytes") || !strings.Contains(out, "0c 20 c2 78 5e 18 12 00 70 69 6e 67 00") {
+		t.Errorf("-s 80: exit %d, %s\n%s", code, errOut, out)
+	}
+	// With --port, the connection whose frames were cut is shown: the bytes cut off are a
+	// problem with their range.
+	out, errOut, code = runCLI(t, "", "gsf", "decode", "--port", "40661", s80)
+	if code != 0 || strings.Count(out, "problem at byte 14 (8 bytes): bytes 14–21 missing from the capture (not captured, cut by its snaplen") != 2 {
 		t.Errorf("-s 80: exit %d, %s\n%s", code, errOut, out)
 	}
 }

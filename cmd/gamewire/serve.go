@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/bitproto"
+	"github.com/gamewire/gamewire/cmd/gamewire/internal/demoserver"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
 	"github.com/gamewire/gamewire/gsf/messages"
-	"github.com/gamewire/gamewire/internal/demoserver"
 )
 
 func init() {

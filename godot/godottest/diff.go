@@ -2,6 +2,7 @@ package godottest
 
 import (
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
@@ -157,20 +158,27 @@ func hexRow(b []byte, off, n int, mask [][2]int) string {
 // `byte 36: [2]["pos"] float32 y 1.5`. It explains what a [HexDiff] position means. If data does
 // not decode up to off, it says where decoding stopped.
 func Describe(o godot.DecodeMode, data []byte, off int) string {
-	fields, err := o.Explain(data)
-	var last *godot.Field
-	for i := range fields {
-		f := &fields[i]
-		if off >= f.Offset && off < f.Offset+f.Len {
-			last = f
+	fr, err := o.Explain(data, explain.NewBudget(explain.NoLimit))
+	// The innermost field holding off, and the names of the fields above it.
+	var path []string
+	var last *explain.Field
+	var lastPath string
+	fr.Walk(func(f *explain.Field, depth int) bool {
+		path = append(path[:depth], f.Name)
+		if int64(off) >= f.Offset() && int64(off) < f.Offset()+f.Len() {
+			last, lastPath = f, strings.Join(path[:depth], "/")
 		}
-	}
+		return true
+	})
 	if last != nil {
-		path := last.Path
-		if path == "" {
-			path = "(top)"
+		if lastPath == "" {
+			lastPath = "(top)"
 		}
-		return fmt.Sprintf("byte %d: %s %s at %d+%d: %s", off, path, last.Kind, last.Offset, last.Len, last.Text)
+		text := last.Text
+		if text == "" && last.Value != nil {
+			text = fmt.Sprint(last.Value)
+		}
+		return fmt.Sprintf("byte %d: %s %s %s at %d+%d: %s", off, lastPath, last.Type, last.Name, last.Offset(), last.Len(), text)
 	}
 	if off >= len(data) {
 		return fmt.Sprintf("byte %d: past the end (%d bytes)", off, len(data))

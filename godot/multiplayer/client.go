@@ -35,6 +35,10 @@ type ClientOptions struct {
 	OnBytes func(p *Peer, data []byte)
 	OnError func(p *Peer, err error)
 	Trace   func(dir string, peer int32, pkt []byte)
+	// PingInterval and PingTimeout: as the Server's fields, for the server (WebSocket only: ENet
+	// pings by itself): a server that stops answering is left within their sum.
+	PingInterval time.Duration
+	PingTimeout  time.Duration
 	// MaxMessageBytes, MaxQueuePackets, MaxQueueBytes, WriteTimeout: as the Server's fields.
 	MaxMessageBytes int
 	MaxQueuePackets int
@@ -100,9 +104,11 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 		return nil, err
 	}
 	c.closeNow = func() { conn.CloseNow() }
+	pg := startPinger(conn, tr, timeout(opts.PingInterval, DefaultPingInterval), timeout(opts.PingTimeout, DefaultPingTimeout))
 	go c.run(func() {
 		readLoop(conn, nil, func(msg []byte) bool { c.sc.receive(c.server, msg); return true })
 	}, func() {
+		pg.stop()
 		tr.close(-1, "")
 		<-tr.done
 	})

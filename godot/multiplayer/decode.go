@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/gamewire/gamewire/explain"
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/gdjson"
@@ -71,7 +72,7 @@ var _ json.Marshaler = Values(nil)
 // Decode decodes a SceneMultiplayer packet for display (see Explain for the field-by-field
 // form). Errors are *PacketErrors.
 func Decode(p []byte) (*PacketInfo, error) {
-	if _, err := Explain(p); err != nil { // one validation for both forms
+	if _, err := Explain(p, explain.NewBudget(1)); err != nil { // one validation for both forms
 		return nil, err
 	}
 	return decodeChecked(p)

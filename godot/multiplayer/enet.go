@@ -289,3 +289,12 @@ func DialENet(ctx context.Context, addr string, opts *ClientOptions) (*Client, e
 	})
 	return c, nil
 }
+
+// sendUnreliable sends pkt as sendCommand does, unreliably: SYNC, which SceneReplicationInterface
+// sends with TRANSFER_MODE_UNRELIABLE on channel 0 (_send_raw with p_reliable false); over ENet
+// that is channel 1, unsequenced. sc.mu is held.
+func (sc *scene) sendUnreliable(to int32, pkt []byte) {
+	sc.mode = packetMode{transfer: TransferUnreliable}
+	sc.sendCommand(to, pkt)
+	sc.mode = packetMode{}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/enet"
+	"github.com/gamewire/gamewire/godot"
 )
 
 // enetServer serves s on a loopback ENet host and returns its address.
@@ -256,4 +257,47 @@ func TestENetRelayBurst(t *testing.T) {
 		}
 	}
 	t.Logf("%d packets to %d readers in %v", burst, readers, time.Since(start))
+}
+
+// TestENetReplicationModes: over ENet, SPAWN goes reliable on channel 0 and SYNC unreliable
+// (unsequenced, channel 1), as SceneReplicationInterface's _send_raw sets them.
+func TestENetReplicationModes(t *testing.T) {
+	players := &Spawner{Path: "World/PlayerSpawner", SpawnPath: "World/Players",
+		Scenes: []*Scene{{Path: "res://player.tscn", Synchronizers: []*SyncConfig{{
+			Path:       "ServerSync",
+			Properties: []Property{{Path: ".:position", Spawn: true, Mode: ReplicateAlways}},
+		}}}}}
+	s := &Server{Spawners: []*Spawner{players}}
+	s.OnConnect = func(p *Peer) {
+		if _, err := s.Spawn(players, "res://player.tscn", "p", &SpawnOptions{State: map[string]any{"position": godot.Vector2{X: 1, Y: 2}}}); err != nil {
+			t.Error(err)
+		}
+	}
+	addr := enetServer(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := enet.Dial(ctx, "udp", addr, &enet.DialOptions{Channels: 255, Data: 4321})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.DisconnectNow(0)
+	var spawn, sync bool
+	for !spawn || !sync {
+		pk, err := p.Receive(ctx)
+		if err != nil {
+			t.Fatalf("spawn %v, sync %v: %v", spawn, sync, err)
+		}
+		switch Command(pk.Data[0] & cmdMask) {
+		case CmdSpawn:
+			spawn = true
+			if pk.Channel != 0 || pk.Flags != enet.Reliable {
+				t.Errorf("SPAWN on channel %d with %v", pk.Channel, pk.Flags)
+			}
+		case CmdSync:
+			sync = true
+			if pk.Channel != 1 || pk.Flags != enet.Unsequenced {
+				t.Errorf("SYNC on channel %d with %v", pk.Channel, pk.Flags)
+			}
+		}
+	}
 }

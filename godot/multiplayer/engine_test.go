@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/godot"
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // engineRun is one run of testdata/engine/main.gd in the real Godot 4.6 engine against the
@@ -494,7 +494,7 @@ func TestEngineReplication(t *testing.T) {
 	var syncs, deltas, spawns, despawns []*PacketInfo
 	var cacheID, spawnerID uint32
 	for _, p := range r.ss.rec.packets(5001) {
-		if _, err := Explain(p); err != nil {
+		if _, err := Explain(p, nil); err != nil {
 			t.Errorf("Explain % x: %v", p, err)
 			continue
 		}

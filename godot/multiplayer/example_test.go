@@ -3,6 +3,7 @@ package multiplayer_test
 import (
 	"context"
 	"fmt"
+	"github.com/gamewire/gamewire/explain"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -67,22 +68,24 @@ func ExampleNewNode() {
 // the server confirms the path: the path form.
 func ExampleExplain() {
 	pkt, _ := multiplayer.AppendRemoteCall(nil, 0, true, 0, "RpcTarget", []any{42, "hi"})
-	fields, _ := multiplayer.Explain(pkt)
-	godot.WriteFields(os.Stdout, fields)
+	fr, _ := multiplayer.Explain(pkt, nil)
+	explain.WriteText(os.Stdout, pkt, fr)
 	// Output:
-	// offset   len  kind    meaning
-	//      0     1  u8      command 0x20: REMOTE_CALL; node id in 4 bytes, method id in 1 bytes, arguments follow an argument count
-	//      1     4  u32     0x80000015: the node path follows at offset 21
-	//      5     1  u8      method id 0 (index in the node's sorted @rpc methods)
-	//      6     1  u8      argument count 2
-	//      7     1    u8      argument 0: int compressed to 1 bytes (0x02: type 2, bits 6-7 the size)
-	//      8     1    int8    42
-	//      9     0            argument 1: a plain Variant
-	//      9     4    header  String (type 4)
-	//     13     4    u32     length 2
-	//     17     2    utf8    "hi"
-	//     19     2    pad     padding
-	//     21    10  utf8    node path "RpcTarget" relative to /root, NUL-terminated
+	// multiplayer frame 0 at byte 0, 31 bytes: 0x20: REMOTE_CALL; node id in 4 bytes, method id in 1 bytes, arguments follow an argument count
+	//  offset   len  type                   name: meaning
+	//       0     1  u8                     command: 0x20: REMOTE_CALL; node id in 4 bytes, method id in 1 bytes, arguments follow an argument count
+	//       1     4  u32                    node: 0x80000015: the node path follows at offset 21
+	//       5     1  u8                     method id: 0 (index in the node's sorted @rpc methods)
+	//       6     1  u8                     argument count: 2
+	//       7     2  int                    argument 0: int 42, compressed to 1 byte
+	//       7     1    u8                   header: 0x02: type 2, bits 6-7 the size
+	//       8     1    int8                 value: 42
+	//       9    12  String                 argument 1: String "hi"
+	//       9     4    u32                  header: type 4 String
+	//      13     4    u32                  length: 2
+	//      17     2    utf8                 text: "hi"
+	//      19     2    pad                  padding
+	//      21    10  utf8                   node path: "RpcTarget" relative to /root, NUL-terminated
 }
 
 // A Go server for a game that put_vars Variants on a plain WebSocketPeer: each message is one

@@ -3,6 +3,8 @@ package multiplayer
 import (
 	"encoding/hex"
 	"errors"
+	"github.com/gamewire/gamewire/explain"
+	"io"
 	"testing"
 
 	"github.com/gamewire/gamewire/godot"
@@ -36,7 +38,7 @@ func seedCorpus(f *testing.F) {
 func FuzzExplain(f *testing.F) {
 	seedCorpus(f)
 	f.Fuzz(func(t *testing.T, p []byte) {
-		fields, err := Explain(p)
+		fr, err := Explain(p, explain.NewBudget(1000))
 		info, derr := Decode(p)
 		if (err == nil) != (derr == nil) {
 			t.Fatalf("Explain %v, Decode %v", err, derr)
@@ -48,13 +50,32 @@ func FuzzExplain(f *testing.F) {
 			}
 			return
 		}
-		if info == nil || len(fields) == 0 {
+		if info == nil || len(fr.Fields) == 0 {
 			t.Fatal("no result")
 		}
-		for _, f := range fields {
-			if f.Offset < 0 || f.Offset+f.Len > len(p) {
+		end := int64(0)
+		fr.Walk(func(f *explain.Field, _ int) bool {
+			if f.Bit < 0 || f.Bit+f.Bits > int64(8*len(p)) {
 				t.Fatalf("field %+v outside the %d-byte packet", f, len(p))
 			}
+			for _, c := range f.Children {
+				if c.Bit < f.Bit || c.Bit+c.Bits > f.Bit+f.Bits {
+					t.Fatalf("field %+v outside its parent %+v", c, f)
+				}
+			}
+			if len(f.Children) == 0 {
+				if f.Bit < end {
+					t.Fatalf("field %+v overlaps the one before", f)
+				}
+				end = f.Bit + f.Bits
+			}
+			return true
+		})
+		if err := fr.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := explain.WriteJSON(io.Discard, fr); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

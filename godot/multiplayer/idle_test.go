@@ -232,8 +232,6 @@ func TestFragmentBudget(t *testing.T) {
 	t.Logf("closed after %d bytes of empty continuation frames", sent)
 }
 
-var _ = websocket.MessageBinary
-
 // TestAcceptRate (issue 21 item 3): upgrades beyond AcceptRate wait for their turn; none is
 // lost.
 func TestAcceptRate(t *testing.T) {
@@ -278,4 +276,36 @@ func TestVarServerConnsPerIP(t *testing.T) {
 		t.Fatalf("another address: %v", err)
 	}
 	c.Close()
+}
+
+// TestClientPingTimeout: a Go client leaves a server that stops answering pings (it upgraded
+// and then read nothing) after PingInterval + PingTimeout.
+func TestClientPingTimeout(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		var id [4]byte
+		id[0] = 5
+		c.Write(ctx, websocket.MessageBinary, id[:]) // the peer id, then silence
+		<-hold
+	}))
+	defer hs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), &ClientOptions{PingInterval: 100 * time.Millisecond, PingTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("the client still waits on a server that answers no ping")
+	}
 }

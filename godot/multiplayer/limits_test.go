@@ -207,7 +207,7 @@ func TestRefusalLogBudget(t *testing.T) {
 // stop (in a synctest bubble: the second passes at once).
 func TestRefusalLogSummary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var buf strings.Builder
+		var buf syncBuffer
 		log := slog.New(slog.NewTextHandler(&buf, nil))
 		r := newRefusalLog()
 		r.income(1 << 20)
@@ -223,4 +223,22 @@ func TestRefusalLogSummary(t *testing.T) {
 			t.Fatalf("no summary of the 90 refusals not logged:\n%s", buf.String())
 		}
 	})
+}
+
+// syncBuffer is a strings.Builder for a logger written from other goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }

@@ -160,7 +160,10 @@ func (sc *scene) sendObjectCache(p *Peer, n *Node) (uint32, bool) {
 	confirmed, sent := p.sent[id]
 	if !sent {
 		p.sent[id] = false
+		mode := sc.mode
+		sc.mode = packetMode{} // SIMPLIFY_PATH goes reliable, whatever is being sent
 		sc.sendCommand(p.id, AppendSimplifyPath(nil, n.checksum, id, n.path))
+		sc.mode = mode
 	}
 	return id, confirmed
 }

@@ -14,15 +14,16 @@ import (
 )
 
 // capTransport keeps what is sent to it.
-type capTransport struct{ pkts [][]byte }
+type capTransport struct {
+	nullTransport
+	pkts [][]byte
+}
 
 func (t *capTransport) send(pkt []byte) bool     { t.pkts = append(t.pkts, pkt); return true }
-func (t *capTransport) close(int, string)        {}
 func (t *capTransport) sendLazy(pkt []byte) bool { return t.send(pkt) }
 func (t *capTransport) sendWait(pkt []byte, _ <-chan struct{}) bool {
 	return t.send(pkt)
 }
-func (t *capTransport) stopped() <-chan struct{} { return nil }
 
 func (t *capTransport) take() [][]byte { p := t.pkts; t.pkts = nil; return p }
 

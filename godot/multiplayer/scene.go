@@ -52,12 +52,12 @@ type scene struct {
 	cacheIDs  map[string]uint32 // node path → our cache id, kept for all peers
 	peers     map[int32]*Peer   // admitted peers ("connected_peers")
 	server    *Peer             // on a client: peer 1's transport
+	repl      *replicator       // on a server that replicates: spawns and synchronizers
+	templates []*template       // node templates (AddTemplate)
 
 	queued   atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
 	refusals *refusalLog  // logs refused packets within a budget the input pays for
 	mode     packetMode   // the transfer mode and channel of what is being sent (guarded by mu)
-	repl      *replicator       // on a server that replicates: spawns and synchronizers
-	templates []*template       // node templates (AddTemplate)
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {

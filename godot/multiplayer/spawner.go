@@ -700,8 +700,11 @@ func (r *replicator) verify(id int32, st *SyncState) (uint32, bool) {
 	return st.netID, confirmed
 }
 
-// sendSync is _send_sync.
+// sendSync is _send_sync. SYNC goes unreliable on channel 0 (what ENet carries; WebSocket
+// delivers everything in order); SPAWN, DESPAWN and delta SYNC reliable.
 func (r *replicator) sendSync(id int32, rp *replPeer, syncs []*SyncState, t uint16, now time.Duration) {
+	r.sc.mode = packetMode{transfer: TransferUnreliable}
+	defer func() { r.sc.mode = packetMode{} }()
 	b := append(r.buf[:0], byte(CmdSync), byte(t), byte(t>>8))
 	for _, st := range syncs {
 		if !st.updateOutbound(now) {
@@ -722,7 +725,7 @@ func (r *replicator) sendSync(id int32, rp *replPeer, syncs []*SyncState, t uint
 		}
 		st.tooLarge = false
 		if len(b)+8+size > r.syncMTU {
-			r.sc.sendCommand(id, slices.Clone(b))
+			r.sc.sendUnreliable(id, slices.Clone(b))
 			b = b[:3]
 		}
 		if size > 0 {
@@ -732,7 +735,7 @@ func (r *replicator) sendSync(id int32, rp *replPeer, syncs []*SyncState, t uint
 		}
 	}
 	if len(b) > 3 {
-		r.sc.sendCommand(id, slices.Clone(b))
+		r.sc.sendUnreliable(id, slices.Clone(b))
 	}
 	r.buf = b
 }

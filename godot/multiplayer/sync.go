@@ -26,8 +26,9 @@ type SyncState struct {
 	auth   int32   // the resolved authority
 
 	// guarded by r.sc.mu
-	vals        [][]byte // each property's compressed variant, in config order
-	netID       uint32   // spawn net id, or cache id | 0x80000000 once path based; 0 unassigned
+	vals        [][]byte     // each property's compressed variant, in config order
+	types       []godot.Type // each property's Default's type (TypeNil: any)
+	netID       uint32       // spawn net id, or cache id | 0x80000000 once path based; 0 unassigned
 	lastSync    time.Duration
 	lastWatch   time.Duration
 	watchers    []watcher // one per watched property
@@ -51,11 +52,13 @@ var nilVariant = []byte{0, 0, 0, 0} // the compressed form of null: a plain Nil
 func newSyncState(r *replicator, cfg *SyncConfig, e *Entity, node *Node, auth int32) *SyncState {
 	s := &SyncState{r: r, cfg: cfg, lists: listsOf(cfg), entity: e, node: node, auth: auth}
 	s.vals = make([][]byte, len(cfg.Properties))
+	s.types = make([]godot.Type, len(cfg.Properties))
 	for i, p := range cfg.Properties {
 		s.vals[i] = nilVariant
 		if p.Default != nil {
 			if b, err := r.sc.encoding.AppendCompressed(nil, p.Default); err == nil { // validated
 				s.vals[i] = b
+				s.types[i] = godot.Type(b[0] & 0x3f)
 			}
 		}
 	}
@@ -161,15 +164,7 @@ func (s *SyncState) indexFold(name string) int {
 // Default's: a typed GDScript property would not take it. Int and float take each other, as do
 // String and StringName; a property without a Default takes anything.
 func (s *SyncState) checkType(i int, b []byte) error {
-	d := s.cfg.Properties[i].Default
-	if d == nil {
-		return nil
-	}
-	def, err := s.r.sc.encoding.AppendCompressed(nil, d)
-	if err != nil {
-		return nil // refused when the config was validated
-	}
-	want, have := godot.Type(def[0]&0x3f), godot.Type(b[0]&0x3f)
+	want, have := s.types[i], godot.Type(b[0]&0x3f)
 	switch {
 	case want == have, want == godot.TypeNil || have == godot.TypeNil:
 		return nil

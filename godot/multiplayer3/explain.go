@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/gamewire/gamewire/explain"
-	"github.com/gamewire/gamewire/godot"
 )
 
 // Format is the name of the format in explanations ("multiplayer3").
@@ -131,10 +130,33 @@ func ExplainPacket(pkt []byte) *explain.Frame {
 	return f
 }
 
-// explainPartial adds the fields of a malformed packet that lie before the error.
+// explainPartial adds the fields of a malformed packet that lie before the error: a call's
+// target, name, argument count and the arguments that decoded.
 func explainPartial(f *explain.Frame, pkt []byte, p *Packet, errOff int) {
-	if (p.Command == CmdRemoteCall || p.Command == CmdRemoteSet || p.Command == CmdSimplifyPath) && len(pkt) >= 5 && errOff >= 5 {
-		f.Fields = append(f.Fields, field("target", "u32", uint64(binary.LittleEndian.Uint32(pkt[1:])), "", 1, 4))
+	switch p.Command {
+	case CmdRemoteCall, CmdRemoteSet, CmdSimplifyPath:
+	default:
+		return
+	}
+	if len(pkt) < 5 || errOff < 5 {
+		return
+	}
+	f.Fields = append(f.Fields, field("target", "u32", uint64(binary.LittleEndian.Uint32(pkt[1:])), "", 1, 4))
+	if p.Command == CmdSimplifyPath || p.ArgsOffset == 0 {
+		return
+	}
+	what := "method"
+	if p.Command == CmdRemoteSet {
+		what = "property"
+	}
+	f.Fields = append(f.Fields, field(what, "cstring", p.Name, fmt.Sprintf("%q", p.Name), 5, len(p.Name)+1))
+	if p.Command == CmdRemoteCall {
+		f.Fields = append(f.Fields, field("argc", "u8", uint64(pkt[p.ArgsOffset-1]), fmt.Sprint(pkt[p.ArgsOffset-1]), p.ArgsOffset-1, 1))
+	}
+	off := p.ArgsOffset
+	for i, a := range p.Args {
+		f.Fields = append(f.Fields, variantField(fmt.Sprintf("args[%d]", i), a, off))
+		off += len(a)
 	}
 }
 
@@ -176,68 +198,15 @@ func explainCall(f *explain.Frame, pkt []byte, p *Packet) {
 	}
 }
 
-// variantField is one Godot 3 Variant (which decoded) at byte off of the packet, with godot's
-// fields as a tree: a value's header and payload fields are the children of the value.
+// variantField is one Godot 3 Variant (which decoded) at byte off of the packet, as godot
+// explains it in the model: the Variant's field of its type, holding its header and parts.
 func variantField(name string, b []byte, off int) *explain.Field {
-	fs, _ := anyArgs.Explain(b)
-	root := &explain.Field{Name: name, Type: "Variant", Bit: int64(off) * 8, Bits: int64(len(b)) * 8}
-	type open struct {
-		f   *explain.Field
-		end int
+	fr, _ := anyArgs.Explain(b, explain.NewBudget(explain.NoLimit)) // the packet bounds it
+	fr.Shift(int64(off) * 8)
+	if len(fr.Fields) == 0 {
+		return &explain.Field{Name: name, Type: "Variant", Bit: int64(off) * 8, Bits: int64(len(b)) * 8}
 	}
-	stack := []open{{root, len(b)}}
-	for i, g := range fs {
-		for len(stack) > 1 && g.Offset >= stack[len(stack)-1].end {
-			stack = stack[:len(stack)-1]
-		}
-		parent := stack[len(stack)-1].f
-		// godot's Explain reports the padding of a packed byte array that ends the input even
-		// when the input stops before it (the engine does not need it either): keep the fields
-		// inside the argument's bytes.
-		n := min(g.Len, len(b)-g.Offset)
-		if n <= 0 {
-			continue
-		}
-		leaf := &explain.Field{Name: g.Kind, Type: g.Kind, Text: g.Text, Bit: int64(off+g.Offset) * 8, Bits: int64(n) * 8}
-		if g.Kind == "header" && g.Span > 0 {
-			t := typeNameAt(b[g.Offset:])
-			v := &explain.Field{Name: "value", Type: t, Value: scalar(g.Value), Bit: int64(off+g.Offset) * 8, Bits: int64(g.Span) * 8}
-			if v.Value != nil {
-				v.Text = fmt.Sprint(v.Value)
-			}
-			if i == 0 {
-				// The argument itself is the top value.
-				root.Type, root.Value, root.Text = t, v.Value, v.Text
-				root.Children = append(root.Children, leaf)
-				continue
-			}
-			v.Children = []*explain.Field{leaf}
-			parent.Children = append(parent.Children, v)
-			stack = append(stack, open{v, g.Offset + g.Span})
-			continue
-		}
-		parent.Children = append(parent.Children, leaf)
-	}
-	return root
-}
-
-// typeNameAt names the Godot 3 type whose header starts b.
-func typeNameAt(b []byte) string {
-	if len(b) < 4 {
-		return "Variant"
-	}
-	id := binary.LittleEndian.Uint32(b) & 0xffff
-	if t, ok := godot.Godot3.TypeOf(id); ok {
-		return godot.Godot3.TypeName(t)
-	}
-	return "Variant"
-}
-
-// scalar returns v when it is a JSON scalar explain.Field.Value may hold.
-func scalar(v any) any {
-	switch x := v.(type) {
-	case bool, int64, float64, string:
-		return x
-	}
-	return nil
+	v := fr.Fields[0]
+	v.Name = name
+	return v
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/enet"
-	"github.com/gamewire/gamewire/internal/engine/godot3"
+	"github.com/gamewire/gamewire/internal/harness/godot3"
 )
 
 // roleNames maps the peer ids of a session to S (the server), A (the client that ran start())

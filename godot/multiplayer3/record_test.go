@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/enet"
-	"github.com/gamewire/gamewire/internal/engine/godot3"
+	"github.com/gamewire/gamewire/internal/harness/godot3"
 )
 
 var record = flag.Bool("record", false, "run the real Godot 3 engine and write the recordings in testdata/")

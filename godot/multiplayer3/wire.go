@@ -151,6 +151,8 @@ type Packet struct {
 	ArgsOffset int
 	// Data is a RAW packet's payload (send_bytes).
 	Data []byte
+
+	argBuf [4][]byte // Args of up to 4 arguments, without an allocation of their own
 }
 
 // NoLimit, as the value of a limit, means none (godot.NoLimit).
@@ -327,8 +329,11 @@ func (m DecodeMode) parseCall(p *Packet, pkt []byte) error {
 		off++
 	}
 	p.ArgsOffset = off
-	if argc > 0 {
+	switch {
+	case argc > len(p.argBuf):
 		p.Args = make([][]byte, 0, argc)
+	case argc > 0:
+		p.Args = p.argBuf[:0]
 	}
 	dec := m.godot()
 	for i := range argc {

@@ -60,6 +60,7 @@ type Client struct {
 
 	callTimeout time.Duration // 0: none
 	decodeOpts  bitproto.DecodeMode
+	strict      bool
 
 	bufs       bufCache
 	spareCalls [2]atomic.Pointer[call] // finished calls for reuse, in front of callPool
@@ -111,6 +112,11 @@ type ClientOptions struct {
 	// DecodeMode is the bitproto mode that Call and Pending.Wait decode response bodies with
 	// (default: bitproto's defaults).
 	DecodeMode bitproto.DecodeMode
+	// Strict decodes response bodies (Call, Pending.Wait) with gsf.RawBody.DecodeStrict: a
+	// body that leaves bits over after the response type, or reads past the payload, fails the
+	// call with an error wrapping gsf.ErrTrailingBits or gsf.ErrBodyOverrun. The default, like
+	// the reference's client, ignores what is left over.
+	Strict bool
 	// Logger gets the client's logs (default slog.Default()); it logs at level Debug only.
 	Logger *slog.Logger
 	// Dialer is the dialer Dial uses (default a zero net.Dialer).
@@ -177,6 +183,7 @@ func newClient(conn net.Conn, cfg *ClientOptions) *Client {
 		stop:        make(chan struct{}),
 		callTimeout: limit(cfg.CallTimeout, DefaultCallTimeout),
 		decodeOpts:  cfg.DecodeMode,
+		strict:      cfg.Strict,
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -576,7 +583,13 @@ func (c *Client) complete(m *gsf.Message) {
 	case m.Header.ResultCode != 0 || m.Header.AppCode != 0:
 		cl.err = ResponseError(&m.Header)
 	case cl.resp != nil:
-		if err := m.Body.DecodeWith(c.decodeOpts, cl.resp); err != nil {
+		var err error
+		if c.strict {
+			err = m.Body.DecodeStrict(c.decodeOpts, cl.resp)
+		} else {
+			err = m.Body.DecodeWith(c.decodeOpts, cl.resp)
+		}
+		if err != nil {
 			cl.err = fmt.Errorf("gsfnet: decode the response body of %s: %w", &m.Header, err)
 		}
 	}

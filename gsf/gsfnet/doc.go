@@ -21,6 +21,15 @@
 // with INTERNAL_ERROR. Unknown (class, type) pairs are ignored, as the reference server does,
 // or answered with an error (Server.UnknownPolicy).
 //
+// # The reference's behaviour
+//
+// A connection's messages are handled one at a time and answered in order, as the reference
+// server does (Server.OutOfOrder lets a slow request's followers overtake it). Where the
+// reference closes the connection on a handler that fails (an error that is not a GSF error, a
+// body that does not decode, a panic), gsfnet answers ERR/INTERNAL_ERROR and keeps the
+// connection, unless Server.CloseOnError asks for the reference's behaviour. A client decodes
+// response bodies leniently, as the reference does, unless ClientOptions.Strict is set.
+//
 // Sessions keep per-connection state (Session.Set, Session.Get) and get server-initiated
 // notifies (Session.Notify); a Group sends a notify to many sessions, encoding it once.
 //

@@ -32,6 +32,11 @@ var (
 	// ErrUnknownMessage is returned by a Mux for a (service class, message type) pair without a
 	// handler. The server answers it according to Server.UnknownPolicy.
 	ErrUnknownMessage = errors.New("gsfnet: no handler for the message")
+	// ErrBadBody is wrapped by the error of a typed handler (Typed, TypedStrict) whose
+	// request body does not decode.
+	ErrBadBody = errors.New("gsfnet: request body does not decode")
+	// ErrHandlerPanic is wrapped by the error that a panicking handler turns into.
+	ErrHandlerPanic = errors.New("gsfnet: handler panic")
 	// ErrNoResponse is returned by a handler that wants no response sent for a request, as the
 	// reference server does for a handler that writes nothing.
 	ErrNoResponse = errors.New("gsfnet: no response")

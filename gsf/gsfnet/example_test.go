@@ -124,9 +124,10 @@ func ExampleError() {
 // A Group sends a notify to many sessions; the clients get it in their notify handler.
 func ExampleGroup() {
 	var room gsfnet.Group
+	joined := make(chan struct{}, 2)
 	srv := &gsfnet.Server{
 		Handler:   gsfnet.NewMux(),
-		OnConnect: func(s *gsfnet.Session) { room.Add(s) },
+		OnConnect: func(s *gsfnet.Session) { room.Add(s); joined <- struct{}{} },
 	}
 	addr := start(srv)
 	defer srv.Close()
@@ -147,9 +148,8 @@ func ExampleGroup() {
 		}
 		defer c.Close()
 	}
-	for room.Len() < 2 {
-		time.Sleep(time.Millisecond)
-	}
+	<-joined
+	<-joined
 	n, err := room.Notify(gsf.SvcClient, chat, &ChatNotify{From: "server", Text: "welcome"})
 	fmt.Println(n, err)
 	a, b := <-got, <-got

@@ -138,7 +138,17 @@ func FuzzClientConn(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cc, sc := net.Pipe()
-		go io.Copy(io.Discard, sc) // the client's requests
+		requests := make(chan struct{})
+		go func() { // the client's requests
+			fr := gsf.NewFrameReader(sc)
+			for range 3 {
+				if _, err := fr.ReadFrame(); err != nil {
+					break
+				}
+			}
+			close(requests)
+			io.Copy(io.Discard, sc)
+		}()
 		c := NewClient(cc, &ClientOptions{MaxMessageBytes: 4096, Logger: slog.New(slog.DiscardHandler), NotifyHandler: func(m *gsf.Message) {
 			var e Echo
 			m.DecodeBody(&e)
@@ -156,15 +166,11 @@ func FuzzClientConn(f *testing.F) {
 				c.Call(ctx, gsf.SvcUserServer, msgEcho, &Echo{Text: "x"}, &resp)
 			}()
 		}
-		// Let the calls get their ids (1, 2, 3) before the "server" answers.
-		for range 100 {
-			c.mu.Lock()
-			n := len(c.pending)
-			c.mu.Unlock()
-			if n == 3 {
-				break
-			}
-			time.Sleep(time.Millisecond)
+		// Let the calls get their ids (1, 2, 3) before the "server" answers: it has read their
+		// three requests.
+		select {
+		case <-requests:
+		case <-ctx.Done():
 		}
 		sc.SetWriteDeadline(time.Now().Add(10 * time.Second))
 		sc.Write(data)

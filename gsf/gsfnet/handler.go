@@ -25,14 +25,16 @@ import (
 //   - ErrNoResponse: nothing is sent;
 //   - ErrUnknownMessage: as Server.UnknownPolicy says;
 //   - any other error: logged, and answered with result ERR and app code INTERNAL_ERROR (the
-//     error's text is not sent to the client).
+//     error's text is not sent to the client); with Server.CloseOnError, as the reference
+//     does, not answered: the connection is closed.
 //
 // For a notify nothing is sent, unless the handler returns a non-nil body: that is sent with
 // the notify's header and the response flag (flags 3), as the reference server does. Errors of
-// notify handlers are logged.
+// notify handlers are logged (and close the connection with Server.CloseOnError).
 //
 // A handler that panics is recovered: the panic is logged with its stack, the request is
-// answered like an error, and the connection and the server go on.
+// answered like an error (ErrHandlerPanic), and the connection and the server go on (with
+// Server.CloseOnError the connection closes).
 //
 // The context is canceled when the connection closes (it is not canceled by a graceful
 // Shutdown, which waits for handlers), and its deadline is Server.HandlerTimeout after the
@@ -209,7 +211,7 @@ func Typed[Req, Resp any](f func(ctx context.Context, s *Session, req *Req) (*Re
 		}
 		if err := r.Body.DecodeWith(opts, req); err != nil {
 			return nil, &Error{ResultCode: gsf.ResultSerialize, AppCode: gsf.AppInput,
-				AppString: "malformed request body", Err: fmt.Errorf("gsfnet: decode %s/%s body: %w", r.Header.SvcClass, r.Header.MessageTypeName(), err)}
+				AppString: "malformed request body", Err: fmt.Errorf("%w: %s/%s: %w", ErrBadBody, r.Header.SvcClass, r.Header.MessageTypeName(), err)}
 		}
 		resp, err := f(ctx, r.Session, req)
 		if resp == nil {

@@ -110,7 +110,9 @@ func newEnv(t *testing.T, cfg func(*Server)) *testEnv {
 		n := len(req.Text)
 		return &Echo{Text: strings.Repeat("x", n)}, nil
 	})
-	e.srv = &Server{Handler: mux, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	// The tests of concurrent handling were written for OutOfOrder; the default, in order, has
+	// its own (reference_test.go).
+	e.srv = &Server{Handler: mux, OutOfOrder: true, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if cfg != nil {
 		cfg(e.srv)
 	}
@@ -262,4 +264,50 @@ func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// counter is a count that a test waits for without polling: every add wakes the waiters.
+type counter struct {
+	mu      sync.Mutex
+	n       int64
+	changed chan struct{} // closed at the next add
+}
+
+func (c *counter) add() {
+	c.mu.Lock()
+	c.n++
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+	c.mu.Unlock()
+}
+
+func (c *counter) load() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// waitFor waits until the count is at least n, and reports whether it got there within timeout.
+func (c *counter) waitFor(n int64, timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		if c.n >= n {
+			c.mu.Unlock()
+			return true
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-timer.C:
+			return false
+		}
+	}
 }

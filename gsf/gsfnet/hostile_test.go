@@ -179,10 +179,10 @@ func TestSlowReader(t *testing.T) {
 
 	const goodClients = 3
 	var room Group
-	var received [goodClients]atomic.Int32
+	var received [goodClients]counter
 	var goods []*Client
 	for i := range goodClients {
-		c := e.dial(&ClientOptions{NotifyHandler: func(m *gsf.Message) { received[i].Add(1) }})
+		c := e.dial(&ClientOptions{NotifyHandler: func(m *gsf.Message) { received[i].add() }})
 		goods = append(goods, c)
 		room.Add(session(c.LocalAddr()))
 	}
@@ -221,17 +221,16 @@ func TestSlowReader(t *testing.T) {
 			// Let the good clients catch up, so that their queues never hold more than 8
 			// notifies (64 KiB); the slow one does not read at all.
 			for i := range goodClients {
-				for deadline := time.Now().Add(10 * time.Second); received[i].Load() < notifies; {
-					if time.Now().After(deadline) {
-						t.Fatalf("client %d got %d of %d notifies", i, received[i].Load(), notifies)
-					}
-					time.Sleep(100 * time.Microsecond)
+				if !received[i].waitFor(int64(notifies), 10*time.Second) {
+					t.Fatalf("client %d got %d of %d notifies", i, received[i].load(), notifies)
 				}
 			}
 		}
 	}
 	for i := range goodClients {
-		waitFor(t, "the good clients' notifies", func() bool { return received[i].Load() == notifies })
+		if !received[i].waitFor(int64(notifies), 10*time.Second) {
+			t.Fatalf("client %d got %d of %d notifies", i, received[i].load(), notifies)
+		}
 	}
 	waitFor(t, "the slow session to close", func() bool {
 		mu.Lock()

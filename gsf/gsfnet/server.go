@@ -69,9 +69,12 @@ func (p UnknownPolicy) String() string {
 // them to its Handler and writes the responses.
 //
 // Every connection is a Session. Its reader goroutine reads frames, checks each length against
-// MaxMessageBytes before allocating anything, and runs the handler of each message itself, as
-// long as handlers return within 200 µs: handing every message to a goroutine of its own would
-// cost more than a typical handler. A handler that runs longer (it waits for a database, say)
+// MaxMessageBytes before allocating anything, and runs the handler of each message itself. By
+// default a connection's messages are handled one after the other and its responses leave in
+// the order of the requests, as the reference server does and as the real client expects: a
+// handler that blocks holds up the messages behind it.
+//
+// With OutOfOrder set, a handler that runs longer than 200 µs (it waits for a database, say)
 // keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
 // connection are handled concurrently as soon as one is slow, up to MaxInFlight at a time, a
 // handler that blocks holds up the messages behind it by 200 to 300 µs (one that computes for
@@ -164,6 +167,24 @@ type Server struct {
 	// UnknownPolicy says how to answer messages that no handler takes (default UnknownIgnore,
 	// as the reference does).
 	UnknownPolicy UnknownPolicy
+	// OutOfOrder lets the requests of one connection be handled concurrently once a handler
+	// is slow, and their responses leave in the order they are ready (see above). The default,
+	// false, handles a connection's messages one at a time and answers them in order, as the
+	// reference does; set it for clients that match responses by request id and should not
+	// wait behind a slow request.
+	OutOfOrder bool
+	// CloseOnError closes the connection when a handler fails, as the reference does: a
+	// handler that returns an error other than an *Error (and ErrNoResponse and
+	// ErrUnknownMessage), a request body that does not decode (ErrBadBody, from Typed and
+	// TypedStrict) and a handler that panics (ErrHandlerPanic) get no response; the server
+	// reads no more messages from the connection, writes the responses to the messages before
+	// and closes it (Session.Err wraps the handler's error). An *Error is answered and the
+	// connection stays open, as the reference does for its GSF errors; an *Error without an
+	// AppString sends the text of its Err as the app string, as the reference sends the
+	// error's text. The default, false, answers a failed handler with result ERR and app code
+	// INTERNAL_ERROR (SERIALIZE/INPUT for a body that does not decode) and keeps the
+	// connection.
+	CloseOnError bool
 
 	// Logger receives the server's logs (default slog.Default()): handler panics and errors
 	// at level Error, protocol violations and slow consumers at Warn, connections and
@@ -328,6 +349,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		idleTimeout:    limit(srv.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:    limit(srv.ReadTimeout, DefaultReadTimeout),
 		handlerTimeout: limit(srv.HandlerTimeout, DefaultHandlerTimeout),
+		inOrder:        !srv.OutOfOrder,
 		done:           make(chan struct{}),
 		writerDone:     make(chan struct{}),
 	}
@@ -476,7 +498,11 @@ func (s *Session) end(err error) {
 	// Shutdown), the messages already read are handled and answered before the connection
 	// closes, unless the session was closed (the handlers' contexts then end).
 	draining := errors.Is(err, errDraining) || (errors.Is(err, os.ErrDeadlineExceeded) && s.isDraining())
+	failed := s.failCause.Load()
 	switch {
+	case failed != nil:
+		err = failed
+		log.Debug("gsfnet: connection closes after a handler error", "session", s.id, "remote", s.conn.RemoteAddr().String(), "err", err)
 	case draining:
 		err = ErrServerClosed
 	case err == io.EOF, errors.Is(err, net.ErrClosed):
@@ -608,6 +634,7 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 		s.tmu.Lock()
 		s.inHandler = true
 		s.handlerStart = s.lastFrame
+		s.slowFlushed = false
 		watched := s.watched
 		s.watched = true
 		s.tmu.Unlock()
@@ -615,6 +642,10 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			s.srv.watchdog.watch(s)
 		}
 		s.handle(r)
+		if s.failCause.Load() != nil {
+			// A handler failed under CloseOnError: nothing more is handled.
+			return false, errDraining
+		}
 		s.tmu.Lock()
 		if s.reader != gen {
 			s.tmu.Unlock()
@@ -737,6 +768,9 @@ func (s *Session) respond(r *request) bool {
 				}
 			} else if !errors.Is(err, ErrNoResponse) {
 				srv.logger().Error("gsfnet: notify handler failed", "session", s.id, "header", h.String(), "err", err)
+				if srv.CloseOnError {
+					s.fail(h, err)
+				}
 			}
 			return false
 		}
@@ -764,8 +798,15 @@ func (s *Session) respond(r *request) bool {
 				srv.logger().Debug("gsfnet: unknown request", "session", s.id, "header", h.String())
 				return false
 			}
+		case srv.CloseOnError && closesConnection(err):
+			srv.logger().Error("gsfnet: handler failed", "session", s.id, "header", h.String(), "err", err)
+			s.fail(h, err)
+			return false
 		case errors.As(err, &ge):
 			ge.setHeader(&resp)
+			if srv.CloseOnError && resp.AppString == "" && ge.Err != nil {
+				resp.AppString = ge.Err.Error()
+			}
 		default:
 			srv.logger().Error("gsfnet: handler failed", "session", s.id, "header", h.String(), "err", err)
 			setInternal(&resp)
@@ -774,6 +815,33 @@ func (s *Session) respond(r *request) bool {
 	}
 	return s.sendResponse(r, &resp, body)
 }
+
+// closesConnection reports the handler errors that close the connection under CloseOnError:
+// bodies that do not decode, panics, and errors other than an *Error.
+func closesConnection(err error) bool {
+	var ge *Error
+	return errors.Is(err, ErrBadBody) || errors.Is(err, ErrHandlerPanic) || !errors.As(err, &ge)
+}
+
+// fail ends a session whose handler failed, under CloseOnError: no more messages are read
+// (nor handled), the responses to those before are written, and the connection closes with
+// the handler's error.
+func (s *Session) fail(h *gsf.Header, err error) {
+	cause := &handlerError{header: h.String(), err: err}
+	s.failCause.CompareAndSwap(nil, cause)
+	s.drain()
+}
+
+// handlerError is the cause of a session closed because a handler failed (CloseOnError).
+type handlerError struct {
+	header string
+	err    error
+}
+
+func (e *handlerError) Error() string {
+	return "gsfnet: handler failed, connection closed: " + e.header + ": " + e.err.Error()
+}
+func (e *handlerError) Unwrap() error { return e.err }
 
 func (s *Session) closeUnknown(h *gsf.Header) {
 	s.srv.logger().Warn("gsfnet: unknown message, closing the connection", "session", s.id, "header", h.String())
@@ -827,7 +895,7 @@ func (srv *Server) callHandler(r *request) (body any, err error) {
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			body = nil
 			err = &Error{ResultCode: gsf.ResultErr, AppCode: gsf.AppInternalError, AppString: "internal error",
-				Err: fmt.Errorf("gsfnet: handler panic: %v", p)}
+				Err: fmt.Errorf("%w: %v", ErrHandlerPanic, p)}
 		}
 	}()
 	if srv.Handler == nil {

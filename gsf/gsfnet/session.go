@@ -34,18 +34,21 @@ type Session struct {
 	inHandler    bool          // the reader goroutine runs a handler
 	handlerStart time.Duration // when the last handler on the reader goroutine started (monoNow)
 	watched      bool          // on the server's watchdog's list
+	inOrder      bool          // !Server.OutOfOrder: reading is never handed over
+	slowFlushed  bool          // the watchdog flushed the held responses for the handler running
 	lastNotify   chan struct{} // closed when the last notify's handler is done; reader goroutine only
 
 	// Read deadlines, as monoNow readings. inFrame, frameStart, lastFrame and rdeadline are
 	// used by the reader goroutine only.
 	idleTimeout, readTimeout time.Duration
 	handlerTimeout           time.Duration
-	inFrame                  bool          // a read has brought bytes of the frame being read
-	frameStart               time.Duration // when the frame being read went on past a read; 0: not yet
-	lastFrame                time.Duration // when the last frame was read; 0: none yet
-	rdeadline                time.Duration // the read deadline set last; 0: none
-	rmu                      sync.Mutex    // setting the read deadline, against drain's
-	draining                 atomic.Bool   // set under rmu
+	inFrame                  bool                         // a read has brought bytes of the frame being read
+	frameStart               time.Duration                // when the frame being read went on past a read; 0: not yet
+	lastFrame                time.Duration                // when the last frame was read; 0: none yet
+	rdeadline                time.Duration                // the read deadline set last; 0: none
+	rmu                      sync.Mutex                   // setting the read deadline, against drain's
+	draining                 atomic.Bool                  // set under rmu
+	failCause                atomic.Pointer[handlerError] // a handler failed under CloseOnError
 
 	mu     sync.Mutex
 	values map[any]any

@@ -22,7 +22,7 @@ func TypedStrict[Req, Resp any](f func(ctx context.Context, s *Session, req *Req
 		}
 		if err := r.Body.DecodeStrict(opts, req); err != nil {
 			return nil, &Error{ResultCode: gsf.ResultSerialize, AppCode: gsf.AppInput,
-				AppString: "malformed request body", Err: fmt.Errorf("gsfnet: decode %s/%s body: %w", r.Header.SvcClass, r.Header.MessageTypeName(), err)}
+				AppString: "malformed request body", Err: fmt.Errorf("%w: %s/%s: %w", ErrBadBody, r.Header.SvcClass, r.Header.MessageTypeName(), err)}
 		}
 		resp, err := f(ctx, r.Session, req)
 		if resp == nil {

@@ -50,12 +50,21 @@ func (wd *watchdog) tick() {
 		gen uint64
 	}
 	var slow []handover
+	var flush []*Session
 	now := monoNow()
 	wd.mu.Lock()
 	keep := wd.sessions[:0]
 	for _, s := range wd.sessions {
 		s.tmu.Lock()
 		switch {
+		case s.inHandler && now-s.handlerStart >= inlineBudget && s.inOrder:
+			// Messages are handled in order: the reader goroutine stays with the slow
+			// handler, and the responses held for its response go out now.
+			if !s.slowFlushed {
+				s.slowFlushed = true
+				flush = append(flush, s)
+			}
+			keep = append(keep, s)
 		case s.inHandler && now-s.handlerStart >= inlineBudget:
 			// A new goroutine becomes the reader; the handler keeps its goroutine, which
 			// ends when the handler returns (readLoop).
@@ -77,6 +86,9 @@ func (wd *watchdog) tick() {
 		wd.armed = false
 	}
 	wd.mu.Unlock()
+	for _, s := range flush {
+		s.out.flushHeld()
+	}
 	for _, h := range slow {
 		h.s.out.flushHeld() // the responses held for the slow handler's
 		go h.s.read(h.gen)

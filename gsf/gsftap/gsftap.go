@@ -133,7 +133,8 @@ type Tap struct {
 	// means DefaultMaxBufferedBytes, NoLimit none.
 	MaxBufferedBytes int
 	// ReadTimeout bounds the event time from a frame's first byte to its last; 0 means
-	// DefaultReadTimeout, NoLimit none.
+	// DefaultReadTimeout, NoLimit none (what reading a capture wants: a frame of a slow link
+	// takes as long as it took, and MaxBufferedBytes bounds the memory).
 	ReadTimeout time.Duration
 	// All reports every connection, GSF or not (the proxy's case, and captures filtered by
 	// port).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gamewire/gamewire/capture"
+	"github.com/gamewire/gamewire/explain"
 	"github.com/gamewire/gamewire/gsf"
 )
 
@@ -28,6 +29,10 @@ type Printer struct {
 	// Text writes a frame's explanation in the text form; nil means
 	// (*gsf.Explanation).WriteSummary. (*gsf.Explanation).WriteText gives the bit-by-bit form.
 	Text func(*gsf.Explanation, io.Writer) error
+	// Model, when set, writes each frame's explanation in the text form of the one explanation
+	// model (explain.WriteText: every field with its bits, the frame's bits numbered from its
+	// own first byte) instead of Text.
+	Model bool
 	// Location is the time zone of the text form's times; nil means time.Local.
 	Location *time.Location
 
@@ -53,9 +58,12 @@ type JSONRecord struct {
 	Resynced bool   `json:"resynced,omitempty"`
 	Lost     int64  `json:"lost,omitempty"`
 	// RolesGuessed: which side is the client was guessed (a capture without the SYN).
-	RolesGuessed bool                  `json:"rolesGuessed,omitempty"`
-	Error        string                `json:"error,omitempty"`
-	Frame        *gsf.FrameExplanation `json:"frame,omitempty"`
+	RolesGuessed bool   `json:"rolesGuessed,omitempty"`
+	Error        string `json:"error,omitempty"`
+	// Frame is a frame's explanation in the one explanation model (docs/explain.md), its bits
+	// numbered from the first byte of its direction's stream, its Context the record's stream,
+	// direction, time and addresses.
+	Frame *explain.Frame `json:"frame,omitempty"`
 }
 
 // Print writes one record.
@@ -104,7 +112,11 @@ func (p *Printer) printJSON(r *Record, ex *gsf.Explanation) error {
 		jr.Error = r.Err.Error()
 	}
 	if ex != nil && len(ex.Frames) > 0 {
-		jr.Frame = &ex.Frames[0]
+		fr := ex.Frames[0].Frame(max(r.Seq-1, 0), nil)
+		d, _ := r.Dir.MarshalText()
+		fr.Context = map[string]string{"stream": strconv.FormatUint(r.Conn.ID, 10) + "/" + string(d), "dir": string(d),
+			"time": r.Time.UTC().Format(time.RFC3339Nano), "src": jr.Src, "dst": jr.Dst}
+		jr.Frame = fr
 	}
 	b, err := json.Marshal(jr)
 	if err != nil {
@@ -143,7 +155,7 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 		if r.Lost < 0 {
 			b.WriteString("the capture starts mid-stream: looking for the first plausible frame\n")
 		} else {
-			fmt.Fprintf(&b, "problem at byte %d (%d bytes): bytes %d–%d missing from the capture (not captured, or given up on by the reassembly's out-of-order window): looking for the next plausible frame\n",
+			fmt.Fprintf(&b, "problem at byte %d (%d bytes): bytes %d–%d missing from the capture (not captured, cut by its snaplen, or given up on by the out-of-order window): looking for the next plausible frame\n",
 				r.Offset, r.Lost, r.Offset, r.Offset+r.Lost-1)
 		}
 	case RecordProblem:
@@ -166,7 +178,13 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 			write = (*gsf.Explanation).WriteSummary
 		}
 		var text strings.Builder
-		if err := write(ex, &text); err != nil {
+		if p.Model && ex != nil && len(ex.Frames) > 0 {
+			fr := ex.Frames[0].Frame(max(r.Seq-1, 0), nil)
+			fr.Shift(-8 * r.Offset) // numbered from the frame's own first byte, as r.Frame holds it
+			if err := explain.WriteText(&text, r.Frame, fr); err != nil {
+				return err
+			}
+		} else if err := write(ex, &text); err != nil {
 			return err
 		}
 		// The explanation numbers the frame 1; it is frame r.Seq of its direction.

@@ -18,7 +18,6 @@ import (
 	"github.com/gamewire/gamewire/capture"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
-	"github.com/gamewire/gamewire/internal/demoserver"
 )
 
 // realCapture is tcpdump's capture of "gamewire serve" answering two "gamewire call" runs on
@@ -67,23 +66,18 @@ func TestTapRealCapture(t *testing.T) {
 	out, _, _ = printCapture(t, realCapture, false, true)
 	var frames int
 	for line := range strings.Lines(out) {
-		var jr struct {
-			JSONRecord
-			Frame *struct {
-				Header *gsf.Header      `json:"header"`
-				Names  *gsf.HeaderNames `json:"names"`
-			} `json:"frame"`
-		}
+		var jr JSONRecord
 		if err := json.Unmarshal([]byte(line), &jr); err != nil {
 			t.Fatalf("%v: %s", err, line)
 		}
 		if jr.Kind == RecordFrame {
 			frames++
-			if jr.Frame == nil || jr.Frame.Names == nil || jr.Dir == nil || jr.Offset == nil || jr.Time.IsZero() || jr.Conn == 0 {
+			if jr.Frame == nil || jr.Frame.Format != "gsf" || len(jr.Frame.Fields) == 0 || jr.Dir == nil || jr.Offset == nil || jr.Time.IsZero() || jr.Conn == 0 ||
+				jr.Frame.Bit != 8**jr.Offset || jr.Frame.Context["src"] != jr.Src {
 				t.Errorf("frame record lacks fields: %s", line)
 			}
-			if *jr.Dir == capture.ServerToClient && jr.Frame.Names.Kind != "response" {
-				t.Errorf("server→client frame is a %s", jr.Frame.Names.Kind)
+			if *jr.Dir == capture.ServerToClient && !strings.HasPrefix(jr.Frame.Summary, "response ") {
+				t.Errorf("server→client frame is a %s", jr.Frame.Summary)
 			}
 		}
 	}
@@ -176,6 +170,9 @@ func (l *recordingListener) Accept() (net.Conn, error) {
 	return rc, nil
 }
 
+// echoBody is the body of SYNC_SERVER/ECHO in both directions, as in gamewire serve.
+type echoBody struct{ Text string }
+
 // TestProxyDemoServer: gsfnet clients call the demo server through the proxy, with pipelined
 // calls (several frames per read); each side gets exactly the bytes the other sent, and
 // every request and response is printed.
@@ -185,7 +182,10 @@ func TestProxyDemoServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	rl := &recordingListener{Listener: sl}
-	srv := demoserver.NewServer(sl.Addr().String(), slog.New(slog.DiscardHandler), demoserver.Options{})
+	// An echo server, as the demo server's SYNC_SERVER/ECHO.
+	mux := gsfnet.NewMux()
+	gsfnet.Handle(mux, 19, 23, func(ctx context.Context, s *gsfnet.Session, req *echoBody) (*echoBody, error) { return req, nil })
+	srv := &gsfnet.Server{Addr: sl.Addr().String(), Handler: mux, Logger: slog.New(slog.DiscardHandler)}
 	go srv.Serve(rl)
 	t.Cleanup(func() { srv.Close() })
 	addr, stop := runProxy(t, sl.Addr().String(), 0)
@@ -207,8 +207,8 @@ func TestProxyDemoServer(t *testing.T) {
 				defer wg.Done()
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				var resp demoserver.EchoBody
-				if err := c.Call(ctx, 19, 23, &demoserver.EchoBody{Text: strings.Repeat("x", i)}, &resp); err != nil || resp.Text != strings.Repeat("x", i) {
+				var resp echoBody
+				if err := c.Call(ctx, 19, 23, &echoBody{Text: strings.Repeat("x", i)}, &resp); err != nil || resp.Text != strings.Repeat("x", i) {
 					t.Errorf("call %d: %v %q", i, err, resp.Text)
 				}
 			}()

@@ -65,6 +65,9 @@ type Field struct {
 	Count *int `json:"count,omitempty"`
 	// Fields are an object's fields, a slice's elements or a map's entries.
 	Fields []Field `json:"fields,omitempty"`
+	// Key is, for a map's entry, its key (a string) where it is; the entry's Bit and Bits span
+	// the key and the value.
+	Key *Field `json:"-"`
 }
 
 // Body is the description of a body of the catalog.
@@ -110,7 +113,8 @@ func Describer(opts Options) gsf.BodyDescriber {
 			return &gsf.BodyDescription{Raw: raw, Steps: raw.steps(), Lines: raw.Lines()}, nil
 		}
 		body, err := describe(e, pr, shift, opts)
-		desc := &gsf.BodyDescription{Type: e.Name, Fields: body.Fields, Steps: body.Steps, Lines: body.Lines(), Omitted: body.Omitted}
+		desc := &gsf.BodyDescription{Type: e.Name, Fields: body.Fields, Steps: body.Steps, Lines: body.Lines(), Omitted: body.Omitted,
+			Tree: body.Tree(start - shift)}
 		_ = r.Seek(pr.Offset())
 		if err != nil {
 			return desc, err
@@ -128,11 +132,11 @@ func Describer(opts Options) gsf.BodyDescriber {
 func strictEnd(r *bitstream.Reader, end int) error {
 	left := end - r.Offset()
 	if left >= 8 {
-		return &gsf.BodyError{BitOffset: r.Offset(), Left: left, Err: gsf.ErrTrailingBits}
+		return gsf.NewBodyError(r.Offset(), left, gsf.ErrTrailingBits)
 	}
 	if left > 0 {
 		if bits, _ := r.PeekBits(left); bits != 0 {
-			return &gsf.BodyError{BitOffset: r.Offset(), Left: left, Err: gsf.ErrTrailingBits}
+			return gsf.NewBodyError(r.Offset(), left, gsf.ErrTrailingBits)
 		}
 	}
 	return nil
@@ -371,7 +375,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 				}
 			}
 			o := OID{Class: int32(n[0]), Type: int32(n[1]), Server: int32(n[2]), Number: n[3]}
-			fd.Text = fmt.Sprintf("%s (packed %d)", o, o.Packed())
+			fd.Text = fmt.Sprintf("%s (packed %d)", o, o.Int64())
 		}
 		return err2
 	case schema.Slice, schema.Map:
@@ -429,6 +433,9 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 				el, shown, err = d.value(name, epath, t.Elem)
 				el.Bits += el.Bit + d.shift - kstart
 				el.Bit = kstart - d.shift
+				if shown {
+					el.Key = &Field{Name: "key", Type: "string", Bit: kstart - d.shift, Bits: kv.Len, Value: kv.Value, Text: kv.Text(), Raw: kv.Value}
+				}
 			}
 			fd.Fields = keep(fd.Fields, el, shown)
 			if err != nil {

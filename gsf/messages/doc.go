@@ -22,7 +22,8 @@
 // except where the reference writes a nil pointer for a missing one (*CrispDataTO, *ZoneInstance,
 // …): those are pointers. Nullable numbers and bools are pointers. Dates are time.Time (the zero
 // time is null). SessionStatus, ChatChannelTypeValue and OnlineStatusValue travel as their name
-// strings. An OID keeps the four numbers of the wire; [OID.Packed] is the reference's 64-bit form.
+// strings; their zero values travel as the names of the reference's zero values (IN_PROGRESS,
+// PRIVATE, OFFLINE), so that every body left at its zero value encodes to the reference's bytes. An OID keeps the four numbers of the wire; [OID.Int64] is the reference's 64-bit form.
 //
 // # Looking messages up
 //

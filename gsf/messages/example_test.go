@@ -2,11 +2,13 @@ package messages_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"time"
 
+	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/gsf"
 	"github.com/gamewire/gamewire/gsf/gsfnet"
 	"github.com/gamewire/gamewire/gsf/messages"
@@ -62,7 +64,7 @@ func ExampleDecode() {
 	h := gsf.NewRequest(gsf.SvcUserServer, gsf.MsgLogin, 1)
 	frame, _ := gsf.AppendMessage(nil, &h, &messages.LoginRequest{
 		LoginID: "ada", Password: "pw", SitePIN: 1234,
-		LanguageLocalePairOID: messages.OIDFromPacked(293578400718237473),
+		LanguageLocalePairOID: messages.OIDFromInt64(293578400718237473),
 	})
 	m, _, _ := gsf.ConsumeMessage(frame)
 	strict, err := messages.DecodeOptions{Strict: true}.DecodeMode() // and fail if bits are left over
@@ -110,4 +112,27 @@ func ExampleDecode() {
 	//     Token                 string                ""  (bit 238, 6 bits)
 	//     LoginType             int32                 0  (bit 244, 6 bits)
 	//     CNL                   string                ""  (bit 250, 6 bits)
+}
+
+// An OID in its forms: the packed 64-bit number a database column holds, the JSON of a
+// service, and the CDN id of asset URLs.
+func ExampleOID_CDNID() {
+	o := messages.OID{Class: 4, Type: 1, Server: 0, Number: 123456}
+	b, _ := json.Marshal(o)
+	back, _ := messages.OIDFromCDNID(o.CDNID())
+	fmt.Println(o.Int64(), string(b), o.CDNID(), back == o)
+	// Output:
+	// 288511851128545856 "288511851128545856" Mjg4NTExODUxMTI4NTQ1ODU2 true
+}
+
+// A body left at its zero value encodes as the reference's does: the zero SessionStatus travels
+// as IN_PROGRESS.
+func ExampleSessionStatus() {
+	var st struct{ Status messages.SessionStatus }
+	b, _ := bitproto.Marshal(&st)
+	var name struct{ Status string }
+	_ = bitproto.Unmarshal(b, &name)
+	fmt.Println(name.Status)
+	// Output:
+	// IN_PROGRESS
 }

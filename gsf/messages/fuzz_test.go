@@ -35,6 +35,13 @@ func FuzzDescribe(f *testing.F) {
 				t.Fatal("no explanation")
 			}
 			_ = err
+			// The model of the same frames: valid trees whose body leaves tile the body.
+			frames, _ := gsf.ExplainFrames(data, ExplainOptions(o), nil)
+			for _, fr := range frames {
+				if err := fr.Validate(); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		m, _, err := gsf.ConsumeMessage(data)
 		if err != nil {

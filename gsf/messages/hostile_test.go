@@ -189,7 +189,7 @@ func TestStrict(t *testing.T) {
 	}
 	_, _, err = strict.Decode(&m)
 	var be *gsf.BodyError
-	if !errors.As(err, &be) || !errors.Is(err, gsf.ErrTrailingBits) || be.BitOffset != m.Body.BitOffset() || be.Left != m.Body.BitLen() {
+	if !errors.As(err, &be) || !errors.Is(err, gsf.ErrTrailingBits) || be.BitOffset != int64(m.Body.BitOffset()) || be.Left != m.Body.BitLen() {
 		t.Errorf("strict: %v", err)
 	}
 	if _, err := Describe(&m, Options{Strict: true}); !errors.Is(err, gsf.ErrTrailingBits) {

@@ -376,13 +376,13 @@ func TestRegistry(t *testing.T) {
 
 func TestOID(t *testing.T) {
 	o := OID{Class: 4, Type: 1, Server: 0, Number: 123456}
-	if p := o.Packed(); p != 4<<56|1<<48|123456 || OIDFromPacked(p) != o {
-		t.Errorf("Packed: %x", p)
+	if p := o.Int64(); p != 4<<56|1<<48|123456 || OIDFromInt64(p) != o {
+		t.Errorf("Int64: %x", p)
 	}
 	if o.String() != "4-1-0-123456" {
 		t.Error(o.String())
 	}
-	for _, in := range []string{`{"Class":4,"Type":1,"Server":0,"Number":123456}`, `"4-1-0-123456"`, fmt.Sprint(o.Packed()), fmt.Sprintf(`"%d"`, o.Packed())} {
+	for _, in := range []string{`{"Class":4,"Type":1,"Server":0,"Number":123456}`, `"4-1-0-123456"`, fmt.Sprint(o.Int64()), fmt.Sprintf(`"%d"`, o.Int64())} {
 		var got OID
 		if err := got.UnmarshalJSON([]byte(in)); err != nil || got != o {
 			t.Errorf("UnmarshalJSON(%s) = %v, %v", in, got, err)

@@ -10,7 +10,7 @@ import (
 // OID is an object identifier: on the wire an object of three compressed int32 (class, type,
 // server) and a compressed int64 (number). The reference keeps class, type and server as bytes;
 // OID keeps the wire's numbers, so that any body decodes and encodes to the same bits, and
-// [OID.Packed] gives the reference's 64-bit form.
+// [OID.Int64] gives the reference's 64-bit form.
 type OID struct {
 	Class  int32
 	Type   int32
@@ -18,9 +18,9 @@ type OID struct {
 	Number int64
 }
 
-// OIDFromPacked unpacks the reference's 64-bit form: class<<56 | type<<48 | server<<40 | number
-// (40 bits).
-func OIDFromPacked(v int64) OID {
+// OIDFromInt64 unpacks the reference's 64-bit packed form: class<<56 | type<<48 | server<<40 |
+// number (40 bits).
+func OIDFromInt64(v int64) OID {
 	return OID{
 		Class:  int32(uint64(v) >> 56),
 		Type:   int32(uint64(v) >> 48 & 0xff),
@@ -29,9 +29,9 @@ func OIDFromPacked(v int64) OID {
 	}
 }
 
-// Packed returns the reference's 64-bit form of the OID. Class, type and server are cut to their
-// low 8 bits and the number to its low 40 bits, as the reference does.
-func (o OID) Packed() int64 {
+// Int64 returns the reference's 64-bit packed form of the OID. Class, type and server are cut
+// to their low 8 bits and the number to its low 40 bits, as the reference does.
+func (o OID) Int64() int64 {
 	return int64(uint64(uint8(o.Class))<<56 | uint64(uint8(o.Type))<<48 | uint64(uint8(o.Server))<<40 | uint64(o.Number)&(1<<40-1))
 }
 
@@ -76,6 +76,6 @@ func (o *OID) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("messages: OID %s: want an object, a packed number or class-type-server-number", b)
 	}
-	*o = OIDFromPacked(v)
+	*o = OIDFromInt64(v)
 	return nil
 }

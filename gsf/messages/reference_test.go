@@ -340,7 +340,7 @@ var (
 func canon(v reflect.Value) any {
 	switch {
 	case v.Type() == oidType:
-		return strconv.FormatInt(v.Interface().(OID).Packed(), 10)
+		return strconv.FormatInt(v.Interface().(OID).Int64(), 10)
 	case v.Type() == timeType:
 		return v.Interface()
 	}

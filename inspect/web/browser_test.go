@@ -17,7 +17,7 @@ import (
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/inspect/internal/samples"
-	"github.com/gamewire/gamewire/internal/browser"
+	"github.com/gamewire/gamewire/internal/harness/browser"
 )
 
 // The browser tests drive the inspector page in headless Chromium: the page served by Handler
@@ -324,7 +324,7 @@ func gsfSeed(t *testing.T, ctx context.Context, b *browser.Browser, base string,
 		"svcClass":   "svcClass int32 18 (USER_SERVER) bit 16–26",
 		"msgType":    "msgType int32 566 (GET_CLIENT_VERSION_INFO) bit 27–46",
 		"requestId":  "requestId int32 1 bit 47–52",
-		"clientName": `clientName string "AmazingWorld" (12 bytes, 96 bits) bit 60–167`,
+		"clientName": `clientName string "AmazingWorld" bit 60–167`,
 	} {
 		if got := rowText(t, ctx, p, nodeID(t, ctx, p, name)); !strings.Contains(got, want) {
 			t.Errorf("row %s = %q, want %q", name, got, want)

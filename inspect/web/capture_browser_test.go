@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/gamewire/gamewire/inspect/internal/samples"
-	"github.com/gamewire/gamewire/internal/browser"
+	"github.com/gamewire/gamewire/internal/harness/browser"
 )
 
 // The real captures of capture/testdata (its README says how they were made).

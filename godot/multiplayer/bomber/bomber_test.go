@@ -19,7 +19,7 @@ import (
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // clientFiles returns the client project's files for godot4.Run (its project.godot is Run's).

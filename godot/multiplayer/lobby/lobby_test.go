@@ -13,7 +13,7 @@ import (
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
 	"github.com/gamewire/gamewire/godot/multiplayer/lobby"
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // clientNode declares the Lobby node as a Go client has it, printing what the server says.

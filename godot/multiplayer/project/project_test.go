@@ -18,7 +18,7 @@ import (
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
 	"github.com/gamewire/gamewire/godot/multiplayer/bomber"
-	"github.com/gamewire/gamewire/internal/engine/godot4"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
 // testGames are the repository's test games.

@@ -1,5 +1,5 @@
 # The Godot 4 differential test's script (godot/engine4_test.go runs it in the real engine with
-# internal/engine/godot4). It prints one tab-separated record per line:
+# internal/harness/godot4). It prints one tab-separated record per line:
 #
 #   C  label  hex  rt  var_to_str      hand corpus (corpus.gd); rt is the engine's own
 #                                      decode_var + re-encode of hex

@@ -54,6 +54,8 @@ func main() -> void:
 			return
 		var other = players.get_child(0) if str(players.get_child(0).name) != str(multiplayer.get_unique_id()) else players.get_child(1)
 		out("sees players %s, the other moved %s" % [names(players), str(other.position.x > 100)])
+		if not await until(func(): return w.get_node("Hints").get_child_count() >= 1, "hint", 10):
+			return
 		out("sees hints %s" % names(w.get_node("Hints")))
 		if not await until(func(): return bombs.get_child_count() == 1, "bomb", 30):
 			return

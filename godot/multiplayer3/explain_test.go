@@ -1,0 +1,31 @@
+package multiplayer3
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// A malformed call is explained up to its error: target, name, count, the arguments that
+// decoded; the error is at the argument that did not, and wraps the *PacketError.
+func TestExplainMalformedCall(t *testing.T) {
+	pkt := unhex(t, "00 01000000 6600 02 02000000 07000000 02000000")
+	f := ExplainPacket(pkt)
+	var names []string
+	for _, fl := range f.Fields {
+		names = append(names, fl.Name)
+	}
+	if want := "command target method argc args[0]"; strings.Join(names, " ") != want {
+		t.Errorf("fields %q, want %q", strings.Join(names, " "), want)
+	}
+	var pe *PacketError
+	if f.Err == nil || f.Err.Offset() != 16 || !errors.As(f.Err, &pe) || !errors.Is(f.Err, ErrTruncated) {
+		t.Errorf("error %+v", f.Err)
+	}
+	checkLeaves(t, f)
+	// With the transport header, offsets move by 8.
+	full := append(AppendHeader(nil, 5, 1), pkt...)
+	if g := Explain(ChannelReliable, full); g.Err == nil || g.Err.Offset() != 24 {
+		t.Errorf("Explain with the header: error %+v", g.Err)
+	}
+}
