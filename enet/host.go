@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"sync"
@@ -143,7 +144,7 @@ func resolve(o *HostOptions) (options, error) {
 	case r.maxBuffered == 0:
 		r.maxBuffered = DefaultMaxBufferedBytes
 	case r.maxBuffered == NoLimit:
-		r.maxBuffered = 1 << 62
+		r.maxBuffered = math.MaxInt >> 1
 	case r.maxBuffered < 0:
 		return r, bad("MaxBufferedBytes", o.MaxBufferedBytes)
 	}
@@ -152,7 +153,7 @@ func resolve(o *HostOptions) (options, error) {
 	case r.maxQueue == 0:
 		r.maxQueue = DefaultMaxQueueBytes
 	case r.maxQueue == NoLimit:
-		r.maxQueue = 1 << 62
+		r.maxQueue = math.MaxInt >> 1
 	case r.maxQueue < 0:
 		return r, bad("MaxQueueBytes", o.MaxQueueBytes)
 	}

@@ -20,6 +20,9 @@ func bitsExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
 	}
+	if err := checkMaxFields(*maxFields); err != nil {
+		return err
+	}
 	if *spec == "" {
 		fmt.Fprintln(stderr, "gamewire bits explain: --fields is required")
 		fs.Usage()

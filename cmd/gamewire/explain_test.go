@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -54,11 +53,7 @@ func measured(t *testing.T, args ...string) (int64, string, int, int64, time.Dur
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
-	}
-	return int64(n), errb.String(), code, rss, took
+	return int64(n), errb.String(), code, maxRSS(cmd.ProcessState), took
 }
 
 type countWriter int64
@@ -108,6 +103,12 @@ func TestExplainHostileInput(t *testing.T) {
 		}
 		if rss > maxRSS {
 			t.Errorf("%s: %d bytes of memory, more than %d", c.name, rss, maxRSS)
+		}
+	}
+	// -1 is no limit; below it is a usage error.
+	for _, args := range [][]string{{"godot", "explain"}, {"gsf", "explain"}, {"bits", "explain", "--fields", "bool"}, {"godot", "mp", "explain"}} {
+		if _, stderr, code := gw(t, "00", append(args, "--max-fields", "-2")...); code != 2 || !strings.Contains(stderr, "--max-fields -2") {
+			t.Errorf("%v --max-fields -2: exit %d: %s", args, code, stderr)
 		}
 	}
 	// A budget of one's own.

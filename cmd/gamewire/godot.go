@@ -313,6 +313,9 @@ func godotExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if err := checkMaxFields(*maxFields); err != nil {
+		return err
+	}
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -352,6 +355,14 @@ func godotExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 // addMaxFieldsFlag adds --max-fields, the field budget of an explanation.
 func addMaxFieldsFlag(fs *flag.FlagSet) *int {
 	return fs.Int("max-fields", 0, fmt.Sprintf("the most `fields` the explanation holds, all frames together (0: %d; -1: no limit);\nthe input is still decoded, and checked, to its end", explain.DefaultMaxFields))
+}
+
+// checkMaxFields refuses a --max-fields below NoLimit (-1): a usage error.
+func checkMaxFields(n int) error {
+	if n < explain.NoLimit {
+		return usagef("--max-fields %d: want 0 (the default, %d), -1 (no limit) or a number of fields", n, explain.DefaultMaxFields)
+	}
+	return nil
 }
 
 // noteTruncated says on stderr that an explanation stopped at its field budget.

@@ -110,6 +110,9 @@ func godotMPRead(verb string, args []string, stdin io.Reader, stdout, stderr io.
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
 	}
+	if err := checkMaxFields(*maxFields); err != nil {
+		return err
+	}
 	packets, err := mpInput(fs, *format, stdin)
 	if err != nil {
 		return err

@@ -42,6 +42,9 @@ func gsfInspect(verb, about string, args []string, stdin io.Reader, stdout, stde
 	if err := parseCmdFlags(fs, args, 1); err != nil {
 		return err
 	}
+	if err := checkMaxFields(*maxFields); err != nil {
+		return err
+	}
 	opts := messages.ExplainOptions(messages.Options{Strict: *strict, PayloadBits: *payloadBits, MaxFields: *maxFields})
 	if *body != "" {
 		opts.Describer = nil

@@ -395,7 +395,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
 	hw := &hijackWriter{ResponseWriter: w, wrap: func(nc net.Conn) net.Conn {
 		pc = &peerConn{Conn: nc, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout), writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
-			msgBudget: int64(min(maxMsg, 1<<40))*2 + 1024,
+			msgBudget: min(int64(maxMsg), 1<<40)*2 + 1024,
 			b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
 		return pc
 	}}

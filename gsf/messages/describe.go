@@ -81,6 +81,10 @@ type Body struct {
 	// Omitted counts the fields decoded after Options.MaxFields were shown; they start at bit
 	// OmittedBit (numbered as Steps are).
 	Omitted, OmittedBit int
+
+	// leafSteps are the rows of the leaves of more than one (a compressed integer's form and
+	// value bits, a string's length, alignment and bytes), by their first bit.
+	leafSteps map[int][]bitproto.Step
 }
 
 // Lines returns the text form of the description: FieldLines, and a last line for the omitted
@@ -190,7 +194,7 @@ func describe(e *Entry, r *bitstream.Reader, shift int, opts Options) (*Body, er
 	}
 	def := d.c.Message(e.Name)
 	fields, err := d.fields(def.Fields, "")
-	b := &Body{Entry: e, Fields: fields, Steps: d.steps, End: r.Offset(), Omitted: d.omitted, OmittedBit: d.quietBit - shift}
+	b := &Body{Entry: e, Fields: fields, Steps: d.steps, End: r.Offset(), Omitted: d.omitted, OmittedBit: d.quietBit - shift, leafSteps: d.leafSteps}
 	if d.omitted > 0 {
 		b.Steps = append(b.Steps, bitproto.Step{Bit: d.quietBit - shift, Len: r.Offset() - d.quietBit,
 			Text: fmt.Sprintf("… %s, decoded but not shown (Options.MaxFields)", plural(d.omitted, "more field"))})
@@ -209,6 +213,7 @@ type describer struct {
 	// keeping fields or rows; omitted counts it, from bit quietBit.
 	quiet             bool
 	omitted, quietBit int
+	leafSteps         map[int][]bitproto.Step
 }
 
 // keep appends f to fs when it was shown: when the describer was not quiet as f started.
@@ -331,6 +336,14 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 		}
 		fd.Value, fd.Text, fd.Null = leafValue(v)
 		fd.Raw = v.Value
+		if len(v.Steps) > 1 {
+			// The leaf's rows, for its tree (Body.Tree), by its first bit.
+			if d.leafSteps == nil {
+				d.leafSteps = map[int][]bitproto.Step{}
+			}
+			st := d.steps[len(d.steps)-len(v.Steps):] // read appended them, shifted
+			d.leafSteps[st[0].Bit] = st
+		}
 		if t.Kind == schema.Enum {
 			if _, ok := enumSets()[schema.Enums[t.Name]][v.Value.(string)]; !ok {
 				fd.Text += " (not a " + t.Name + " name; the reference reads it as -1)"

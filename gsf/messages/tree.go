@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gamewire/gamewire/bitproto"
 	"github.com/gamewire/gamewire/explain"
 )
 
@@ -19,7 +20,7 @@ func (b *Body) Tree(start int) []*explain.Field {
 	if n := len(b.Fields); n > 0 {
 		body.Bits = int64(b.Fields[n-1].Bit+b.Fields[n-1].Bits) - body.Bit
 	}
-	addFields(body, "", b.Fields, false)
+	addFields(body, "", b.Fields, false, b.leafSteps)
 	if b.Omitted > 0 {
 		end := b.OmittedBit
 		if s := b.Steps; len(s) > 0 {
@@ -39,7 +40,7 @@ func (b *Body) Tree(start int) []*explain.Field {
 
 // addFields adds fs under parent, a value of wire type container, with fields for the bits
 // before, between and (when closed) after them.
-func addFields(parent *explain.Field, container string, fs []Field, closed bool) {
+func addFields(parent *explain.Field, container string, fs []Field, closed bool, steps map[int][]bitproto.Step) {
 	at := parent.Bit
 	gap := func(upTo int64) {
 		if upTo <= at {
@@ -57,7 +58,7 @@ func addFields(parent *explain.Field, container string, fs []Field, closed bool)
 	}
 	for _, f := range fs {
 		gap(int64(f.Bit))
-		n := treeField(f)
+		n := treeField(f, steps)
 		parent.Children = append(parent.Children, n)
 		at = n.Bit + n.Bits
 	}
@@ -67,18 +68,32 @@ func addFields(parent *explain.Field, container string, fs []Field, closed bool)
 }
 
 // treeField is one described field in the model.
-func treeField(f Field) *explain.Field {
+func treeField(f Field, steps map[int][]bitproto.Step) *explain.Field {
 	if f.Key != nil {
 		key := &explain.Field{Name: "key", Type: f.Key.Type, Value: explain.Scalar(f.Key.Value), Text: f.Key.Text, Bit: int64(f.Key.Bit), Bits: int64(f.Key.Bits)}
 		v := f
 		v.Key, v.Name = nil, "value"
 		v.Bit = f.Key.Bit + f.Key.Bits
 		v.Bits = f.Bit + f.Bits - v.Bit
-		return &explain.Field{Name: f.Name, Type: "entry", Bit: int64(f.Bit), Bits: int64(f.Bits), Children: []*explain.Field{key, treeField(v)}}
+		return &explain.Field{Name: f.Name, Type: "entry", Bit: int64(f.Bit), Bits: int64(f.Bits), Children: []*explain.Field{key, treeField(v, steps)}}
 	}
 	n := &explain.Field{Name: f.Name, Type: f.Type, Value: explain.Scalar(f.Value), Text: f.Text, Bit: int64(f.Bit), Bits: int64(f.Bits)}
 	if len(f.Fields) > 0 {
-		addFields(n, f.Type, f.Fields, true)
+		addFields(n, f.Type, f.Fields, true, steps)
+	} else if rows := steps[f.Bit]; len(rows) > 0 {
+		// A leaf's bits, row by row, when they tile it.
+		end := n.Bit
+		for _, st := range rows {
+			if int64(st.Bit) != end {
+				return n
+			}
+			end += int64(st.Len)
+		}
+		if end == n.Bit+n.Bits {
+			for _, st := range rows {
+				n.Children = append(n.Children, bitproto.StepField(st))
+			}
+		}
 	}
 	return n
 }
