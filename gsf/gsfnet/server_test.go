@@ -420,6 +420,7 @@ func TestNotifies(t *testing.T) {
 			gots[i].mu.Lock()
 			gots[i].texts = append(gots[i].texts, fmt.Sprintf("%d:%s", m.Header.MsgType, b.Text))
 			gots[i].mu.Unlock()
+			changes.signal()
 		}})
 		e.echo(cs[i], "connected") // OnConnect has run
 	}
@@ -514,6 +515,7 @@ func TestMaxInFlight(t *testing.T) {
 	gate := make(chan struct{})
 	mux.HandleFunc(gsf.SvcUserServer, 1700, func(ctx context.Context, r *Request) (any, error) {
 		n := running.Add(1)
+		changes.signal()
 		for {
 			p := peak.Load()
 			if n <= p || peak.CompareAndSwap(p, n) {

@@ -297,6 +297,7 @@ func (g *Group) Add(s *Session) bool {
 	if c := g.cluster(); c != nil && !was && s.srv == g.srv {
 		c.GroupJoined(g.name, s)
 	}
+	stateChanged()
 	return true
 }
 
@@ -312,6 +313,7 @@ func (g *Group) Remove(s *Session) {
 	s.mu.Lock()
 	delete(s.groups, g)
 	s.mu.Unlock()
+	stateChanged()
 }
 
 // Len returns the number of sessions in the group.
@@ -389,4 +391,5 @@ func (s *Session) leaveGroups() {
 		}
 		g.mu.Unlock()
 	}
+	stateChanged()
 }
