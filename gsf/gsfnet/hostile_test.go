@@ -280,7 +280,7 @@ func TestSlowReaderDiscardable(t *testing.T) {
 		err := sess.Load().Send(h, body)
 		if errors.Is(err, ErrQueueFull) {
 			dropped++
-			time.Sleep(100 * time.Microsecond)
+			time.Sleep(100 * time.Microsecond) // the pace of a sender that keeps trying, not a wait for a condition
 		} else if err != nil {
 			if !errors.Is(err, ErrClosed) {
 				t.Errorf("Send: %v", err)

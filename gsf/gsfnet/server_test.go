@@ -538,6 +538,7 @@ func TestMaxInFlight(t *testing.T) {
 		}()
 	}
 	waitFor(t, "two handlers", func() bool { return running.Load() == 2 })
+	// A third handler that does not start is no event: a 50 ms window in which it would show.
 	time.Sleep(50 * time.Millisecond)
 	if p := peak.Load(); p != 2 {
 		t.Errorf("%d handlers ran at once, the limit is 2", p)
