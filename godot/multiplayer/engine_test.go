@@ -442,11 +442,9 @@ func goAuthScenario(t *testing.T, n int) [][]byte {
 // waitPackets waits (up to 2 s) until the server has received n packets from peer, and returns
 // them; a reply the engine sent after its last call (a CONFIRM_PATH) may still be on its way.
 func waitPackets(rec *recorder, peer int32, n int) [][]byte {
-	deadline := time.Now().Add(2 * time.Second)
-	for len(rec.packets(peer)) < n && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond) // and no more than n
+	rec.changed.waitUntil(2*time.Second, func() bool { return len(rec.packets(peer)) >= n })
+	// A packet too many is no event to wait for: a 20 ms window in which it would show.
+	time.Sleep(20 * time.Millisecond)
 	return rec.packets(peer)
 }
 
