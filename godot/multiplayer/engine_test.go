@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -336,14 +337,21 @@ func goRelayScenario(t *testing.T, nA, nB int) (a, b [][]byte) {
 		return n
 	}
 	na, nb := mk(2001), mk(2002)
-	ca := dial(t, ss.url+"/relay/2001", &ClientOptions{Nodes: []*Node{na}})
-	cb = dial(t, ss.url+"/relay/2002", &ClientOptions{Nodes: []*Node{nb}})
-	deadline := time.Now().Add(5 * time.Second)
-	for !slices.Contains(ca.Peers(), 2002) {
-		if time.Now().After(deadline) {
-			t.Fatal("A never heard of B")
+	heardOfB := make(chan struct{})
+	var once sync.Once
+	ca := dial(t, ss.url+"/relay/2001", &ClientOptions{Nodes: []*Node{na}, OnConnect: func(p *Peer) {
+		if p.ID() == 2002 {
+			once.Do(func() { close(heardOfB) })
 		}
-		time.Sleep(time.Millisecond)
+	}})
+	cb = dial(t, ss.url+"/relay/2002", &ClientOptions{Nodes: []*Node{nb}})
+	select {
+	case <-heardOfB:
+	case <-time.After(5 * time.Second):
+		t.Fatal("A never heard of B")
+	}
+	if !slices.Contains(ca.Peers(), 2002) {
+		t.Fatalf("A was told of B but its peers are %v", ca.Peers())
 	}
 	if err := ca.RPCID(2002, na, "relay_me", "first"); err != nil {
 		t.Fatal(err)
