@@ -212,20 +212,29 @@ func (b *broadcast) signal() {
 // the 10 s names a change that is not signalled: that is a defect of the test or the hook.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	timer := time.NewTimer(10 * time.Second)
+	if waitUntil(10*time.Second, cond) {
+		return
+	}
+	if cond() {
+		t.Fatalf("%s happened without a signal: the change needs a stateChanged or changes.signal call", what)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// waitUntil waits up to timeout for cond, checking it again at each change signalled, and
+// reports whether it held (at a signal: not once more after the timeout).
+func waitUntil(timeout time.Duration, cond func() bool) bool {
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		changed := changes.next() // before cond: a change after cond closes it
 		if cond() {
-			return
+			return true
 		}
 		select {
 		case <-changed:
 		case <-timer.C:
-			if cond() {
-				t.Fatalf("%s happened without a signal: the change needs a stateChanged or changes.signal call", what)
-			}
-			t.Fatalf("timed out waiting for %s", what)
+			return false
 		}
 	}
 }

@@ -390,11 +390,8 @@ func TestPartialFrameBudget(t *testing.T) {
 		}
 		return 0
 	}
-	// (Without a working budget the condition never holds: measure all the same.) The budget
-	// is charged inside gsf's FrameReader, which has no hook to signal: a bounded poll, 5 s.
-	for deadline := time.Now().Add(5 * time.Second); held()+e.srv.Refusals().BufferBudget < conns && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// (Without a working budget the condition never holds: measure all the same, after 5 s.)
+	waitUntil(5*time.Second, func() bool { return held()+e.srv.Refusals().BufferBudget >= conns })
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)

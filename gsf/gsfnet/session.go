@@ -202,6 +202,7 @@ var errDraining = fmt.Errorf("%w: shutting down", ErrServerClosed)
 type connReader Session
 
 func (c *connReader) Read(p []byte) (int, error) {
+	stateChanged() // the FrameReader has charged the buffer budget for what it holds so far
 	s := (*Session)(c)
 	deadline, set := s.rdeadline, false
 	switch {
