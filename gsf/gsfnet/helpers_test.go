@@ -181,30 +181,36 @@ var changes broadcast
 
 func init() { testHookStateChanged = changes.signal }
 
-// broadcast is a condition that many goroutines wait on: signal wakes all of them.
+// broadcast is a condition that many goroutines wait on: signal wakes all of them. With no
+// waiter a signal is one atomic load, so that the hook costs the benchmarks (which run with
+// it set) next to nothing.
 type broadcast struct {
-	mu sync.Mutex
-	ch chan struct{} // closed at the next signal
+	ch atomic.Pointer[chan struct{}] // closed at the next signal; nil while no one waits
 }
 
 // next returns a channel that the next signal closes.
 func (b *broadcast) next() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.ch == nil {
-		b.ch = make(chan struct{})
+	for {
+		if p := b.ch.Load(); p != nil {
+			return *p
+		}
+		c := make(chan struct{})
+		if b.ch.CompareAndSwap(nil, &c) {
+			return c
+		}
 	}
-	return b.ch
 }
 
-// signal wakes the waiters.
+// signal wakes the waiters. A waiter that took its channel (next) before checking its
+// condition cannot miss a change made before signal: either signal sees that channel and
+// closes it, or the channel was made after signal's load, and so after the change.
 func (b *broadcast) signal() {
-	b.mu.Lock()
-	if b.ch != nil {
-		close(b.ch)
-		b.ch = nil
+	if b.ch.Load() == nil {
+		return
 	}
-	b.mu.Unlock()
+	if p := b.ch.Swap(nil); p != nil {
+		close(*p)
+	}
 }
 
 // waitFor waits up to 10 s for cond, checking it again at each change signalled (by the
