@@ -205,7 +205,7 @@ func TestClientCallTimeout(t *testing.T) {
 	<-e.started
 	p := c2.Go(gsf.SvcUserServer, msgBlock, &Echo{Text: "slow"}, &resp)
 	<-e.started
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(150 * time.Millisecond) // time passing: beyond the 50 ms CallTimeout, not a wait for an event
 	e.release <- struct{}{}
 	e.release <- struct{}{}
 	if err := p.Wait(ctx); err != nil || resp.Text != "slow" {
@@ -338,7 +338,7 @@ func TestPerIPAndAcceptRate(t *testing.T) {
 		if n := e.srv.Refusals().AcceptRate; n < 12 || n > 15 {
 			t.Errorf("Refusals().AcceptRate = %d, want about 15", n)
 		}
-		time.Sleep(1100 * time.Millisecond)
+		time.Sleep(1100 * time.Millisecond) // time passing: the rate limiter earns a token (real sockets: no synctest bubble)
 		e.checkServes()
 	})
 	t.Run("off by default", func(t *testing.T) {
@@ -390,10 +390,8 @@ func TestPartialFrameBudget(t *testing.T) {
 		}
 		return 0
 	}
-	// (Without a working budget the condition never holds: measure all the same.)
-	for deadline := time.Now().Add(5 * time.Second); held()+e.srv.Refusals().BufferBudget < conns && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// (Without a working budget the condition never holds: measure all the same, after 5 s.)
+	waitUntil(5*time.Second, func() bool { return held()+e.srv.Refusals().BufferBudget >= conns })
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
