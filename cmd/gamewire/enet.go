@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,41 +64,17 @@ func enetExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	f := enet.ExplainOptions{Checksum: *checksum, Compressor: c}.Explain(b)
 	if *asJSON {
-		j, err := json.Marshal(f)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", j)
+		err = explain.WriteJSON(stdout, f)
 	} else {
-		fmt.Fprintln(stdout, f.Summary)
-		printFields(stdout, f.Fields, "")
+		err = explain.WriteText(stdout, b, f)
+	}
+	if err != nil {
+		return err
 	}
 	if f.Err != nil {
 		return fmt.Errorf("at byte %d: %w", f.Err.Offset(), f.Err)
 	}
 	return nil
-}
-
-// printFields prints explanation fields as an indented tree: byte offset, bit range within
-// the byte for fields that do not fill whole bytes, name, type, value and note.
-func printFields(w io.Writer, fs []*explain.Field, indent string) {
-	for _, f := range fs {
-		pos := fmt.Sprintf("%4d", f.Offset())
-		if f.Bit%8 != 0 || f.Bits%8 != 0 {
-			pos += fmt.Sprintf(".%d+%d", f.Bit%8, f.Bits)
-		} else {
-			pos += fmt.Sprintf(" +%d", f.Bits/8)
-		}
-		line := fmt.Sprintf("%-10s %s%s %s", pos, indent, f.Name, f.Type)
-		if f.Text != "" {
-			line += " = " + f.Text
-		}
-		if f.Note != "" {
-			line += "  (" + f.Note + ")"
-		}
-		fmt.Fprintln(w, line)
-		printFields(w, f.Children, indent+"  ")
-	}
 }
 
 // enetContext returns the context that stops "gamewire enet echo": canceled on SIGINT or
