@@ -29,3 +29,14 @@ func TestExplainMalformedCall(t *testing.T) {
 		t.Errorf("Explain with the header: error %+v", g.Err)
 	}
 }
+
+// A RAW packet of one byte is "1 byte", in its summary and its data field.
+func TestExplainRawSingular(t *testing.T) {
+	f := Explain(ChannelReliable, unhex(t, "01000000 00000000 04 ff"))
+	if f.Err != nil || !strings.HasSuffix(f.Summary, "RAW 1 byte") {
+		t.Fatalf("summary %q, error %v", f.Summary, f.Err)
+	}
+	if d := f.Fields[len(f.Fields)-1]; d.Name != "data" || d.Text != "1 byte" {
+		t.Errorf("data field %+v", d)
+	}
+}
