@@ -120,7 +120,7 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 	}
 	for _, want := range []string{
 		": " + ann[1] + " → peer 1: SIMPLIFY_PATH 1 = Lobby\n  dir in\n  channel 1\n  peer " + ann[1] + "\n offset   len  type",
-		ann[1] + " → peer 1: REMOTE_CALL Lobby.join(1 args)", `"ann"`, "REMOTE_CALL cache 1.say(1 args)",
+		ann[1] + " → peer 1: REMOTE_CALL Lobby.join(1 arg)", `"ann"`, "REMOTE_CALL cache 1.say(1 arg)",
 		": SYS ADD_PEER " + bobID + "\n  dir out\n  channel 0\n  peer " + ann[1] + "\n",
 		"1 → peer " + bobID + ": REMOTE_CALL Lobby.welcome(2 args)",
 		"1 → all peers: REMOTE_CALL cache 1.said(3 args)",

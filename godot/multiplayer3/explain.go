@@ -192,7 +192,7 @@ func explainCall(f *explain.Frame, pkt []byte, p *Packet) {
 		node = fmt.Sprintf("cache %d", p.CacheID)
 	}
 	if p.Command == CmdRemoteCall {
-		f.Summary = fmt.Sprintf("REMOTE_CALL %s.%s(%d args)", node, p.Name, len(p.Args))
+		f.Summary = fmt.Sprintf("REMOTE_CALL %s.%s(%s)", node, p.Name, plural(len(p.Args), "arg"))
 	} else {
 		f.Summary = fmt.Sprintf("REMOTE_SET %s.%s", node, p.Name)
 	}

@@ -40,3 +40,11 @@ func TestExplainRawSingular(t *testing.T) {
 		t.Errorf("data field %+v", d)
 	}
 }
+
+// A call with one argument is "(1 arg)" in the summary.
+func TestExplainCallSingular(t *testing.T) {
+	f := Explain(ChannelReliable, unhex(t, "01000000 00000000 00 01000000 6600 01 02000000 2a000000"))
+	if f.Err != nil || !strings.HasSuffix(f.Summary, "(1 arg)") {
+		t.Errorf("summary %q, error %v", f.Summary, f.Err)
+	}
+}
