@@ -44,7 +44,7 @@ func enetExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newCmdFlags("enet", "explain", "[DATAGRAM]",
 		"Explains one ENet datagram (as a UDP payload: hex, base64, an xxd or Wireshark dump, or raw):\n"+
 			"its header (flags, session, peer id, sent time, checksum) and every command with its fields,\n"+
-			"their byte offsets and bit ranges. ENet's header does not say whether the hosts use a\n"+
+			"in the table of every explain command (bit offsets and lengths: the header packs bits). ENet's header does not say whether the hosts use a\n"+
 			"checksum or which compressor: --checksum and --compress say it.\n\n"+
 			"Example:\n  gamewire enet explain 8fffb78c82ff00010000ffff000005780001000000000003000000000000000000001388000000020000000200000000000004d2", stderr)
 	in := addInputFlags(fs)
