@@ -120,9 +120,9 @@ func ExplainFields(data []byte, start int, fields []Field, budget *explain.Budge
 		}
 	}
 	fr.Bits = int64(r.Offset() - start)
-	fr.Summary = fmt.Sprintf("%d fields, %d bits", len(fields), r.Offset()-start)
+	fr.Summary = plural(len(fields), "field") + ", " + plural(int(r.Offset()-start), "bit")
 	if rest := r.Remaining(); rest > 0 {
-		fr.Summary += fmt.Sprintf("; %d bits after them, not decoded", rest)
+		fr.Summary += "; " + plural(int(rest), "bit") + " after them, not decoded"
 	}
 	return fr, nil
 }

@@ -68,7 +68,7 @@ func (o ExplainOptions) Explain(b []byte) *explain.Frame {
 			return f
 		}
 		// Explain the decompressed commands; their positions are in the decompressed datagram.
-		f.Context = map[string]string{"decompressed": fmt.Sprintf("%d bytes", len(out)-hl)}
+		f.Context = map[string]string{"decompressed": fmt.Sprintf("%d %s", len(out)-hl, plural(len(out)-hl, "byte", "bytes"))}
 		b = out
 		f.Bits = int64(len(b)) * 8
 	}

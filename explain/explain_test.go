@@ -92,6 +92,25 @@ func TestWriteText(t *testing.T) {
 	}
 }
 
+// TestWriteTextContext: a frame's context is written under its first line, the known keys
+// first, any other key (a channel, a peer) after them in name order; one byte is "1 byte".
+func TestWriteTextContext(t *testing.T) {
+	fr := &Frame{Format: "demo", Bits: 8, Context: map[string]string{"peer": "7", "dir": "c2s", "channel": "1"},
+		Fields: []*Field{{Name: "n", Type: "u8", Value: uint64(1), Bits: 8}}}
+	var b bytes.Buffer
+	WriteText(&b, nil, fr)
+	want := `demo frame 0 at byte 0, 1 byte
+  dir c2s
+  channel 1
+  peer 7
+ offset   len  type                   name: meaning
+      0     1  u8                     n: 1
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
 // TestWriteTextDeep: a line does not grow with the depth of its field.
 func TestWriteTextDeep(t *testing.T) {
 	root := &Field{Name: "v", Type: "Array", Bits: 8}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -49,9 +51,16 @@ func writeFrame(w *bufio.Writer, data []byte, fr *Frame) {
 	}
 	w.WriteByte('\n')
 	if len(fr.Context) > 0 {
-		for _, k := range []string{"stream", "dir", "time", "src", "dst"} {
+		known := []string{"stream", "dir", "time", "src", "dst"}
+		for _, k := range known {
 			if v, ok := fr.Context[k]; ok {
 				fmt.Fprintf(w, "  %s %s\n", k, v)
+			}
+		}
+		// Any other key a format sets (a channel, a peer) follows, in name order.
+		for _, k := range slices.Sorted(maps.Keys(fr.Context)) {
+			if !slices.Contains(known, k) {
+				fmt.Fprintf(w, "  %s %s\n", k, fr.Context[k])
 			}
 		}
 	}

@@ -265,7 +265,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 			}
 		} else if body.Bits > 0 {
 			e.add("body bits", bitproto.Step{Bit: e.r.Offset(), Len: body.Bits, Bits: e.bits(e.r.Offset(), body.Bits),
-				Text: fmt.Sprintf("body: %d bits, not decoded (give the body's field list)", body.Bits)})
+				Text: "body: " + plural(int(body.Bits), "bit") + ", not decoded (give the body's field list)"})
 			_ = e.r.Seek(payloadEnd)
 		}
 	}
@@ -275,7 +275,7 @@ func explainFrame(b []byte, off int, opts ExplainOptions) (FrameExplanation, int
 		body.RestZero = e.zero(pos, rest)
 		text := "padding to the byte boundary"
 		if rest >= 8 || !body.RestZero {
-			text = fmt.Sprintf("%d bits after the body (ignored, as by the reference)", rest)
+			text = plural(int(rest), "bit") + " after the body (ignored, as by the reference)"
 		}
 		e.add("padding", bitproto.Step{Bit: pos, Len: rest, Bits: e.bits(pos, rest), Text: text})
 	} else if pos > payloadEnd {
@@ -493,7 +493,7 @@ func (ex *Explanation) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "frame %d at byte %d", i+1, fe.Offset)
 		if fe.Length >= 0 && fe.Err == nil {
-			fmt.Fprintf(&b, ": %d bytes, length %d", fe.Size, fe.Length)
+			fmt.Fprintf(&b, ": %s, length %d", plural(int(fe.Size), "byte"), fe.Length)
 			if fe.Header != nil {
 				fmt.Fprintf(&b, ", %s", fe.Header.String())
 			}
@@ -558,7 +558,7 @@ func (fe *FrameExplanation) summary(b *strings.Builder, title string) {
 		return
 	}
 	h := fe.Header
-	fmt.Fprintf(b, ": %d bytes (length %d), %s\n", fe.Size, fe.Length, fe.Names.Kind)
+	fmt.Fprintf(b, ": %s (length %d), %s\n", plural(int(fe.Size), "byte"), fe.Length, fe.Names.Kind)
 	row := func(name, value string) { fmt.Fprintf(b, "  %-14s %s\n", name, value) }
 	named := func(v int32, name string) string {
 		if name == "" {
@@ -594,28 +594,28 @@ func (fe *FrameExplanation) summary(b *strings.Builder, title string) {
 		if what == "" {
 			what = "not in the catalog"
 		}
-		row("body", fmt.Sprintf("%s, %d bits from bit %d", what, bd.Bits, bd.Bit))
+		row("body", fmt.Sprintf("%s, %s from bit %d", what, plural(int(bd.Bits), "bit"), bd.Bit))
 		for _, l := range bd.Message.Lines {
 			fmt.Fprintf(b, "    %s\n", l)
 		}
 		if bd.Rest > 0 && !bd.RestZero {
-			fmt.Fprintf(b, "    %d bits left after the fields, not all zero\n", bd.Rest)
+			fmt.Fprintf(b, "    %s left after the fields, not all zero\n", plural(int(bd.Rest), "bit"))
 		} else if bd.Rest >= 8 {
 			fmt.Fprintf(b, "    %d zero bits left after the fields\n", bd.Rest)
 		}
 	default:
-		row("body", fmt.Sprintf("%d bits from bit %d", bd.Bits, bd.Bit))
+		row("body", fmt.Sprintf("%s from bit %d", plural(int(bd.Bits), "bit"), bd.Bit))
 		for _, v := range bd.Fields {
 			name := v.Field.Name
 			if name == "" {
 				name = v.Field.Type.String()
 			}
-			fmt.Fprintf(b, "    %-12s %-8s %s  (bit %d, %d bits)\n", name, v.Field.Type, v.Text(), v.Bit, v.Len)
+			fmt.Fprintf(b, "    %-12s %-8s %s  (bit %d, %s)\n", name, v.Field.Type, v.Text(), v.Bit, plural(int(v.Len), "bit"))
 		}
 		if len(bd.Fields) == 0 && bd.Bits > 0 {
 			fmt.Fprintf(b, "    not decoded: %s\n", bodyHex(*fe))
 		} else if bd.Rest > 0 && !bd.RestZero {
-			fmt.Fprintf(b, "    %d bits left after the fields, not all zero\n", bd.Rest)
+			fmt.Fprintf(b, "    %s left after the fields, not all zero\n", plural(int(bd.Rest), "bit"))
 		}
 	}
 	if fe.Err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +44,7 @@ func enetExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newCmdFlags("enet", "explain", "[DATAGRAM]",
 		"Explains one ENet datagram (as a UDP payload: hex, base64, an xxd or Wireshark dump, or raw):\n"+
 			"its header (flags, session, peer id, sent time, checksum) and every command with its fields,\n"+
-			"their byte offsets and bit ranges. ENet's header does not say whether the hosts use a\n"+
+			"in the table of every explain command (bit offsets and lengths: the header packs bits). ENet's header does not say whether the hosts use a\n"+
 			"checksum or which compressor: --checksum and --compress say it.\n\n"+
 			"Example:\n  gamewire enet explain 8fffb78c82ff00010000ffff000005780001000000000003000000000000000000001388000000020000000200000000000004d2", stderr)
 	in := addInputFlags(fs)
@@ -65,41 +64,17 @@ func enetExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	f := enet.ExplainOptions{Checksum: *checksum, Compressor: c}.Explain(b)
 	if *asJSON {
-		j, err := json.Marshal(f)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", j)
+		err = explain.WriteJSON(stdout, f)
 	} else {
-		fmt.Fprintln(stdout, f.Summary)
-		printFields(stdout, f.Fields, "")
+		err = explain.WriteText(stdout, b, f)
+	}
+	if err != nil {
+		return err
 	}
 	if f.Err != nil {
 		return fmt.Errorf("at byte %d: %w", f.Err.Offset(), f.Err)
 	}
 	return nil
-}
-
-// printFields prints explanation fields as an indented tree: byte offset, bit range within
-// the byte for fields that do not fill whole bytes, name, type, value and note.
-func printFields(w io.Writer, fs []*explain.Field, indent string) {
-	for _, f := range fs {
-		pos := fmt.Sprintf("%4d", f.Offset())
-		if f.Bit%8 != 0 || f.Bits%8 != 0 {
-			pos += fmt.Sprintf(".%d+%d", f.Bit%8, f.Bits)
-		} else {
-			pos += fmt.Sprintf(" +%d", f.Bits/8)
-		}
-		line := fmt.Sprintf("%-10s %s%s %s", pos, indent, f.Name, f.Type)
-		if f.Text != "" {
-			line += " = " + f.Text
-		}
-		if f.Note != "" {
-			line += "  (" + f.Note + ")"
-		}
-		fmt.Fprintln(w, line)
-		printFields(w, f.Children, indent+"  ")
-	}
 }
 
 // enetContext returns the context that stops "gamewire enet echo": canceled on SIGINT or

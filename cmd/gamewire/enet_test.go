@@ -172,7 +172,10 @@ func TestEnetExplain(t *testing.T) {
 	if c := run([]string{"enet", "explain", connect}, strings.NewReader(""), &out, &errb); c != 0 {
 		t.Fatalf("exit %d: %s", c, errb.String())
 	}
-	for _, want := range []string{"1 command [CONNECT]", "  48 +4      data u32 = 1234", "   0.4+12    peerID u12 = 4095"} {
+	// The explain model's table (explain.WriteText), bit-level: the header's fields are bits.
+	for _, want := range []string{"enet frame 0 at bit 0, 416 bits: ENet datagram to no peer yet (0xFFF): 1 command [CONNECT]\n    bit  bits  type",
+		"\n    384    32    u32                  data: 1234 (user data (Godot: the client's peer id))  [00000000000000000000010011010010]\n",
+		"\n      4    12    u12                  peerID: 4095 (the receiver's id for the sender: no peer yet (0xFFF))  [111111111111]\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -184,8 +187,8 @@ func TestEnetExplain(t *testing.T) {
 	out.Reset()
 	errb.Reset()
 	if c := run([]string{"enet", "explain", "8000000086010001000a00070e151c"}, strings.NewReader(""), &out, &errb); c != 1 ||
-		!strings.Contains(errb.String(), "at byte 10") {
-		t.Fatalf("truncated: exit %d: %s", c, errb.String())
+		!strings.Contains(errb.String(), "at byte 10") || !strings.Contains(out.String(), "\n               ↳ error at bit 80: enet: SEND_RELIABLE data at offset 10") {
+		t.Fatalf("truncated: exit %d: %s%s", c, out.String(), errb.String())
 	}
 	if c := run([]string{"enet", "explain", "--compress", "lzma", connect}, strings.NewReader(""), &out, &errb); c != 2 {
 		t.Fatalf("bad --compress: exit %d", c)

@@ -116,6 +116,11 @@ func TestExplainHostileInput(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != 13 || !strings.Contains(out, "… the explanation stops here") {
 		t.Errorf("--max-fields 10: exit %d\n%s", code, out)
 	}
+	// One field is "1 field".
+	_, stderr, code := gw(t, "", "godot", "explain", "--max-fields", "1", "--format", "raw", nested)
+	if code != 0 || !strings.Contains(stderr, "the explanation stops after 1 field, in frame 0") {
+		t.Errorf("--max-fields 1: exit %d\n%s", code, stderr)
+	}
 }
 
 func TestBitsExplain(t *testing.T) {

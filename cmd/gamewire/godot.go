@@ -371,6 +371,6 @@ func noteTruncated(stderr io.Writer, cmd string, frames []*explain.Frame, maxFie
 		if maxFields == 0 {
 			maxFields = explain.DefaultMaxFields
 		}
-		fmt.Fprintf(stderr, "gamewire %s: the explanation stops after %d fields, in frame %d (--max-fields)\n", cmd, maxFields, frames[n-1].Index)
+		fmt.Fprintf(stderr, "gamewire %s: the explanation stops after %s, in frame %d (--max-fields)\n", cmd, plural(maxFields, "field"), frames[n-1].Index)
 	}
 }

@@ -226,7 +226,7 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 		}
 		pkts = append(pkts, pkt{nil, data})
 	}
-	enc := json.NewEncoder(stdout)
+	frames := make([]*explain.Frame, 0, len(pkts))
 	failed := false
 	for i, p := range pkts {
 		ch := uint8(*channel)
@@ -240,39 +240,26 @@ func godot3MPExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 			fr.Context["dir"], fr.Context["peer"] = p.rec.Dir, fmt.Sprint(p.rec.Peer)
 		}
 		failed = failed || fr.Err != nil
-		if *asJSON {
-			if err := enc.Encode(fr); err != nil {
-				return err
+		frames = append(frames, fr)
+	}
+	if *asJSON {
+		err = explain.WriteJSON(stdout, frames...)
+	} else {
+		// Each frame's positions count from its own packet: the table's bits come from it.
+		for i, fr := range frames {
+			if i > 0 {
+				fmt.Fprintln(stdout)
 			}
-			continue
+			if err = explain.WriteText(stdout, pkts[i].data, fr); err != nil {
+				break
+			}
 		}
-		where := "channel " + fr.Context["channel"]
-		if p.rec != nil {
-			where = fmt.Sprintf("%s, peer %d, %s", p.rec.Dir, p.rec.Peer, where)
-		}
-		fmt.Fprintf(stdout, "packet %d (%s): %s\n", i, where, fr.Summary)
-		writeFields3(stdout, fr.Fields, 0)
-		if fr.Err != nil {
-			fmt.Fprintf(stdout, "  error at byte %d: %s\n", fr.Err.Offset(), fr.Err.Msg)
-		}
+	}
+	if err != nil {
+		return err
 	}
 	if failed {
 		return errors.New("some packets did not decode")
 	}
 	return nil
-}
-
-// writeFields3 prints fields as an indented tree: byte offset, length, name, type, text.
-func writeFields3(w io.Writer, fs []*explain.Field, depth int) {
-	for _, f := range fs {
-		text := f.Text
-		if text == "" && f.Value != nil {
-			text = fmt.Sprint(f.Value) // the model's value when it has no text of its own
-		}
-		if f.Note != "" {
-			text += " (" + f.Note + ")"
-		}
-		fmt.Fprintf(w, "%6d %5d  %s%-10s %-10s %s\n", f.Offset(), f.Len(), strings.Repeat("  ", depth), f.Name, f.Type, strings.TrimSpace(text))
-		writeFields3(w, f.Children, depth+1)
-	}
 }

@@ -119,9 +119,9 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 		t.Fatalf("explain exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"(in, peer " + ann[1] + ", channel 1): " + ann[1] + " → peer 1: SIMPLIFY_PATH 1 = Lobby",
-		ann[1] + " → peer 1: REMOTE_CALL Lobby.join(1 args)", `"ann"`, "REMOTE_CALL cache 1.say(1 args)",
-		"(out, peer " + ann[1] + ", channel 0): SYS ADD_PEER " + bobID,
+		": " + ann[1] + " → peer 1: SIMPLIFY_PATH 1 = Lobby\n  dir in\n  channel 1\n  peer " + ann[1] + "\n offset   len  type",
+		ann[1] + " → peer 1: REMOTE_CALL Lobby.join(1 arg)", `"ann"`, "REMOTE_CALL cache 1.say(1 arg)",
+		": SYS ADD_PEER " + bobID + "\n  dir out\n  channel 0\n  peer " + ann[1] + "\n",
 		"1 → peer " + bobID + ": REMOTE_CALL Lobby.welcome(2 args)",
 		"1 → all peers: REMOTE_CALL cache 1.said(3 args)",
 	} {
@@ -138,6 +138,27 @@ func TestGodotMPServeGodot3Lobby(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &f); err != nil || f.Format != "multiplayer3" || f.Index != i || f.Err != nil {
 			t.Fatalf("line %d: %v %+v", i, err, f)
 		}
+	}
+}
+
+// "godot mp explain --godot 3" prints the explain model's table (explain.WriteText), the
+// packet's channel as its context and a decoding error where it occurs.
+func TestGodotMPExplainGodot3Text(t *testing.T) {
+	out, errOut, code := gw(t, "", "godot", "mp", "explain", "--godot", "3", "-q", "01000000 00000000 04")
+	want := `multiplayer3 frame 0 at byte 0, 9 bytes: 1 → all peers: RAW
+  channel 1
+ offset   len  type                   name: meaning
+      0     4  u32                    source: peer 1
+      4     4  i32                    target: all peers
+      8     1  u8                     command: RAW
+               ↳ error at byte 9: multiplayer3: RAW packet at offset 9: truncated input: RAW without a payload
+`
+	if code != 1 || out != want {
+		t.Errorf("exit %d (want 1), got\n%s\nwant\n%s\n%s", code, out, want, errOut)
+	}
+	out, _, code = gw(t, "", "godot", "mp", "explain", "--godot", "3", "--channel", "0", "--json", "-q", "00000000 2a000000")
+	if want := `{"format":"multiplayer3","index":0,"bit":0,"bits":64,"summary":"SYS ADD_PEER 42","context":{"channel":"0"},`; code != 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("--json: exit %d, got %s, want the prefix %s", code, out, want)
 	}
 }
 

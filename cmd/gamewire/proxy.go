@@ -94,9 +94,9 @@ func inspectCapture(data []byte, ports string, window int, opts gsf.ExplainOptio
 func snaplenCut(st capture.Stats, of string) string {
 	snap := "its snaplen"
 	if st.Snaplen > 0 {
-		snap = fmt.Sprintf("the capture's snaplen (%d bytes)", st.Snaplen)
+		snap = fmt.Sprintf("the capture's snaplen (%s)", plural(int(st.Snaplen), "byte"))
 		if of == "" {
-			snap = fmt.Sprintf("its snaplen (%d bytes)", st.Snaplen)
+			snap = fmt.Sprintf("its snaplen (%s)", plural(int(st.Snaplen), "byte"))
 		}
 	}
 	return fmt.Sprintf("%s cut %d %sTCP segments", snap, st.Truncated, of)

@@ -71,9 +71,9 @@ func ExampleExplain() {
 	fr, _ := multiplayer.Explain(pkt, nil)
 	explain.WriteText(os.Stdout, pkt, fr)
 	// Output:
-	// multiplayer frame 0 at byte 0, 31 bytes: 0x20: REMOTE_CALL; node id in 4 bytes, method id in 1 bytes, arguments follow an argument count
+	// multiplayer frame 0 at byte 0, 31 bytes: 0x20: REMOTE_CALL; node id in 4 bytes, method id in 1 byte, arguments follow an argument count
 	//  offset   len  type                   name: meaning
-	//       0     1  u8                     command: 0x20: REMOTE_CALL; node id in 4 bytes, method id in 1 bytes, arguments follow an argument count
+	//       0     1  u8                     command: 0x20: REMOTE_CALL; node id in 4 bytes, method id in 1 byte, arguments follow an argument count
 	//       1     4  u32                    node: 0x80000015: the node path follows at offset 21
 	//       5     1  u8                     method id: 0 (index in the node's sorted @rpc methods)
 	//       6     1  u8                     argument count: 2

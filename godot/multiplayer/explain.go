@@ -115,7 +115,7 @@ func (e *explainer) packet(p []byte, base int, par *explain.Field) error {
 		if len(p) < 2 {
 			return perr(CmdRaw, base+1, ErrTruncated, "no payload")
 		}
-		e.add(par, base+1, len(p)-1, "bytes", "payload", nil, fmt.Sprintf("%d bytes (peer_packet)", len(p)-1))
+		e.add(par, base+1, len(p)-1, "bytes", "payload", nil, plural(len(p)-1, "byte")+" (peer_packet)")
 		return nil
 	case CmdSpawn:
 		return e.spawn(p, base, par)
@@ -149,8 +149,8 @@ func (e *explainer) remoteCall(p []byte, base int, par *explain.Field) error {
 	if meta&bytesOrNoArg != 0 {
 		form = "no argument count: no arguments, or one PackedByteArray's raw bytes"
 	}
-	e.add(par, base, 1, "u8", "command", uint64(meta), fmt.Sprintf("%#02x: REMOTE_CALL; node id in %d bytes, method id in %d bytes, %s",
-		meta, 1<<((meta&nodeMask)>>nodeShift), 1+int(meta>>methodShift&1), form))
+	e.add(par, base, 1, "u8", "command", uint64(meta), fmt.Sprintf("%#02x: REMOTE_CALL; node id in %s, method id in %s, %s",
+		meta, plural(1<<((meta&nodeMask)>>nodeShift), "byte"), plural(1+int(meta>>methodShift&1), "byte"), form))
 	if err != nil {
 		return shift(err, base)
 	}
@@ -218,7 +218,7 @@ func (e *explainer) variant(c []byte, base int, par *explain.Field, name string)
 		if _, n, derr := argDecOptions.Decode(c); derr != nil {
 			err = derr
 		} else if n != len(c) {
-			err = fmt.Errorf("the value takes %d bytes, its header says %d", n, len(c))
+			err = fmt.Errorf("the value takes %s, its header says %d", plural(n, "byte"), len(c))
 		}
 	}
 	fr.Shift(8 * int64(base))
@@ -261,7 +261,7 @@ func (e *explainer) variants(cmd Command, p []byte, base int, par *explain.Field
 func (e *explainer) spawn(p []byte, base int, par *explain.Field) error {
 	e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: SPAWN (MultiplayerSpawner)", p[0]))
 	if len(p) < 18 {
-		return perr(CmdSpawn, base+len(p), ErrTruncated, "%d bytes, need 18", len(p))
+		return perr(CmdSpawn, base+len(p), ErrTruncated, "%s, need 18", plural(len(p), "byte"))
 	}
 	sceneID := p[1]
 	if sceneID == 0xff {
@@ -284,7 +284,7 @@ func (e *explainer) spawn(p []byte, base int, par *explain.Field) error {
 		off += 4
 	}
 	if l < 1 || l > len(p)-off {
-		return perr(CmdSpawn, base+14, ErrTruncated, "name of %d bytes does not fit", l)
+		return perr(CmdSpawn, base+14, ErrTruncated, "name of %s does not fit", plural(int(l), "byte"))
 	}
 	name := cstring(p[off : off+l])
 	e.add(par, base+off, l, "utf8", "node name", name, fmt.Sprintf("%q", name))
@@ -297,7 +297,7 @@ func (e *explainer) spawn(p []byte, base int, par *explain.Field) error {
 		e.add(par, base+off, 4, "u32", "custom spawn argument size", uint64(uint32(a)), "")
 		off += 4
 		if a < 0 || a > len(p)-off {
-			return perr(CmdSpawn, base+off-4, ErrTruncated, "custom spawn argument of %d bytes", a)
+			return perr(CmdSpawn, base+off-4, ErrTruncated, "custom spawn argument of %s", plural(int(a), "byte"))
 		}
 		if err := e.variants(CmdSpawn, p[off:off+a], base+off, par, "spawn argument"); err != nil {
 			return err
@@ -312,7 +312,7 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 	if delta {
 		e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: SYNC, delta (bit 4): ON_CHANGE properties", p[0]))
 		if len(p) < 11 { // the receiver checks this before telling the forms apart
-			return perr(CmdSync, base+len(p), ErrTruncated, "%d bytes, need 11", len(p))
+			return perr(CmdSync, base+len(p), ErrTruncated, "%s, need 11", plural(len(p), "byte"))
 		}
 		for i, off := 0, 1; off < len(p); i++ {
 			if len(p)-off < 16 {
@@ -327,7 +327,7 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 			e.add(g, base+off+12, 4, "u32", "state size", uint64(uint32(size)), "")
 			off += 16
 			if size < 0 || size > len(p)-off {
-				return perr(CmdSync, base+off-4, ErrTruncated, "state of %d bytes", size)
+				return perr(CmdSync, base+off-4, ErrTruncated, "state of %s", plural(int(size), "byte"))
 			}
 			if err := e.variants(CmdSync, p[off:off+size], base+off, g, "changed property"); err != nil {
 				return err
@@ -338,7 +338,7 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 	}
 	e.add(par, base, 1, "u8", "command", uint64(p[0]), fmt.Sprintf("%#02x: SYNC (ALWAYS properties)", p[0]))
 	if len(p) < 11 {
-		return perr(CmdSync, base+len(p), ErrTruncated, "%d bytes, need 11", len(p))
+		return perr(CmdSync, base+len(p), ErrTruncated, "%s, need 11", plural(len(p), "byte"))
 	}
 	e.add(par, base+1, 2, "u16", "sync time", uint64(binary.LittleEndian.Uint16(p[1:])), "")
 	for i, off := 0, 3; off < len(p); i++ {
@@ -352,7 +352,7 @@ func (e *explainer) sync(p []byte, base int, par *explain.Field) error {
 		e.add(g, base+off+4, 4, "u32", "state size", uint64(uint32(size)), "")
 		off += 8
 		if size < 0 || size > len(p)-off {
-			return perr(CmdSync, base+off-4, ErrTruncated, "state of %d bytes", size)
+			return perr(CmdSync, base+off-4, ErrTruncated, "state of %s", plural(int(size), "byte"))
 		}
 		if err := e.variants(CmdSync, p[off:off+size], base+off, g, "property"); err != nil {
 			return err
@@ -392,7 +392,7 @@ func (e *explainer) sys(p []byte, base int, par *explain.Field) error {
 		return nil
 	}
 	if len(p) < sysCmdSize {
-		return perr(CmdSys, base+len(p), ErrTruncated, "%d bytes, need 6", len(p))
+		return perr(CmdSys, base+len(p), ErrTruncated, "%s, need 6", plural(len(p), "byte"))
 	}
 	id := int32(binary.LittleEndian.Uint32(p[2:]))
 	switch sub {

@@ -124,8 +124,8 @@ func ExplainPacket(pkt []byte) *explain.Frame {
 		f.Fields = append(f.Fields, field("path", "cstring", p.Path, fmt.Sprintf("%q", p.Path), 1, len(p.Path)+1))
 		f.Summary = "CONFIRM_PATH " + p.Path
 	case CmdRaw:
-		f.Fields = append(f.Fields, &explain.Field{Name: "data", Type: "bytes", Text: fmt.Sprintf("%d bytes", len(p.Data)), Bit: 8, Bits: int64(len(p.Data)) * 8})
-		f.Summary = fmt.Sprintf("RAW %d bytes", len(p.Data))
+		f.Fields = append(f.Fields, &explain.Field{Name: "data", Type: "bytes", Text: plural(len(p.Data), "byte"), Bit: 8, Bits: int64(len(p.Data)) * 8})
+		f.Summary = "RAW " + plural(len(p.Data), "byte")
 	}
 	return f
 }
@@ -192,7 +192,7 @@ func explainCall(f *explain.Frame, pkt []byte, p *Packet) {
 		node = fmt.Sprintf("cache %d", p.CacheID)
 	}
 	if p.Command == CmdRemoteCall {
-		f.Summary = fmt.Sprintf("REMOTE_CALL %s.%s(%d args)", node, p.Name, len(p.Args))
+		f.Summary = fmt.Sprintf("REMOTE_CALL %s.%s(%s)", node, p.Name, plural(len(p.Args), "arg"))
 	} else {
 		f.Summary = fmt.Sprintf("REMOTE_SET %s.%s", node, p.Name)
 	}
@@ -209,4 +209,12 @@ func variantField(name string, b []byte, off int) *explain.Field {
 	v := fr.Fields[0]
 	v.Name = name
 	return v
+}
+
+// plural returns n and the noun, with an s unless n is 1: "1 byte", "2 bytes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

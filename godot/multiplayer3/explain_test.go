@@ -29,3 +29,22 @@ func TestExplainMalformedCall(t *testing.T) {
 		t.Errorf("Explain with the header: error %+v", g.Err)
 	}
 }
+
+// A RAW packet of one byte is "1 byte", in its summary and its data field.
+func TestExplainRawSingular(t *testing.T) {
+	f := Explain(ChannelReliable, unhex(t, "01000000 00000000 04 ff"))
+	if f.Err != nil || !strings.HasSuffix(f.Summary, "RAW 1 byte") {
+		t.Fatalf("summary %q, error %v", f.Summary, f.Err)
+	}
+	if d := f.Fields[len(f.Fields)-1]; d.Name != "data" || d.Text != "1 byte" {
+		t.Errorf("data field %+v", d)
+	}
+}
+
+// A call with one argument is "(1 arg)" in the summary.
+func TestExplainCallSingular(t *testing.T) {
+	f := Explain(ChannelReliable, unhex(t, "01000000 00000000 00 01000000 6600 01 02000000 2a000000"))
+	if f.Err != nil || !strings.HasSuffix(f.Summary, "(1 arg)") {
+		t.Errorf("summary %q, error %v", f.Summary, f.Err)
+	}
+}

@@ -155,11 +155,11 @@ func (p *Printer) printText(r *Record, ex *gsf.Explanation) error {
 		if r.Lost < 0 {
 			b.WriteString("the capture starts mid-stream: looking for the first plausible frame\n")
 		} else {
-			fmt.Fprintf(&b, "problem at byte %d (%d bytes): bytes %d–%d missing from the capture (not captured, cut by its snaplen, or given up on by the out-of-order window): looking for the next plausible frame\n",
-				r.Offset, r.Lost, r.Offset, r.Offset+r.Lost-1)
+			fmt.Fprintf(&b, "problem at byte %d (%s): bytes %d–%d missing from the capture (not captured, cut by its snaplen, or given up on by the out-of-order window): looking for the next plausible frame\n",
+				r.Offset, bytesText(int64(r.Lost)), r.Offset, r.Offset+r.Lost-1)
 		}
 	case RecordProblem:
-		fmt.Fprintf(&b, "problem at byte %d (%d bytes): %v\n", r.Offset, r.Size, r.Err)
+		fmt.Fprintf(&b, "problem at byte %d (%s): %v\n", r.Offset, bytesText(int64(r.Size)), r.Err)
 		if len(r.Frame) > 0 {
 			fmt.Fprintf(&b, "  % x", r.Frame)
 			if int64(len(r.Frame)) < r.Size {
@@ -204,4 +204,12 @@ func addrText(a netip.AddrPort) string {
 		return "-"
 	}
 	return a.String()
+}
+
+// bytesText returns n bytes as a person reads them: "1 byte", "2 bytes".
+func bytesText(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }

@@ -329,10 +329,10 @@ func TestProxyGarbage(t *testing.T) {
 		t.Errorf("%d frames:\n%s", pr.Frames, out)
 	}
 	for _, want := range []string{
-		"problem at byte 0 (1 bytes): gsf: frame at byte 0 (length 21): frame does not end with the 0x00 terminator",
+		"problem at byte 0 (1 byte): gsf: frame at byte 0 (length 21): frame does not end with the 0x00 terminator",
 		"problem at byte 1 (39 bytes): gsf: frame at byte 1: " + gsf.ErrResync.Error(),
 		"frame 1, bytes 40–61 (resynchronized here)",
-		"problem at byte 62 (1 bytes): gsf: frame at byte 62 (length 0): empty frame",
+		"problem at byte 62 (1 byte): gsf: frame at byte 62 (length 0): empty frame",
 		"frame 2, bytes 63–84 (resynchronized here)",
 		"problem at byte 85 (10 bytes): gsf: frame at byte 85 (length 21): unexpected EOF",
 	} {

@@ -121,7 +121,7 @@ func printable(s string) bool {
 // Lines returns the text form of the dump.
 func (d *Raw) Lines() []string {
 	out := []string{
-		fmt.Sprintf("bytes  %s  (the body starts %d bits into the first byte)", spaced(d.Hex), d.FirstBit),
+		fmt.Sprintf("bytes  %s  (the body starts %s into the first byte)", spaced(d.Hex), plural(int(d.FirstBit), "bit")),
 		"bits   " + d.BitText,
 	}
 	if len(d.Guess) > 0 {
@@ -131,7 +131,7 @@ func (d *Raw) Lines() []string {
 			if s, ok := g.Value.(string); ok {
 				v = strconv.Quote(s)
 			}
-			out = append(out, fmt.Sprintf("  %-8s %s  (bit %d, %d bits)", g.Type, v, g.Bit, g.Bits))
+			out = append(out, fmt.Sprintf("  %-8s %s  (bit %d, %s)", g.Type, v, g.Bit, plural(int(g.Bits), "bit")))
 		}
 	}
 	return out
@@ -150,7 +150,7 @@ func spaced(h string) string {
 
 // steps returns the dump as one explanation row.
 func (d *Raw) steps() []bitproto.Step {
-	text := fmt.Sprintf("body: %d bits, not in the catalog", d.Bits)
+	text := "body: " + plural(int(d.Bits), "bit") + ", not in the catalog"
 	if len(d.Guess) > 0 {
 		var parts []string
 		for _, g := range d.Guess {
