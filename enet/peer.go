@@ -243,12 +243,23 @@ func (p *Peer) doneErrForConnect() error {
 func (p *Peer) Send(ch uint8, data []byte, flags Flags) error {
 	h := p.h
 	h.mu.Lock()
+	idle := len(p.outgoing) == 0 && !p.dirty
 	err := p.send(ch, data, flags)
+	wake := false
 	if err == nil {
-		h.markDirty(p)
+		if idle {
+			// Nothing was waiting: send now, from this goroutine (a lone packet's latency).
+			// While packets wait, the service goroutine sends them together.
+			h.now = h.clock()
+			h.flushPeer(p, false)
+		}
+		if len(p.outgoing) > 0 {
+			h.markDirty(p)
+			wake = true
+		}
 	}
 	h.mu.Unlock()
-	if err == nil {
+	if wake {
 		h.signalWake()
 	}
 	return err

@@ -138,3 +138,47 @@ func TestPeerTimeoutInBubble(t *testing.T) {
 		}
 	})
 }
+
+// TestBandwidthLimitInBubble: a second after a peer connects, a host with an incoming bandwidth
+// shares it among its peers and tells each its part (BANDWIDTH_LIMIT), as
+// enet_host_bandwidth_throttle does; the client's window follows.
+func TestBandwidthLimitInBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mn memNet
+		srv, err := NewHost(mn.listen(1), &HostOptions{IncomingBandwidth: 100_000, OutgoingBandwidth: 300_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		cli, err := NewHost(mn.listen(2), &HostOptions{OutgoingBandwidth: 50_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cli.Close()
+		ctx := context.Background()
+		go echo(ctx, srv)
+		p, err := cli.ConnectAddr(ctx, srv.LocalAddr(), 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cli.mu.Lock()
+		before := p.incomingBandwidth
+		cli.mu.Unlock()
+		if before != 100_000 {
+			t.Fatalf("VERIFY_CONNECT gave the server's incoming bandwidth as %d", before)
+		}
+		time.Sleep(bandwidthThrottleInterval*time.Millisecond + 3*serviceInterval)
+		synctest.Wait()
+		cli.mu.Lock()
+		in, out, win := p.incomingBandwidth, p.outgoingBandwidth, p.windowSize
+		cli.mu.Unlock()
+		// The one peer's part of 100 000 B/s is more than its own 50 000: it is told to use its
+		// own outgoing bandwidth; the server's outgoing bandwidth comes along.
+		if in != 50_000 || out != 300_000 {
+			t.Fatalf("after BANDWIDTH_LIMIT: incoming %d outgoing %d, want 50000 and 300000", in, out)
+		}
+		if win != 4096 { // min(50 000, the client's own 50 000) / 65 536 × 4096 = 0, raised to 4096
+			t.Fatalf("window %d", win)
+		}
+	})
+}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/godot/internal/rpcfunc"
 )
 
 // Mode is an RPC's rpc_mode: who may call it.
@@ -86,16 +86,11 @@ type Node struct {
 
 type method struct {
 	RPC
-	id     uint16
-	fn     reflect.Value
-	params []reflect.Type // argument types, after *Peer
-	errRet bool
+	id uint16
+	fn *rpcfunc.Func // nil: no handler
 }
 
-var (
-	peerType  = reflect.TypeFor[*Peer]()
-	errorType = reflect.TypeFor[error]()
-)
+var peerType = reflect.TypeFor[*Peer]()
 
 // NewNode declares a node at path (relative to /root, without a leading slash) with its RPC
 // methods. It builds the RPC table as SceneRPCInterface does: Node.rpc_config() entries sorted
@@ -215,41 +210,18 @@ func Checksum(names []string) string {
 }
 
 func (m *method) bind() error {
-	if m.Handler == nil {
-		return nil
+	f, err := rpcfunc.Bind(m.Handler, peerType)
+	if err != nil {
+		return err
 	}
-	v := reflect.ValueOf(m.Handler)
-	t := v.Type()
-	if t.Kind() != reflect.Func {
-		return fmt.Errorf("handler is a %s, not a function", t)
-	}
-	if t.NumIn() < 1 || t.In(0) != peerType {
-		return errors.New("handler's first parameter must be *multiplayer.Peer")
-	}
-	if t.IsVariadic() {
-		return errors.New("variadic handlers are not supported")
-	}
-	switch {
-	case t.NumOut() == 0:
-	case t.NumOut() == 1 && t.Out(0) == errorType:
-		m.errRet = true
-	default:
-		return errors.New("handler must return nothing or an error")
-	}
-	if t.NumIn()-1 > 255 {
-		return errors.New("more than 255 parameters")
-	}
-	m.fn = v
-	for i := 1; i < t.NumIn(); i++ {
-		m.params = append(m.params, t.In(i))
-	}
+	m.fn = f
 	return nil
 }
 
 // call decodes the arguments into the handler's parameters and calls it. An argument count
 // that differs from the handler's fails, as the engine's call does ("RPC - …").
 func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
-	if !m.fn.IsValid() {
+	if m.fn == nil {
 		return nil
 	}
 	var stack [8][]byte
@@ -257,15 +229,15 @@ func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
 	if err != nil {
 		return err
 	}
-	if len(parts) != len(m.params) {
-		return perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s takes %d arguments, got %d", m.Name, len(m.params), len(parts))
+	if len(parts) != len(m.fn.Params) {
+		return perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s takes %d arguments, got %d", m.Name, len(m.fn.Params), len(parts))
 	}
 	in := make([]reflect.Value, 1+len(parts))
 	in[0] = reflect.ValueOf(p)
 	var buf [12]byte
 	var rawBuf []byte
 	for i, part := range parts {
-		ptr := reflect.New(m.params[i])
+		ptr := reflect.New(m.fn.Params[i])
 		var plain []byte
 		if rc.BytesOnly {
 			if b, ok := ptr.Interface().(*[]byte); ok {
@@ -289,16 +261,15 @@ func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
 }
 
 // invoke calls the handler; a panic is returned as an error wrapping ErrHandlerPanic, so that
-// one peer's call cannot take the server down or leave its connection half closed.
-func (m *method) invoke(in []reflect.Value) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("multiplayer: RPC %s: %w: %v\n%s", m.Name, ErrHandlerPanic, r, debug.Stack())
-		}
-	}()
-	out := m.fn.Call(in)
-	if m.errRet && !out[0].IsNil() {
-		return fmt.Errorf("multiplayer: RPC %s: %w", m.Name, out[0].Interface().(error))
+// one peer's call cannot take the server down.
+func (m *method) invoke(in []reflect.Value) error {
+	err := m.fn.Call(in)
+	var pe *rpcfunc.PanicError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("multiplayer: RPC %s: %w: %v\n%s", m.Name, ErrHandlerPanic, pe.Value, pe.Stack)
+	}
+	if err != nil {
+		return fmt.Errorf("multiplayer: RPC %s: %w", m.Name, err)
 	}
 	return nil
 }

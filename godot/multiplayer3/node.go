@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/godot/internal/rpcfunc"
 )
 
 // Mode is a Godot 3 rpc or rset mode (MultiplayerAPI.RPCMode), with the engine's numbers.
@@ -106,15 +106,10 @@ type Node struct {
 
 type method struct {
 	RPC
-	fn     reflect.Value
-	params []reflect.Type
-	errRet bool
+	fn *rpcfunc.Func // nil: no handler
 }
 
-var (
-	peerType  = reflect.TypeFor[*Peer]()
-	errorType = reflect.TypeFor[error]()
-)
+var peerType = reflect.TypeFor[*Peer]()
 
 // NewNode declares a node at path (relative to /root, without a leading slash) with its
 // functions and properties.
@@ -177,36 +172,13 @@ func (n *Node) lookup(name string, property bool) *method {
 }
 
 func (m *method) bind() error {
-	if m.Handler == nil {
-		return nil
+	f, err := rpcfunc.Bind(m.Handler, peerType)
+	if err != nil {
+		return err
 	}
-	v := reflect.ValueOf(m.Handler)
-	t := v.Type()
-	if t.Kind() != reflect.Func {
-		return fmt.Errorf("handler is a %s, not a function", t)
-	}
-	if t.NumIn() < 1 || t.In(0) != peerType {
-		return errors.New("handler's first parameter must be *multiplayer3.Peer")
-	}
-	if t.IsVariadic() {
-		return errors.New("variadic handlers are not supported")
-	}
-	switch {
-	case t.NumOut() == 0:
-	case t.NumOut() == 1 && t.Out(0) == errorType:
-		m.errRet = true
-	default:
-		return errors.New("handler must return nothing or an error")
-	}
-	if m.Property && t.NumIn() != 2 {
+	m.fn = f
+	if m.fn != nil && m.Property && len(m.fn.Params) != 1 {
 		return errors.New("a property's handler takes *Peer and the value")
-	}
-	if t.NumIn()-1 > 255 {
-		return errors.New("more than 255 parameters")
-	}
-	m.fn = v
-	for i := 1; i < t.NumIn(); i++ {
-		m.params = append(m.params, t.In(i))
 	}
 	return nil
 }
@@ -214,16 +186,16 @@ func (m *method) bind() error {
 // call decodes the arguments into the handler's parameters and calls it. A count that differs
 // from the handler's fails, as the engine's call does ("RPC - … Method expected N arguments").
 func (m *method) call(p *Peer, args [][]byte, dec godot.DecodeMode) error {
-	if !m.fn.IsValid() {
+	if m.fn == nil {
 		return nil
 	}
-	if len(args) != len(m.params) {
-		return fmt.Errorf("%w: %s takes %d arguments, got %d", ErrArgs, m.Name, len(m.params), len(args))
+	if len(args) != len(m.fn.Params) {
+		return fmt.Errorf("%w: %s takes %d arguments, got %d", ErrArgs, m.Name, len(m.fn.Params), len(args))
 	}
 	in := make([]reflect.Value, 1+len(args))
 	in[0] = reflect.ValueOf(p)
 	for i, a := range args {
-		ptr := reflect.New(m.params[i])
+		ptr := reflect.New(m.fn.Params[i])
 		if err := dec.Unmarshal(a, ptr.Interface()); err != nil {
 			return fmt.Errorf("%w: %s argument %d: %w", ErrArgs, m.Name, i, err)
 		}
@@ -235,7 +207,7 @@ func (m *method) call(p *Peer, args [][]byte, dec godot.DecodeMode) error {
 // callValues calls the handler with Go values (a local call of a sync mode): they are encoded
 // and decoded as they would be on the wire, so the handler sees what a remote call gives.
 func (m *method) callValues(p *Peer, vals []any, dec godot.DecodeMode) error {
-	if !m.fn.IsValid() {
+	if m.fn == nil {
 		return nil
 	}
 	args := make([][]byte, len(vals))
@@ -251,15 +223,14 @@ func (m *method) callValues(p *Peer, vals []any, dec godot.DecodeMode) error {
 
 // invoke calls the handler; a panic is returned as an error wrapping ErrHandlerPanic, so that
 // one peer's call cannot take the server down.
-func (m *method) invoke(in []reflect.Value) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("multiplayer3: %s: %w: %v\n%s", m.Name, ErrHandlerPanic, r, debug.Stack())
-		}
-	}()
-	out := m.fn.Call(in)
-	if m.errRet && !out[0].IsNil() {
-		return fmt.Errorf("multiplayer3: %s: %w", m.Name, out[0].Interface().(error))
+func (m *method) invoke(in []reflect.Value) error {
+	err := m.fn.Call(in)
+	var pe *rpcfunc.PanicError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("multiplayer3: %s: %w: %v\n%s", m.Name, ErrHandlerPanic, pe.Value, pe.Stack)
+	}
+	if err != nil {
+		return fmt.Errorf("multiplayer3: %s: %w", m.Name, err)
 	}
 	return nil
 }
