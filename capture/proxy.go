@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,9 +54,10 @@ var (
 // Handler calls are serialized in the order the connections asked for them (first come,
 // first served), so one connection that pushes bytes as fast as it can gets one call in turn
 // with the others and cannot keep them waiting for more than one of its calls each; and a
-// direction that fills its whole buffer while another connection had traffic in the last
-// 100 ms pauses as long as that read took to pass (at most 10 ms), so it takes at most about
-// half the machine from them.
+// direction that fills its whole buffer while a connection that does not had traffic in the
+// last 100 ms pauses, after each read, 3 times as long as that read took to pass, times the
+// number of directions doing so (at most 10 ms): the heavy streams together take at most a
+// quarter of the time they would alone while others are active, and go at full speed alone.
 //
 // A warning that a client can cause at will (a connection refused, an upstream that cannot be
 // reached) is logged at most once per second, with how many times it happened: the log does
@@ -91,20 +91,19 @@ type Proxy struct {
 	// turn serializes Handler calls first come, first served.
 	turn fifoLock
 
-	mu          sync.Mutex // guards the fields below
-	nextID      uint64
-	conns       map[*proxyConn]struct{}
-	perIP       map[netip.Addr]int
-	listeners   map[net.Listener]struct{}
-	closing     bool
-	active      sync.WaitGroup // handle goroutines
-	idleCh      chan struct{}  // closed when a connection ends, replaced: Shutdown's wake-up
-	refusedLog  logLimit       // guarded by mu
-	dialLog     logLimit       // guarded by mu
-	lastLight   atomic.Uint64  // the direction (proxyConn.id) of the last read that did not fill the buffer
-	lastLightAt atomic.Int64   // and when, Unix nanoseconds
-	dialCtx     context.Context
-	dialCancel  context.CancelFunc // cancels dials in progress at Close
+	mu         sync.Mutex // guards the fields below
+	nextID     uint64
+	conns      map[*proxyConn]struct{}
+	perIP      map[netip.Addr]int
+	listeners  map[net.Listener]struct{}
+	closing    bool
+	active     sync.WaitGroup // handle goroutines
+	idleCh     chan struct{}  // closed when a connection ends, replaced: Shutdown's wake-up
+	refusedLog logLimit       // guarded by mu
+	dialLog    logLimit       // guarded by mu
+	fair       fairShare
+	dialCtx    context.Context
+	dialCancel context.CancelFunc // cancels dials in progress at Close
 }
 
 type proxyConn struct {
@@ -113,6 +112,7 @@ type proxyConn struct {
 	ip               netip.Addr
 	last             atomic.Int64 // unix nanoseconds of the last byte that passed
 	idle             atomic.Bool  // closed for IdleTimeout
+	heavyAt          atomic.Int64 // unix nanoseconds of the last read that filled the buffer
 }
 
 func (p *Proxy) limit(v, def int) int {
@@ -422,6 +422,7 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction, src, dst net.Conn, idle time.Du
 		if idle > 0 {
 			_ = src.SetReadDeadline(time.Unix(0, pc.last.Load()).Add(idle))
 		}
+		readAt := time.Now()
 		n, rerr := src.Read(buf)
 		if n > 0 {
 			t := time.Now()
@@ -434,19 +435,7 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction, src, dst net.Conn, idle time.Du
 			}
 			p.emit(Event{Kind: EventData, Conn: info, Dir: d, Time: t, Offset: off, Data: buf[:n]})
 			off += int64(n)
-			if n < len(buf) {
-				p.lastLight.Store(info.ID)
-				p.lastLightAt.Store(time.Now().UnixNano())
-			} else {
-				// A full buffer: this direction pushes as fast as it can. When another
-				// connection has had traffic lately, it waits as long as its last read took
-				// to pass (half the machine for it at most), and lets the others run first.
-				if other := p.lastLight.Load(); other != info.ID && time.Since(time.Unix(0, p.lastLightAt.Load())) < 100*time.Millisecond {
-					pause := time.Since(t)
-					time.Sleep(min(pause, 10*time.Millisecond))
-				}
-				runtime.Gosched()
-			}
+			p.fair.pace(pc, n == len(buf), readAt, t)
 		}
 		if rerr != nil && errors.Is(rerr, os.ErrDeadlineExceeded) {
 			if time.Since(time.Unix(0, pc.last.Load())) < idle {

@@ -201,6 +201,8 @@ func (s *peerServer) serveStream(conn net.Conn, o godot.StreamOptions) {
 			b := buf.Bytes()
 			for i, part := range [][]byte{b[:2], b[2:9], b[9:]} {
 				if i > 0 {
+					// A slow peer, not a wait for an event: the pause makes the parts
+					// arrive (most likely) as separate reads.
 					time.Sleep(50 * time.Millisecond)
 				}
 				if _, err := conn.Write(part); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -336,14 +337,21 @@ func goRelayScenario(t *testing.T, nA, nB int) (a, b [][]byte) {
 		return n
 	}
 	na, nb := mk(2001), mk(2002)
-	ca := dial(t, ss.url+"/relay/2001", &ClientOptions{Nodes: []*Node{na}})
-	cb = dial(t, ss.url+"/relay/2002", &ClientOptions{Nodes: []*Node{nb}})
-	deadline := time.Now().Add(5 * time.Second)
-	for !slices.Contains(ca.Peers(), 2002) {
-		if time.Now().After(deadline) {
-			t.Fatal("A never heard of B")
+	heardOfB := make(chan struct{})
+	var once sync.Once
+	ca := dial(t, ss.url+"/relay/2001", &ClientOptions{Nodes: []*Node{na}, OnConnect: func(p *Peer) {
+		if p.ID() == 2002 {
+			once.Do(func() { close(heardOfB) })
 		}
-		time.Sleep(time.Millisecond)
+	}})
+	cb = dial(t, ss.url+"/relay/2002", &ClientOptions{Nodes: []*Node{nb}})
+	select {
+	case <-heardOfB:
+	case <-time.After(5 * time.Second):
+		t.Fatal("A never heard of B")
+	}
+	if !slices.Contains(ca.Peers(), 2002) {
+		t.Fatalf("A was told of B but its peers are %v", ca.Peers())
 	}
 	if err := ca.RPCID(2002, na, "relay_me", "first"); err != nil {
 		t.Fatal(err)
@@ -442,11 +450,9 @@ func goAuthScenario(t *testing.T, n int) [][]byte {
 // waitPackets waits (up to 2 s) until the server has received n packets from peer, and returns
 // them; a reply the engine sent after its last call (a CONFIRM_PATH) may still be on its way.
 func waitPackets(rec *recorder, peer int32, n int) [][]byte {
-	deadline := time.Now().Add(2 * time.Second)
-	for len(rec.packets(peer)) < n && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond) // and no more than n
+	rec.changed.waitUntil(2*time.Second, func() bool { return len(rec.packets(peer)) >= n })
+	// A packet too many is no event to wait for: a 20 ms window in which it would show.
+	time.Sleep(20 * time.Millisecond)
 	return rec.packets(peer)
 }
 

@@ -49,9 +49,10 @@ func (r *rawClient) send(t *testing.T, pkt []byte) {
 
 // errSink collects refused packets.
 type errSink struct {
-	mu   sync.Mutex
-	errs []error
-	ch   chan error
+	mu      sync.Mutex
+	errs    []error
+	ch      chan error
+	changed testSignal // signalled at every error
 }
 
 func newErrSink() *errSink { return &errSink{ch: make(chan error, 1024)} }
@@ -60,6 +61,7 @@ func (e *errSink) add(p *Peer, err error) {
 	e.mu.Lock()
 	e.errs = append(e.errs, err)
 	e.mu.Unlock()
+	e.changed.signal()
 	select {
 	case e.ch <- err:
 	default:
@@ -182,18 +184,13 @@ func TestHostileCacheBound(t *testing.T) {
 	for i := range maxCachePerPeer + 10 {
 		bad.send(t, AppendSimplifyPath(nil, n.Checksum(), uint32(i), "Main"))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	nerrs := func() int {
 		sink.mu.Lock()
-		k := len(sink.errs)
-		sink.mu.Unlock()
-		if k >= 10 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d errors", k)
-		}
-		time.Sleep(time.Millisecond)
+		defer sink.mu.Unlock()
+		return len(sink.errs)
+	}
+	if !sink.changed.waitUntil(5*time.Second, func() bool { return nerrs() >= 10 }) {
+		t.Fatalf("%d errors", nerrs())
 	}
 	s.sc.mu.Lock()
 	got := len(s.sc.peers[bad.id].remote)
@@ -252,11 +249,13 @@ func TestHostileSlowReader(t *testing.T) {
 // growing memory beyond its one message at a time, and the others are served meanwhile.
 func TestHostileFlood(t *testing.T) {
 	var mu sync.Mutex
+	var counted testSignal
 	count := map[int32]int{}
 	n := MustNode("Main", RPC{Name: "hello", Mode: ModeAnyPeer, Handler: func(p *Peer, s string) {
 		mu.Lock()
 		count[p.ID()]++
 		mu.Unlock()
+		counted.signal()
 	}})
 	s := &Server{Nodes: []*Node{n}, OnError: func(*Peer, error) {}}
 	url := testServer(t, s)
@@ -278,18 +277,14 @@ func TestHostileFlood(t *testing.T) {
 		good.RPCID(1, n, "hello", "good")
 	}
 	<-done
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	counts := func() (int, int) {
 		mu.Lock()
-		g, f := count[good.ID()], count[flood.id]
-		mu.Unlock()
-		if g == 100 && f == 13333 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("good %d of 100, flood %d of 13333", g, f)
-		}
-		time.Sleep(5 * time.Millisecond)
+		defer mu.Unlock()
+		return count[good.ID()], count[flood.id]
+	}
+	if !counted.waitUntil(10*time.Second, func() bool { g, f := counts(); return g == 100 && f == 13333 }) {
+		g, f := counts()
+		t.Fatalf("good %d of 100, flood %d of 13333", g, f)
 	}
 }
 

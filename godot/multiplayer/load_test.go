@@ -150,7 +150,7 @@ func TestLoadBesideAttacks(t *testing.T) {
 			if _, err := c.Write(frame(false, 0, nil)); err != nil {
 				return
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // the attacker's pace, not a wait for an event
 		}
 	})
 	attacks.Go(func() {
@@ -216,7 +216,7 @@ func TestLoadBesideAttacks(t *testing.T) {
 						return
 					}
 				}
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // a player's pace, not a wait for an event
 			}
 		})
 	}

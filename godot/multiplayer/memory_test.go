@@ -4,6 +4,7 @@ import (
 	"net"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // memInUse is the heap and stack memory in use after a collection.
@@ -20,6 +21,14 @@ func memInUse() int64 {
 func idlePeerBytes(t *testing.T, s *Server, peers int) int64 {
 	t.Helper()
 	s.MaxConnsPerIP, s.AcceptRate = NoLimit, NoLimit
+	var admitted testSignal // signalled at each OnConnect, once the peer is in s.Peers
+	onConnect := s.OnConnect
+	s.OnConnect = func(p *Peer) {
+		if onConnect != nil {
+			onConnect(p)
+		}
+		admitted.signal()
+	}
 	url := testServer(t, s)
 	conns := make([]net.Conn, 0, peers)
 	defer func() {
@@ -41,8 +50,8 @@ func idlePeerBytes(t *testing.T, s *Server, peers int) int64 {
 		br.Reset(nil)
 		conns = append(conns, c)
 	}
-	for len(s.Peers()) < peers+1 {
-		runtime.Gosched()
+	if !admitted.waitUntil(30*time.Second, func() bool { return len(s.Peers()) >= peers+1 }) {
+		t.Fatalf("%d peers admitted of %d", len(s.Peers()), peers+1)
 	}
 	return (memInUse() - before) / int64(peers)
 }

@@ -119,7 +119,7 @@ func TestSyncSplitAndIntervals(t *testing.T) {
 			t.Fatalf("tick 1: %d SYNC packets with %d entries, times %v, deltas %v", len(syncs), n, times, deltas)
 		}
 		// 50 ms later: the slow synchronizer waits for its 100 ms; sync_time still counts.
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // fake time: the bubble's clock
 		slowSync.Set("hp", 2)
 		s.Tick()
 		syncs, deltas, times = entries(trs[2].take())
@@ -127,13 +127,13 @@ func TestSyncSplitAndIntervals(t *testing.T) {
 			t.Errorf("tick 2 (50 ms): slow in SYNC %t, in delta %t, time %v", has(syncs, slowID), has(deltas, slowID), times)
 		}
 		// 100 ms after its last SYNC: a SYNC; its delta waits for 250 ms.
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // fake time: the bubble's clock
 		s.Tick()
 		syncs, deltas, _ = entries(trs[2].take())
 		if !has(syncs, slowID) || has(deltas, slowID) {
 			t.Errorf("tick 3 (100 ms): slow in SYNC %t, in delta %t", has(syncs, slowID), has(deltas, slowID))
 		}
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(150 * time.Millisecond) // fake time: the bubble's clock
 		s.Tick()
 		_, deltas, _ = entries(trs[2].take())
 		if !has(deltas, slowID) {

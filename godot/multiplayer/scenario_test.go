@@ -88,6 +88,8 @@ type recorder struct {
 	events []string
 	values map[int32][]any
 	errs   map[int32][]error
+	// changed is signalled at every packet traced.
+	changed testSignal
 }
 
 func newRecorder() *recorder {
@@ -95,6 +97,7 @@ func newRecorder() *recorder {
 }
 
 func (r *recorder) trace(dir string, peer int32, pkt []byte) {
+	defer r.changed.signal()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := bytes.Clone(pkt)

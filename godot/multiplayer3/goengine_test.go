@@ -346,6 +346,9 @@ func TestGoClientEngineServer(t *testing.T) {
 					other, otherErr = godot3.Run(ctx, engineScript("client", relay.port(), mode), files)
 				}()
 			}
+			// The engine server needs a moment to bind; its bound socket sends nothing a test
+			// could wait for (as in runEngineSession): a fixed 300 ms, which ENet's CONNECT
+			// resends make up for if too short.
 			time.Sleep(300 * time.Millisecond)
 			if role == "B" {
 				runOther()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,9 +84,20 @@ func runEngineSession(t *testing.T, compression int) *session {
 	// The server needs a moment to bind before the clients' CONNECTs; ENet resends a CONNECT
 	// that found no one, so this only saves a resend.
 	time.Sleep(300 * time.Millisecond)
-	wg.Add(2)
+	wg.Add(1)
 	go run(1, "client", relay.port())
-	time.Sleep(200 * time.Millisecond)
+	// The first client connects first: the second starts once the first has acknowledged
+	// the server's VERIFY_CONNECT (an ACKNOWLEDGE, command 1, from the relay's first client).
+	acked := func(d datagram) bool {
+		cmds, err := enetWalk(d.bytes(), compressionModes[compression]())
+		return err == nil && d.Conn == 0 && d.Dir == "c2s" && slices.ContainsFunc(cmds, func(c enetCommand) bool { return c.Command == 1 })
+	}
+	if err := relay.waitFor(ctx, acked); err != nil {
+		cancel() // ends the engines
+		wg.Wait()
+		t.Fatal("the first engine client did not connect:", err)
+	}
+	wg.Add(1)
 	go run(2, "client", relay.port())
 	wg.Wait()
 	dgs := relay.close()

@@ -60,6 +60,7 @@ func (l countingAccepts) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err == nil {
 		l.n.Add(1)
+		changes.signal()
 	}
 	return c, err
 }
@@ -100,6 +101,7 @@ func newEnv(t *testing.T, cfg func(*Server)) *testEnv {
 	Handle(mux, gsf.SvcUserServer, msgRecord, func(ctx context.Context, s *Session, req *Echo) (*Echo, error) {
 		e.mu.Lock()
 		e.record = append(e.record, req.Text)
+		changes.signal()
 		e.mu.Unlock()
 		return nil, nil
 	})
@@ -210,20 +212,79 @@ func (e *testEnv) checkServes() {
 	c.Close()
 }
 
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+// changes wakes the tests' waitFor calls: the package's stateChanged hook and the tests'
+// own counters signal it.
+var changes broadcast
+
+func init() { testHookStateChanged = changes.signal }
+
+// broadcast is a condition that many goroutines wait on: signal wakes all of them. With no
+// waiter a signal is one atomic load, so that the hook costs the benchmarks (which run with
+// it set) next to nothing.
+type broadcast struct {
+	ch atomic.Pointer[chan struct{}] // closed at the next signal; nil while no one waits
+}
+
+// next returns a channel that the next signal closes.
+func (b *broadcast) next() <-chan struct{} {
+	for {
+		if p := b.ch.Load(); p != nil {
+			return *p
 		}
-		time.Sleep(5 * time.Millisecond)
+		c := make(chan struct{})
+		if b.ch.CompareAndSwap(nil, &c) {
+			return c
+		}
 	}
 }
 
-// checkLeaks records the number of goroutines; the returned function, deferred by the test,
-// checks that it comes back to that (after the test's cleanups, which run earlier).
+// signal wakes the waiters. A waiter that took its channel (next) before checking its
+// condition cannot miss a change made before signal: either signal sees that channel and
+// closes it, or the channel was made after signal's load, and so after the change.
+func (b *broadcast) signal() {
+	if b.ch.Load() == nil {
+		return
+	}
+	if p := b.ch.Swap(nil); p != nil {
+		close(*p)
+	}
+}
+
+// waitFor waits up to 10 s for cond, checking it again at each change signalled (by the
+// package's stateChanged hook or by the test's own counters). A cond that holds only after
+// the 10 s names a change that is not signalled: that is a defect of the test or the hook.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	if waitUntil(10*time.Second, cond) {
+		return
+	}
+	if cond() {
+		t.Fatalf("%s happened without a signal: the change needs a stateChanged or changes.signal call", what)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// waitUntil waits up to timeout for cond, checking it again at each change signalled, and
+// reports whether it held (at a signal: not once more after the timeout).
+func waitUntil(timeout time.Duration, cond func() bool) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		changed := changes.next() // before cond: a change after cond closes it
+		if cond() {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		}
+	}
+}
+
+// checkLeaks records the number of goroutines and, in a cleanup (after the test's own
+// cleanups, registered later, have run), checks that it comes back to that. A goroutine's
+// end is no event a test can wait for, so this check polls: every 10 ms, for at most 10 s.
 func checkLeaks(t *testing.T) {
 	t.Helper()
 	before := runtime.NumGoroutine()
@@ -240,7 +301,7 @@ func checkLeaks(t *testing.T) {
 				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, n, buf)
 				return
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // polling: see above
 		}
 	})
 }

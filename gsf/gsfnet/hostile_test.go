@@ -159,11 +159,13 @@ func TestSlowReader(t *testing.T) {
 			mu.Lock()
 			sessions[s.RemoteAddr().String()] = s
 			mu.Unlock()
+			changes.signal()
 		}
 		s.OnDisconnect = func(s *Session, err error) {
 			mu.Lock()
 			reasons[s.RemoteAddr().String()] = err
 			mu.Unlock()
+			changes.signal()
 		}
 	})
 	session := func(addr net.Addr) *Session {
@@ -261,7 +263,7 @@ func TestSlowReaderDiscardable(t *testing.T) {
 	e := newEnv(t, func(s *Server) {
 		s.MaxQueueBytes = 64 << 10
 		s.WriteTimeout = 300 * time.Millisecond
-		s.OnConnect = func(s *Session) { sess.Store(s) }
+		s.OnConnect = func(s *Session) { sess.Store(s); changes.signal() }
 		s.OnDisconnect = func(s *Session, err error) { closed <- err }
 	})
 	slow := e.rawConn()
@@ -278,7 +280,7 @@ func TestSlowReaderDiscardable(t *testing.T) {
 		err := sess.Load().Send(h, body)
 		if errors.Is(err, ErrQueueFull) {
 			dropped++
-			time.Sleep(100 * time.Microsecond)
+			time.Sleep(100 * time.Microsecond) // the pace of a sender that keeps trying, not a wait for a condition
 		} else if err != nil {
 			if !errors.Is(err, ErrClosed) {
 				t.Errorf("Send: %v", err)

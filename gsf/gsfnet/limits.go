@@ -58,6 +58,7 @@ type refusalLog struct {
 func (srv *Server) refuse(reason int, attrs ...any) {
 	l := &srv.refusals[reason]
 	l.total.Add(1)
+	stateChanged()
 	n := l.pending.Add(1)
 	now := time.Now().UnixNano()
 	last := l.last.Load()

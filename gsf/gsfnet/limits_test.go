@@ -209,7 +209,7 @@ func TestClientCallTimeout(t *testing.T) {
 	go func() { waited <- p.Wait(ctx) }()
 	e.waitStarted(1)
 	// Wait is waiting, three times the client's call timeout, before the response exists.
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(150 * time.Millisecond) // time passing: beyond the 50 ms CallTimeout, not a wait for an event
 	e.releaseHandlers(2)
 	select {
 	case err := <-waited:
@@ -346,7 +346,7 @@ func TestPerIPAndAcceptRate(t *testing.T) {
 		if n := e.srv.Refusals().AcceptRate; n < 12 || n > 15 {
 			t.Errorf("Refusals().AcceptRate = %d, want about 15", n)
 		}
-		time.Sleep(1100 * time.Millisecond)
+		time.Sleep(1100 * time.Millisecond) // time passing: the rate limiter earns a token (real sockets: no synctest bubble)
 		e.checkServes()
 	})
 	t.Run("off by default", func(t *testing.T) {
@@ -398,10 +398,8 @@ func TestPartialFrameBudget(t *testing.T) {
 		}
 		return 0
 	}
-	// (Without a working budget the condition never holds: measure all the same.)
-	for deadline := time.Now().Add(5 * time.Second); held()+e.srv.Refusals().BufferBudget < conns && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// (Without a working budget the condition never holds: measure all the same, after 5 s.)
+	waitUntil(5*time.Second, func() bool { return held()+e.srv.Refusals().BufferBudget >= conns })
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)

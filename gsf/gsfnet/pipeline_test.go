@@ -110,15 +110,12 @@ func TestGo(t *testing.T) {
 	var r3 Echo
 	p = c.Go(gsf.SvcUserServer, msgEcho, &Echo{Text: "in"}, &r3)
 	p.c.out.flush()
-	waitFor(t, "the response", func() bool {
-		select {
-		case <-p.cl.done:
-			p.cl.done <- struct{}{}
-			return true
-		default:
-			return false
-		}
-	})
+	select { // the response is in
+	case <-p.cl.done:
+		p.cl.done <- struct{}{}
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for the response")
+	}
 	canceled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	if err := p.Wait(canceled); err != nil || r3.Text != "in" {
@@ -199,6 +196,7 @@ func (c *recordingConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writes = append(c.writes, append([]byte(nil), p...))
+	changes.signal()
 	return len(p), nil
 }
 

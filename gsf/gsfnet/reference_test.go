@@ -38,7 +38,7 @@ func refServer(t *testing.T, srv *gsfnet.Server) string {
 
 // pipelinedOrder sends requests for msgTypes in one write on a raw connection and returns the
 // request ids of the responses in the order they came (request i has id i+1).
-func pipelinedOrder(t *testing.T, addr string, msgTypes []int32) []int32 {
+func pipelinedOrder(t *testing.T, addr string, msgTypes []int32, firstRead chan struct{}) []int32 {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
@@ -63,6 +63,9 @@ func pipelinedOrder(t *testing.T, addr string, msgTypes []int32) []int32 {
 		if err != nil {
 			t.Fatalf("after %v: %v", ids, err)
 		}
+		if firstRead != nil && len(ids) == 0 {
+			close(firstRead)
+		}
 		frame, err := gsf.AppendFrame(nil, payload)
 		if err != nil {
 			t.Fatal(err)
@@ -81,10 +84,21 @@ func pipelinedOrder(t *testing.T, addr string, msgTypes []int32) []int32 {
 // ones are answered first.
 func TestInOrderByDefault(t *testing.T) {
 	const slow, quick = 3000, 3001
-	newMux := func() *gsfnet.Mux {
+	// newMux's slow handler takes 20 ms (a database query, say: a slow handler, not a wait for
+	// an event) or, given a channel, until the client has read a first response, so that with
+	// OutOfOrder a quick one comes first however the machine schedules the handlers.
+	newMux := func(firstRead chan struct{}) *gsfnet.Mux {
 		mux := gsfnet.NewMux()
 		gsfnet.Handle(mux, gsf.SvcUserServer, slow, func(ctx context.Context, s *gsfnet.Session, req *refText) (*refText, error) {
-			time.Sleep(20 * time.Millisecond) // a database query, say
+			if firstRead == nil {
+				time.Sleep(20 * time.Millisecond)
+				return req, nil
+			}
+			select {
+			case <-firstRead:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 			return req, nil
 		})
 		gsfnet.Handle(mux, gsf.SvcUserServer, quick, func(ctx context.Context, s *gsfnet.Session, req *refText) (*refText, error) {
@@ -93,12 +107,13 @@ func TestInOrderByDefault(t *testing.T) {
 		return mux
 	}
 	reqs := []int32{slow, quick, quick, slow, quick}
-	addr := refServer(t, &gsfnet.Server{Handler: newMux()})
-	if got := fmt.Sprint(pipelinedOrder(t, addr, reqs)); got != "[1 2 3 4 5]" {
+	addr := refServer(t, &gsfnet.Server{Handler: newMux(nil)})
+	if got := fmt.Sprint(pipelinedOrder(t, addr, reqs, nil)); got != "[1 2 3 4 5]" {
 		t.Errorf("default: responses to ids %s, want [1 2 3 4 5]", got)
 	}
-	addr = refServer(t, &gsfnet.Server{Handler: newMux(), OutOfOrder: true})
-	if got := pipelinedOrder(t, addr, reqs); got[0] == 1 {
+	firstRead := make(chan struct{})
+	addr = refServer(t, &gsfnet.Server{Handler: newMux(firstRead), OutOfOrder: true})
+	if got := pipelinedOrder(t, addr, reqs, firstRead); got[0] == 1 {
 		t.Errorf("OutOfOrder: responses to ids %v, want the quick ones before the slow first one", got)
 	}
 }

@@ -374,6 +374,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		srv.sessions = make(map[*Session]struct{})
 	}
 	srv.sessions[s] = struct{}{}
+	defer stateChanged()
 	if srv.MaxConnsPerIP > 0 {
 		if srv.admission.perIP == nil {
 			srv.admission.perIP = make(map[string]int)
@@ -536,6 +537,7 @@ func (s *Session) end(err error) {
 		}
 	}
 	srv.mu.Unlock()
+	stateChanged()
 }
 
 func (s *Session) isDraining() bool {
@@ -729,6 +731,7 @@ func (s *Session) freeRequest(r *request) {
 func (s *Session) freeBuf(b *[]byte) {
 	if n := len(*b); n > gsf.BaseBufferSize && s.fr.Budget != nil {
 		s.fr.Budget.Release(n)
+		stateChanged()
 	}
 	s.bufs.put(b)
 }

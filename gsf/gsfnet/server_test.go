@@ -420,6 +420,7 @@ func TestNotifies(t *testing.T) {
 			gots[i].mu.Lock()
 			gots[i].texts = append(gots[i].texts, fmt.Sprintf("%d:%s", m.Header.MsgType, b.Text))
 			gots[i].mu.Unlock()
+			changes.signal()
 		}})
 		e.echo(cs[i], "connected") // OnConnect has run
 	}
@@ -514,6 +515,7 @@ func TestMaxInFlight(t *testing.T) {
 	gate := make(chan struct{})
 	mux.HandleFunc(gsf.SvcUserServer, 1700, func(ctx context.Context, r *Request) (any, error) {
 		n := running.Add(1)
+		changes.signal()
 		for {
 			p := peak.Load()
 			if n <= p || peak.CompareAndSwap(p, n) {
@@ -536,6 +538,7 @@ func TestMaxInFlight(t *testing.T) {
 		}()
 	}
 	waitFor(t, "two handlers", func() bool { return running.Load() == 2 })
+	// A third handler that does not start is no event: a 50 ms window in which it would show.
 	time.Sleep(50 * time.Millisecond)
 	if p := peak.Load(); p != 2 {
 		t.Errorf("%d handlers ran at once, the limit is 2", p)

@@ -202,6 +202,7 @@ var errDraining = fmt.Errorf("%w: shutting down", ErrServerClosed)
 type connReader Session
 
 func (c *connReader) Read(p []byte) (int, error) {
+	stateChanged() // the FrameReader has charged the buffer budget for what it holds so far
 	s := (*Session)(c)
 	deadline, set := s.rdeadline, false
 	switch {
@@ -297,6 +298,7 @@ func (g *Group) Add(s *Session) bool {
 	if c := g.cluster(); c != nil && !was && s.srv == g.srv {
 		c.GroupJoined(g.name, s)
 	}
+	stateChanged()
 	return true
 }
 
@@ -312,6 +314,7 @@ func (g *Group) Remove(s *Session) {
 	s.mu.Lock()
 	delete(s.groups, g)
 	s.mu.Unlock()
+	stateChanged()
 }
 
 // Len returns the number of sessions in the group.
@@ -389,4 +392,5 @@ func (s *Session) leaveGroups() {
 		}
 		g.mu.Unlock()
 	}
+	stateChanged()
 }

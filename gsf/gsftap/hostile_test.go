@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -347,20 +348,69 @@ func TestProxyIdleAndPerIP(t *testing.T) {
 	}
 }
 
-// TestProxyHeavyConnection: one client pushes 256 MiB through the proxy as fast as it can
-// while 4 well-behaved clients make echo round trips; none loses a byte, and their p99 round
-// trip stays within a bound of the one measured without the heavy client (the Handler is
-// taken in turn, so the heavy client cannot keep them waiting for more than one of its
-// 32 KiB reports each, and it yields after each full read).
+// TestProxyHeavyConnection: one client pushes bytes through the proxy as fast as it can
+// while 4 well-behaved clients make 200 echo round trips each; the yardstick is the same
+// clients without the heavy one, in the same run, interleaved over 5 rounds. No client loses a
+// byte; the well-behaved clients' p99 round trip stays within a bound of the one without the
+// heavy client (the heavy stream is paced while they are active, capture/fair.go), and the
+// heavy client is paced, not starved: it still gets at least 8 MiB/s through.
 func TestProxyHeavyConnection(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: pushes 256 MiB")
+		t.Skip("-short: pushes hundreds of MiB")
 	}
 	hp := startHostileProxy(t, echoUpstream(t), nil)
-	base := runEchoClients(t, hp.addr, 4, 200, "")
+	const rounds = 5
+	var base, loaded []time.Duration
+	var excess []time.Duration // per round, loaded p99 minus the yardstick's
+	var heavyBytes int64
+	var heavyTime time.Duration
+	// Bounded in time: a proxy that starves the clients is closed after 15 s, which fails them.
+	var timedOut atomic.Bool
+	guard := time.AfterFunc(15*time.Second, func() {
+		timedOut.Store(true)
+		hp.p.Close()
+	})
+	defer guard.Stop()
+	for range rounds {
+		if timedOut.Load() {
+			t.Fatal("the rounds took more than 15 s: the proxy was closed")
+		}
+		b := runEchoClients(t, hp.addr, 4, 200, "")
+		l, n, took := runBesideHeavy(t, hp.addr)
+		base, loaded = append(base, b...), append(loaded, l...)
+		excess = append(excess, pct(l, 99)-pct(b, 99))
+		heavyBytes += n
+		heavyTime += took
+	}
+	slices.Sort(excess)
+	rate := float64(heavyBytes) / heavyTime.Seconds() / (1 << 20)
+	t.Logf("echo round trip without the heavy client: p50 %v, p99 %v; beside it: p50 %v, p99 %v; the heavy client: %.0f MiB each way in %v (%.0f MiB/s)",
+		pct(base, 50), pct(base, 99), pct(loaded, 50), pct(loaded, 99), float64(heavyBytes)/(1<<20), heavyTime.Round(time.Millisecond), rate)
+	t.Logf("p99 beside the heavy client minus without it, per round: %v", excess)
+	// The heavy client, the echo upstream and the clients share this process and the
+	// machine's 2 cores with the proxy, and the machine's load moves the yardstick by
+	// milliseconds from one round to the next (at a load of 23 on 2 cores, single rounds
+	// were 49 ms above it with pacing): the median round's p99 more than 20 ms above its
+	// yardstick catches a heavy stream that keeps the others waiting, not the CPU that the
+	// heavy stream's copies cost everyone (docs/traffic.md has the figures).
+	if med := excess[rounds/2]; med > 20*time.Millisecond {
+		t.Errorf("echo p99 beside the heavy client is %v above the one without it in the median round (bound 20ms); per round: %v", med, excess)
+	}
+	if bound := max(10*pct(base, 50), pct(base, 50)+2*time.Millisecond); pct(loaded, 50) > bound {
+		t.Errorf("echo p50 %v beside the heavy client, %v without it (bound %v)", pct(loaded, 50), pct(base, 50), bound)
+	}
+	if rate < 8 {
+		t.Errorf("the heavy client got %.1f MiB/s through beside the others: starved", rate)
+	}
+}
 
-	const heavy = 256 << 20
-	c, err := net.Dial("tcp", hp.addr)
+// runBesideHeavy runs 4 well-behaved clients of 200 echo round trips while one client pushes
+// the largest frame the length prefix can announce as fast as it can, from before they start
+// until they are done; it returns their round trips, the bytes the heavy client got back and
+// how long it pushed.
+func runBesideHeavy(t *testing.T, addr string) ([]time.Duration, int64, time.Duration) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,43 +420,51 @@ func TestProxyHeavyConnection(t *testing.T) {
 		n, _ := io.Copy(io.Discard, c)
 		back <- n
 	}()
-	pushed := make(chan error, 1)
+	stop := make(chan struct{})
+	pushed := make(chan int64, 1)
+	var pushErr error
 	go func() {
-		// The largest frame the prefix can announce: the Tap counts it off unbuffered.
+		// The Tap counts the endless frame off unbuffered.
 		chunk := bytes.Repeat([]byte{0xab}, 64<<10)
 		copy(chunk, []byte{0xff, 0xff, 0xff, 0x7f})
-		for n := 0; n < heavy; n += len(chunk) {
+		var n int64
+		defer func() { pushed <- n }()
+		for {
+			select {
+			case <-stop:
+				pushErr = c.(*net.TCPConn).CloseWrite()
+				return
+			default:
+			}
 			if _, err := c.Write(chunk); err != nil {
-				pushed <- err
+				pushErr = err
 				return
 			}
+			n += int64(len(chunk))
 		}
-		pushed <- c.(*net.TCPConn).CloseWrite()
 	}()
-	heavyStart := time.Now()
-	loaded := runEchoClients(t, hp.addr, 4, 200, "")
-	heavyDone := false
-	select {
-	case <-pushed:
-		heavyDone = true
-	default:
+	// The heavy stream is under way before the others start.
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	rtts := runEchoClients(t, addr, 4, 200, "")
+	took := time.Since(start)
+	close(stop)
+	n := <-pushed
+	if pushErr != nil {
+		t.Fatal(pushErr)
 	}
-	if err := <-pushed; err != nil {
-		t.Fatal(err)
+	if got := <-back; got != n {
+		t.Errorf("the heavy client got %d bytes back of %d", got, n)
 	}
-	if n := <-back; n != heavy {
-		t.Errorf("the heavy client got %d bytes back of %d", n, heavy)
+	return rtts, n, took
+}
+
+// pct is the p-th percentile of d.
+func pct(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
 	}
-	heavyTook := time.Since(heavyStart)
-	if heavyDone {
-		t.Log("the heavy client finished before the others: the measurement did not overlap it all")
-	}
-	// The heavy client, the echo upstream and the clients share this process and the machine's
-	// 2 cores with the proxy: the bound catches starvation, not the CPU the heavy stream costs
-	// everyone (docs/traffic.md has the figures).
-	bound := max(10*p99(base), p99(base)+100*time.Millisecond)
-	if p99(loaded) > bound {
-		t.Errorf("echo p99 %v beside the heavy client, %v without it (bound %v)", p99(loaded), p99(base), bound)
-	}
-	t.Logf("echo p99 %v without the heavy client, %v beside it (256 MiB each way in %v)", p99(base), p99(loaded), heavyTook.Round(time.Millisecond))
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return d[len(d)*p/100]
 }

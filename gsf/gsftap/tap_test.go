@@ -317,7 +317,7 @@ func TestProxyGarbage(t *testing.T) {
 		if _, err := c.Write(sent[i:min(i+5, len(sent))]); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a slow peer: the 5-byte pieces arrive (most likely) as reads of their own
 	}
 	c.(*net.TCPConn).CloseWrite()
 	if got, _ := received(); !bytes.Equal(got, sent) {

@@ -319,15 +319,18 @@ func syncAll(t *testing.T, nodes ...*testNode) {
 }
 
 // checkGoroutines waits for the goroutines to end. A goroutine's end is no event a test can
-// wait for, so this one polls.
+// wait for, so this one polls: every 10 ms, for at most 5 s, allowing 2 goroutines of slack
+// (the runtime's and the testing package's own come and go).
 func checkGoroutines(t *testing.T, before int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for n := runtime.NumGoroutine(); n > before+2; n = runtime.NumGoroutine() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines, %d before", n, before)
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines, %d before\n%s", n, before, buf)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling: see above
 	}
 }
 
