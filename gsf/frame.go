@@ -338,8 +338,11 @@ func (fr *FrameReader) fill(n int) error {
 	if fr.end-fr.start >= n {
 		return nil
 	}
-	if fr.start > 0 && len(fr.buf)-fr.start < n {
-		// Move the buffered bytes to the front, to read the rest behind them.
+	if fr.start > 0 {
+		// Move the buffered bytes (part of one frame, or none) to the front, so that the read
+		// has the whole buffer: reading into what is left behind them would cut a burst of
+		// frames that the buffer holds (a pipelining client's batch) into two reads, and a
+		// server that answers each read's frames with one write into two writes.
 		fr.end = copy(fr.buf, fr.buf[fr.start:fr.end])
 		fr.start = 0
 	}

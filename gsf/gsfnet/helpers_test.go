@@ -153,6 +153,43 @@ func (e *testEnv) dial(opts *ClientOptions) *Client {
 	return c
 }
 
+// waitStarted waits until n more msgBlock handlers have started. A handler that does not start
+// within 10 seconds fails the test with every goroutine's stack, instead of hanging it.
+func (e *testEnv) waitStarted(n int) {
+	e.t.Helper()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for i := range n {
+		select {
+		case <-e.started:
+		case <-timeout.C:
+			e.t.Fatalf("%d of %d msgBlock handlers started within 10 s\n%s", i, n, allStacks())
+		}
+	}
+}
+
+// releaseHandlers lets n msgBlock handlers return. When fewer than n are waiting for it
+// within 10 seconds, the test fails with every goroutine's stack and the server's log,
+// instead of hanging.
+func (e *testEnv) releaseHandlers(n int) {
+	e.t.Helper()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for i := range n {
+		select {
+		case e.release <- struct{}{}:
+		case <-timeout.C:
+			e.t.Fatalf("%d of %d msgBlock handlers took their release within 10 s\nserver log:\n%s\n%s", i, n, e.logs.String(), allStacks())
+		}
+	}
+}
+
+// allStacks returns the stacks of all goroutines.
+func allStacks() []byte {
+	buf := make([]byte, 1<<20)
+	return buf[:runtime.Stack(buf, true)]
+}
+
 // echo makes one call of msgEcho and checks the answer.
 func (e *testEnv) echo(c *Client, text string) {
 	e.t.Helper()

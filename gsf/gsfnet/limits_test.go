@@ -202,14 +202,22 @@ func TestClientCallTimeout(t *testing.T) {
 	if err := c2.Go(gsf.SvcUserServer, msgBlock, &Echo{Text: "slow"}, &resp).Wait(context.Background()); !errors.Is(err, ErrCallTimeout) {
 		t.Errorf("Wait: %v, want ErrCallTimeout", err)
 	}
-	<-e.started
-	p := c2.Go(gsf.SvcUserServer, msgBlock, &Echo{Text: "slow"}, &resp)
-	<-e.started
+	e.waitStarted(1) // the abandoned call's handler
+	var resp2 Echo
+	p := c2.Go(gsf.SvcUserServer, msgBlock, &Echo{Text: "slow"}, &resp2)
+	waited := make(chan error, 1)
+	go func() { waited <- p.Wait(ctx) }()
+	e.waitStarted(1)
+	// Wait is waiting, three times the client's call timeout, before the response exists.
 	time.Sleep(150 * time.Millisecond) // time passing: beyond the 50 ms CallTimeout, not a wait for an event
-	e.release <- struct{}{}
-	e.release <- struct{}{}
-	if err := p.Wait(ctx); err != nil || resp.Text != "slow" {
-		t.Errorf("a call with a deadline of its own: %v %q", err, resp.Text)
+	e.releaseHandlers(2)
+	select {
+	case err := <-waited:
+		if err != nil || resp2.Text != "slow" {
+			t.Errorf("a call with a deadline of its own: %v %q", err, resp2.Text)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("a call with a deadline of its own: Wait hangs\n%s", allStacks())
 	}
 	if c.Err() != nil || c2.Err() != nil {
 		t.Errorf("a call timeout closed the client: %v, %v", c.Err(), c2.Err())

@@ -281,7 +281,12 @@ func (s *sender) writeLoop(nonBlocking bool) {
 		var err error
 		if nonBlocking {
 			var n int
-			if n, err = s.raw.write(buf); err == nil && n < len(buf) {
+			// The raw write fails at once once the deadline a blocking write set has passed:
+			// it is moved here as for a blocking write.
+			if err = s.moveDeadline(); err == nil {
+				n, err = s.raw.write(buf)
+			}
+			if err == nil && n < len(buf) {
 				s.mu.Lock()
 				s.buf = append(buf[n:], s.buf...)
 				s.responses += responses
@@ -325,6 +330,17 @@ func (s *sender) writeLoop(nonBlocking bool) {
 // less, and then to writeTimeout and a quarter: a write may take up to a quarter longer than
 // writeTimeout before it fails.
 func (s *sender) writeBuf(buf []byte) error {
+	if err := s.moveDeadline(); err != nil {
+		return err
+	}
+	_, err := s.conn.Write(buf)
+	return err
+}
+
+// moveDeadline moves the connection's write deadline to writeTimeout and a quarter from now
+// when it leaves less than writeTimeout (see writeBuf). Non-blocking writes need it too: the
+// connection refuses any write, blocking or not, once its deadline has passed.
+func (s *sender) moveDeadline() error {
 	if s.writeTimeout > 0 {
 		if least := monoNow() + s.writeTimeout; s.deadline < least || s.deadline-least > s.writeTimeout/4 {
 			s.deadline = least + s.writeTimeout/4
@@ -333,8 +349,7 @@ func (s *sender) writeBuf(buf []byte) error {
 			}
 		}
 	}
-	_, err := s.conn.Write(buf)
-	return err
+	return nil
 }
 
 // Pooled scratch buffers: frames are encoded into one and then copied into a queue, and
