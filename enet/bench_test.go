@@ -4,18 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-var (
-	cbenchOnce sync.Once
-	cbenchPath string
+	"github.com/gamewire/gamewire/internal/harness/cenet"
 )
 
 // cENetBench runs testdata/cbench.c (C ENet 1.3.17, server and client hosts in one process
@@ -23,16 +19,7 @@ var (
 // per operation over ops operations.
 func cENetBench(b *testing.B, ops int, args ...string) (wall, cpu float64) {
 	b.Helper()
-	needCPeer(b)
-	cbenchOnce.Do(func() {
-		out := filepath.Join(cpeerDir, "cbench")
-		src, _ := filepath.Abs("testdata/cbench.c")
-		if o, err := exec.Command("gcc", "-O2", "-o", out, src, "-lenet").CombinedOutput(); err != nil {
-			b.Fatalf("building cbench: %v: %s", err, o)
-		}
-		cbenchPath = out
-	})
-	out, err := exec.Command(cbenchPath, args...).Output()
+	out, err := exec.Command(cenet.Build(b, "testdata/cbench.c"), args...).Output()
 	if err != nil {
 		b.Fatalf("cbench %v: %v", args, err)
 	}

@@ -8,64 +8,25 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
 
-// The C ENet peer of the tests (testdata/cpeer.c over Debian's libenet-dev 1.3.17), built once
-// per test run.
-var (
-	cpeerOnce sync.Once
-	cpeerPath string
-	cpeerErr  error
-	cpeerDir  string
+	"github.com/gamewire/gamewire/internal/harness/cenet"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if cpeerDir != "" {
-		os.RemoveAll(cpeerDir)
-	}
+	cenet.RemoveAll()
 	os.Exit(code)
 }
 
-// needCPeer returns the path of the built C peer, or skips the test (fails it under CI=true)
-// when gcc or libenet-dev are missing.
+// needCPeer returns the path of the C peer (testdata/cpeer.c over Debian's libenet-dev 1.3.17),
+// built once per test run, or skips the test (fails it under CI=true) when gcc or libenet-dev
+// are missing.
 func needCPeer(t testing.TB) string {
 	t.Helper()
-	cpeerOnce.Do(func() {
-		gcc, err := exec.LookPath("gcc")
-		if err != nil {
-			cpeerErr = fmt.Errorf("gcc not installed: %w", err)
-			return
-		}
-		if _, err := os.Stat("/usr/include/enet/enet.h"); err != nil {
-			cpeerErr = fmt.Errorf("libenet-dev not installed (no /usr/include/enet/enet.h)")
-			return
-		}
-		cpeerDir, err = os.MkdirTemp("", "gamewire-enet-cpeer")
-		if err != nil {
-			cpeerErr = err
-			return
-		}
-		out := filepath.Join(cpeerDir, "cpeer")
-		src, _ := filepath.Abs("testdata/cpeer.c")
-		if b, err := exec.Command(gcc, "-O2", "-o", out, src, "-lenet").CombinedOutput(); err != nil {
-			cpeerErr = fmt.Errorf("building the C ENet peer: %v: %s", err, b)
-			return
-		}
-		cpeerPath = out
-	})
-	if cpeerErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("C ENet peer: %v", cpeerErr)
-		}
-		t.Skipf("C ENet peer unavailable: %v (install gcc and libenet-dev; CI=true makes this a failure)", cpeerErr)
-	}
-	return cpeerPath
+	return cenet.Build(t, "testdata/cpeer.c")
 }
 
 // cpeer is a running C ENet peer.

@@ -6,13 +6,13 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gamewire/gamewire/internal/harness/cenet"
 )
 
 // notifyBuffer is a lockedBuffer that signals every write.
@@ -46,27 +46,11 @@ func (n *notifyBuffer) waitLog(t *testing.T, re *regexp.Regexp) []string {
 	}
 }
 
-// cENetClient builds enet/testdata/cpeer.c (a C ENet 1.3.17 peer over Debian's libenet-dev)
-// into the test's directory, or skips the test when gcc or libenet-dev are missing (fails it
-// under CI=true).
+// cENetClient builds enet/testdata/cpeer.c (a C ENet 1.3.17 peer over Debian's libenet-dev),
+// or skips the test when gcc or libenet-dev are missing (fails it under CI=true).
 func cENetClient(t *testing.T) string {
-	var why string
-	if _, err := exec.LookPath("gcc"); err != nil {
-		why = "gcc not installed"
-	} else if _, err := os.Stat("/usr/include/enet/enet.h"); err != nil {
-		why = "libenet-dev not installed"
-	}
-	if why != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("C ENet peer: %s", why)
-		}
-		t.Skipf("C ENet peer unavailable: %s (install gcc and libenet-dev)", why)
-	}
-	bin := filepath.Join(t.TempDir(), "cpeer")
-	if out, err := exec.Command("gcc", "-O2", "-o", bin, "../../enet/testdata/cpeer.c", "-lenet").CombinedOutput(); err != nil {
-		t.Fatalf("building the C ENet peer: %v: %s", err, out)
-	}
-	return bin
+	t.Helper()
+	return cenet.Build(t, "../../enet/testdata/cpeer.c")
 }
 
 // TestEnetEchoWithCENet: a stock C ENet client talks to "gamewire enet echo" and gets every kind

@@ -8,46 +8,18 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
 
-var (
-	cClientOnce sync.Once
-	cClientPath string
-	cClientErr  error
+	"github.com/gamewire/gamewire/internal/harness/cenet"
 )
 
 // needCClient builds testdata/enetmp.c against C ENet (libenet-dev), or skips the test (fails
 // it under CI=true) when gcc or libenet-dev are missing.
 func needCClient(t *testing.T) string {
 	t.Helper()
-	cClientOnce.Do(func() {
-		gcc, err := exec.LookPath("gcc")
-		if err != nil {
-			cClientErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "enetmp")
-		if err != nil {
-			cClientErr = err
-			return
-		}
-		cClientPath = filepath.Join(dir, "enetmp")
-		if out, err := exec.Command(gcc, "-O2", "-o", cClientPath, "testdata/enetmp.c", "-lenet").CombinedOutput(); err != nil {
-			cClientErr = fmt.Errorf("%v: %s", err, out)
-		}
-	})
-	if cClientErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("C ENet client: %v", cClientErr)
-		}
-		t.Skipf("C ENet client unavailable: %v (install gcc and libenet-dev; CI=true makes this a failure)", cClientErr)
-	}
-	return cClientPath
+	return cenet.Build(t, "testdata/enetmp.c")
 }
 
 // cClient is a running testdata/enetmp.
