@@ -28,7 +28,7 @@ func Explain(pkt []byte, budget *explain.Budget) (*explain.Frame, error) {
 		xe := &explain.Error{Bit: 8 * int64(len(pkt)), Msg: err.Error(), Err: err}
 		var pe *PacketError
 		if errors.As(err, &pe) {
-			xe.Bit = 8 * int64(pe.Offset)
+			xe.Bit = 8 * pe.Offset
 		}
 		fr.Err = xe
 		fr.Summary = "malformed packet"
@@ -136,7 +136,7 @@ func (e *explainer) packet(p []byte, base int, par *explain.Field) error {
 func shift(err error, base int) error {
 	if pe, ok := err.(*PacketError); ok {
 		c := *pe
-		c.Offset += base
+		c.Offset += int64(base)
 		return &c
 	}
 	return err

@@ -45,7 +45,7 @@ func FuzzExplain(f *testing.F) {
 		}
 		if err != nil {
 			var pe *PacketError
-			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(p) {
+			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > int64(len(p)) {
 				t.Fatalf("error %v (%T)", err, err)
 			}
 			return

@@ -309,7 +309,7 @@ func FuzzReplicationReceive(f *testing.F) {
 		s.sc.receive(p, pkt)
 		for _, err := range errs {
 			var pe *PacketError
-			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(pkt) {
+			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > int64(len(pkt)) {
 				t.Fatalf("error %v (%T) for % x", err, err, pkt)
 			}
 		}

@@ -122,7 +122,7 @@ var (
 type PacketError struct {
 	Peer    int32
 	Command Command
-	Offset  int
+	Offset  int64
 	Detail  string
 	Err     error
 	// Cause is the underlying error where there is one, such as the *godot.DecodeError of an
@@ -154,7 +154,7 @@ func perr(cmd Command, off int, err error, detail string, args ...any) *PacketEr
 	if len(args) > 0 {
 		detail = fmt.Sprintf(detail, args...)
 	}
-	return &PacketError{Command: cmd, Offset: off, Err: err, Detail: detail}
+	return &PacketError{Command: cmd, Offset: int64(off), Err: err, Detail: detail}
 }
 
 // ---------------------------------------------------------------------------------------------
