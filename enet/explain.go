@@ -37,7 +37,7 @@ func (o ExplainOptions) Explain(b []byte) *explain.Frame {
 		peer = fmt.Sprintf("peer %d", h.PeerID)
 	}
 	hdr.Children = []*explain.Field{
-		{Name: "sentTimeFlag", Type: "bit", Bit: 0, Bits: 1, Value: h.HasSentTime, Text: fmt.Sprint(h.HasSentTime), Note: "a sent time follows (the datagram holds reliable commands)"},
+		{Name: "sentTimeFlag", Type: "bit", Bit: 0, Bits: 1, Value: h.HasSentTime, Text: fmt.Sprint(h.HasSentTime), Note: "a sent time follows: the datagram holds reliable commands"},
 		{Name: "compressed", Type: "bit", Bit: 1, Bits: 1, Value: h.Compressed, Text: fmt.Sprint(h.Compressed)},
 		{Name: "sessionID", Type: "u2", Bit: 2, Bits: 2, Value: int64(h.SessionID), Text: fmt.Sprint(h.SessionID)},
 		{Name: "peerID", Type: "u12", Bit: 4, Bits: 12, Value: int64(h.PeerID), Text: fmt.Sprintf("%d", h.PeerID), Note: "the receiver's id for the sender: " + peer},
