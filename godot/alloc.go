@@ -193,7 +193,7 @@ func (dec *decoder) chargeN(n, size int) bool {
 
 // allocErr is the error of a charge that fails.
 func (dec *decoder) allocErr(what string, n int) error {
-	return detail(ErrAllocLimit, "%s needs %d bytes, %d of the budget left (DecodeOptions.MaxAllocBytes)", what, n, dec.bytes)
+	return detail(ErrAllocLimit, "%s needs %s, %d of the budget left (DecodeOptions.MaxAllocBytes)", what, plural(n, "byte"), dec.bytes)
 }
 
 // sizeClass rounds an allocation of n bytes up to what the runtime allocates for it: Go's size

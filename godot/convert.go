@@ -699,7 +699,7 @@ func (dec *decoder) admit(ct *ContainerType, v any) (any, bool, error) {
 	if vt, known := variantType(v); known && vt != target {
 		elems, bytes := convCost(target, v)
 		if !dec.take(elems) {
-			return nil, false, detail(ErrTooManyElements, "converting %s to %s makes %d elements", dec.d.TypeName(vt), dec.d.TypeName(target), elems)
+			return nil, false, detail(ErrTooManyElements, "converting %s to %s makes %s", dec.d.TypeName(vt), dec.d.TypeName(target), plural(elems, "element"))
 		}
 		if !dec.charge(bytes) {
 			return nil, false, dec.allocErr("converting "+dec.d.TypeName(vt)+" to "+dec.d.TypeName(target), bytes)
@@ -713,10 +713,10 @@ func (dec *decoder) admit(ct *ContainerType, v any) (any, bool, error) {
 func (dec *decoder) parseNodePath(s string) (NodePath, error) {
 	names := nodePathNames(s)
 	if !dec.take(names) {
-		return NodePath{}, detail(ErrTooManyElements, "a NodePath of %d names", names)
+		return NodePath{}, detail(ErrTooManyElements, "a NodePath of %s", plural(names, "name"))
 	}
 	if !dec.chargeN(names, 16) {
-		return NodePath{}, dec.allocErr(fmt.Sprintf("a NodePath of %d names", names), names*16)
+		return NodePath{}, dec.allocErr(fmt.Sprintf("a NodePath of %s", plural(names, "name")), names*16)
 	}
 	return ParseNodePath(s), nil
 }

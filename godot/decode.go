@@ -437,7 +437,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 	}
 	h, ok := dec.u32(p)
 	if !ok {
-		return nil, 0, dec.fail(p, 0, false, detail(ErrTruncated, "need a 4-byte header, have %d bytes", max(len(dec.buf)-p, 0)))
+		return nil, 0, dec.fail(p, 0, false, detail(ErrTruncated, "need a 4-byte header, have %s", plural(max(len(dec.buf)-p, 0), "byte")))
 	}
 	t, ok := dec.d.TypeOf(h & wire.TypeMask)
 	if !ok {
@@ -452,7 +452,7 @@ func (dec *decoder) value(p, depth int) (any, int, error) {
 		return nil, 0, dec.fail(off, t, true, err)
 	}
 	short := func(need int) (any, int, error) {
-		return fail(p, detail(ErrTruncated, "%s needs %d bytes, have %d", dec.d.TypeName(t), need, max(len(dec.buf)-p, 0)))
+		return fail(p, detail(ErrTruncated, "%s needs %s, have %d", dec.d.TypeName(t), plural(need, "byte"), max(len(dec.buf)-p, 0)))
 	}
 	flag64 := h&wire.Flag64 != 0
 	cost := int(fixedCost[t])
@@ -678,7 +678,7 @@ func (dec *decoder) countErr(err error, p, elem int) error {
 	if err == wire.ErrNegativeLength {
 		return detail(err, "count %d", int32(x))
 	}
-	return detail(err, "count %d of %d-byte elements needs %d bytes, have %d", x, elem, int64(x)*int64(elem), max(len(dec.buf)-p-4, 0))
+	return detail(err, "count %d of %d-byte elements needs %s, have %d", x, elem, plural(int(int64(x)*int64(elem)), "byte"), max(len(dec.buf)-p-4, 0))
 }
 
 // str decodes a String primitive at p.
@@ -693,7 +693,7 @@ func (dec *decoder) str(p, depth int, what string) (string, int, error) {
 			if len(dec.buf)-p < 4 {
 				return "", 0, detail(err, "%sstring length needs 4 bytes, have %d", what, max(len(dec.buf)-p, 0))
 			}
-			return "", 0, detail(err, "%sstring of %d bytes and %d padding needs %d bytes, have %d", what, x, wire.Pad(int(x)), int64(x)+int64(wire.Pad(int(x))), len(dec.buf)-p-4)
+			return "", 0, detail(err, "%sstring of %s and %d padding needs %s, have %d", what, plural(int(x), "byte"), wire.Pad(int(x)), plural(int(int64(x)+int64(wire.Pad(int(x)))), "byte"), len(dec.buf)-p-4)
 		}
 	}
 	sb, err := stringBytes(dec.d, b)
@@ -767,13 +767,13 @@ func (dec *decoder) nodePath(p, depth int) (any, int, error) {
 	names = min(names, total)
 	p += 12
 	if uint64(total)*4 > uint64(len(dec.buf)-p) {
-		return fail(p, detail(ErrTruncated, "%d names need at least %d bytes, have %d", total, uint64(total)*4, len(dec.buf)-p))
+		return fail(p, detail(ErrTruncated, "%s need at least %d bytes, have %d", plural(int(total), "name"), uint64(total)*4, len(dec.buf)-p))
 	}
 	if !dec.take(int(total)) {
-		return fail(p, detail(ErrTooManyElements, "%d names", total))
+		return fail(p, detail(ErrTooManyElements, "%s", plural(int(total), "name")))
 	}
 	if !dec.chargeN(int(total), 16) {
-		return fail(p, dec.allocErr(fmt.Sprintf("%d names", total), int(total)*16))
+		return fail(p, dec.allocErr(plural(int(total), "name"), int(total)*16))
 	}
 	var np NodePath
 	if total > 0 {
@@ -847,7 +847,7 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 		n = 0 // the engine reads the count as int32 and loops zero times
 	}
 	if int64(n)*8 > int64(len(dec.buf)-p) {
-		return fail(p, detail(ErrTruncated, "%d properties need at least %d bytes, have %d", n, int64(n)*8, len(dec.buf)-p))
+		return fail(p, detail(ErrTruncated, "%s need at least %d bytes, have %d", pluralForm(n, "property", "properties"), int64(n)*8, len(dec.buf)-p))
 	}
 	if !dec.take(n) {
 		return fail(p, detail(ErrTooManyElements, "%d properties", n))
@@ -971,20 +971,20 @@ func (dec *decoder) array(p, depth int, h uint32) (any, int, error) {
 	p += 4
 	fits := dec.countFits(n, p, 4)
 	if fits && !dec.take(n) {
-		return fail(p, detail(ErrTooManyElements, "%d elements", n))
+		return fail(p, detail(ErrTooManyElements, "%s", plural(n, "element")))
 	}
 	// The engine makes the Array typed only when the element's builtin type is not Nil, and then
 	// checks every element it adds (admit).
 	typed := elem.Kind != ContainerNone && !(elem.Kind == ContainerBuiltin && elem.Builtin == TypeNil)
 	capacity := min(n, max(len(dec.buf)-p, 0)/4)
 	if !dec.chargeN(capacity, 16) {
-		return fail(p, dec.allocErr(fmt.Sprintf("%d elements", capacity), capacity*16))
+		return fail(p, dec.allocErr(plural(capacity, "element"), capacity*16))
 	}
 	vals := dec.a.anys(capacity)
 	k := 0
 	for i := range n {
 		if !fits && !dec.take(1) {
-			return fail(p, detail(ErrTooManyElements, "%d elements", n))
+			return fail(p, detail(ErrTooManyElements, "%s", plural(n, "element")))
 		}
 		var v any
 		var next int
@@ -1319,13 +1319,13 @@ func (dec *decoder) packedStrings(p, depth int) (any, int, error) {
 		n = 0 // the engine reads the count as int32 and decodes an empty array
 	}
 	if int64(n)*4 > int64(len(dec.buf)-p) {
-		return fail(p, detail(ErrTruncated, "%d strings need at least %d bytes, have %d", n, int64(n)*4, len(dec.buf)-p))
+		return fail(p, detail(ErrTruncated, "%s need at least %d bytes, have %d", plural(n, "string"), int64(n)*4, len(dec.buf)-p))
 	}
 	if !dec.take(n) {
-		return fail(p, detail(ErrTooManyElements, "%d strings", n))
+		return fail(p, detail(ErrTooManyElements, "%s", plural(n, "string")))
 	}
 	if !dec.chargeN(n, 16) {
-		return fail(p, dec.allocErr(fmt.Sprintf("%d strings", n), n*16))
+		return fail(p, dec.allocErr(plural(n, "string"), n*16))
 	}
 	out := make([]string, n)
 	for i := range out {

@@ -111,7 +111,7 @@ func (m DecodeMode) ExplainMessages(data []byte, framing Framing, budget *explai
 			return frames[:len(frames)-1], nil
 		}
 		if uint64(n) > uint64(len(data)-off-4) {
-			err := &DecodeError{Offset: int64(off), Err: fmt.Errorf("%w: the prefix says %d bytes, %d follow", ErrTruncated, n, len(data)-off-4)}
+			err := &DecodeError{Offset: int64(off), Err: fmt.Errorf("%w: the prefix says %s, %d follow", ErrTruncated, plural(int(n), "byte"), len(data)-off-4)}
 			fr.Bits = 8 * int64(len(data)-off)
 			fr.Err = &explain.Error{Bit: 8 * int64(off), Msg: err.Error(), Err: err}
 			prefix.Err = fr.Err

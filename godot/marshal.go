@@ -370,7 +370,7 @@ func (e *encoder) raw(b []byte, r []byte) ([]byte, error) {
 		return b, &EncodeError{GoType: "godot.RawVariant", Err: detail(ErrUnsupported, "not a valid %s Variant: %v", e.d, err)}
 	}
 	if n != len(r) {
-		return b, &EncodeError{GoType: "godot.RawVariant", Err: detail(ErrUnsupported, "%d bytes after the Variant's %d", len(r)-n, n)}
+		return b, &EncodeError{GoType: "godot.RawVariant", Err: detail(ErrUnsupported, "%s after the Variant's %d", plural(len(r)-n, "byte"), n)}
 	}
 	return append(b, r...), nil
 }

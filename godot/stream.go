@@ -198,7 +198,7 @@ func (d *Decoder) ReadMessage() ([]byte, error) {
 		n = binary.LittleEndian.Uint32(d.buf[d.pos:])
 	}
 	if n > math.MaxInt32 || int(n) > d.max {
-		d.fail = fmt.Errorf("godot: %s message of %d bytes: %w (limit %d)", d.o.Framing, n, ErrTooLarge, d.max)
+		d.fail = fmt.Errorf("godot: %s message of %s: %w (limit %d)", d.o.Framing, plural(int(n), "byte"), ErrTooLarge, d.max)
 		if n > math.MaxInt32 {
 			d.fail = fmt.Errorf("godot: %s message length %#08x is negative as the engine's int32: %w", d.o.Framing, n, ErrTooLarge)
 		}
@@ -275,7 +275,7 @@ func (d *Decoder) readDatagram() ([]byte, error) {
 	d.buf = d.buf[:d.max+1]
 	n, err := d.r.Read(d.buf)
 	if n > d.max {
-		return nil, fmt.Errorf("godot: datagram of more than %d bytes: %w", d.max, ErrTooLarge)
+		return nil, fmt.Errorf("godot: datagram of more than %s: %w", plural(d.max, "byte"), ErrTooLarge)
 	}
 	if n == 0 && err != nil {
 		d.err = err
@@ -365,7 +365,7 @@ func (e *Encoder) write(b []byte) error {
 		e.buf = nil
 	}
 	if n > e.max {
-		return fmt.Errorf("godot: %s message of %d bytes: %w (limit %d)", e.o.Framing, n, ErrTooLarge, e.max)
+		return fmt.Errorf("godot: %s message of %s: %w (limit %d)", e.o.Framing, plural(n, "byte"), ErrTooLarge, e.max)
 	}
 	m, err := e.w.Write(b)
 	if err == nil && m < len(b) {

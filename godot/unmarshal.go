@@ -67,7 +67,7 @@ func (m DecodeMode) Unmarshal(data []byte, v any) error {
 		return finishPath(err)
 	}
 	if end < len(data) {
-		return &DecodeError{Offset: int64(end), Dialect: dec.d, Err: detail(ErrTrailingData, "%d bytes after the Variant's %d", len(data)-end, end)}
+		return &DecodeError{Offset: int64(end), Dialect: dec.d, Err: detail(ErrTrailingData, "%s after the Variant's %d", plural(len(data)-end, "byte"), end)}
 	}
 	return nil
 }
@@ -405,7 +405,7 @@ func (dec *decoder) mismatch(off int, t Type, pl *decPlan) error {
 }
 
 func (dec *decoder) short(off int, t Type, need int) error {
-	return dec.fail(off, t, true, detail(ErrTruncated, "%s needs %d bytes, have %d", dec.d.TypeName(t), need, max(len(dec.buf)-off, 0)))
+	return dec.fail(off, t, true, detail(ErrTruncated, "%s needs %s, have %d", dec.d.TypeName(t), plural(need, "byte"), max(len(dec.buf)-off, 0)))
 }
 
 // skip checks the Variant at off as Decode would and returns the offset after it.
@@ -859,7 +859,7 @@ func (dec *decoder) arrayInto(pl *decPlan, p uptr, off, depth int, h uint32) (in
 		return 0, dec.shortSeq(q, n, depth, TypeArray, false)
 	}
 	if !dec.take(n) {
-		return 0, dec.fail(q, TypeArray, true, detail(ErrTooManyElements, "%d elements", n))
+		return 0, dec.fail(q, TypeArray, true, detail(ErrTooManyElements, "%s", plural(n, "element")))
 	}
 	data, keep, err := dec.seqStorage(pl, p, n, true)
 	if err != nil {
@@ -921,7 +921,7 @@ func (dec *decoder) seqStorage(pl *decPlan, p uptr, n int, zero bool) (uptr, int
 		if h := (*sliceHeader)(p); h.data == nil || h.cap < n {
 			size := int(pl.elem.size)
 			if !dec.chargeN(n, size) || !dec.charge(sizeClass(n*size)-n*size) {
-				return nil, 0, dec.allocErr(fmt.Sprintf("%d elements of %s", n, pl.elem.rtype), n*size)
+				return nil, 0, dec.allocErr(fmt.Sprintf("%s of %s", plural(n, "element"), pl.elem.rtype), n*size)
 			}
 		}
 		return sliceFor(pl, p, n, zero), n, nil
@@ -985,10 +985,10 @@ func (dec *decoder) stringsInto(pl *decPlan, p uptr, off int) (int, error) {
 		n = 0 // as the engine: a negative count is an empty array
 	}
 	if int64(n)*4 > int64(len(dec.buf)-q) {
-		return 0, dec.fail(q, t, true, detail(ErrTruncated, "%d strings need at least %d bytes, have %d", n, int64(n)*4, len(dec.buf)-q))
+		return 0, dec.fail(q, t, true, detail(ErrTruncated, "%s need at least %d bytes, have %d", plural(n, "string"), int64(n)*4, len(dec.buf)-q))
 	}
 	if !dec.take(n) {
-		return 0, dec.fail(q, t, true, detail(ErrTooManyElements, "%d strings", n))
+		return 0, dec.fail(q, t, true, detail(ErrTooManyElements, "%s", plural(n, "string")))
 	}
 	data, keep, err := dec.seqStorage(pl, p, n, false)
 	if err != nil {
@@ -1023,7 +1023,7 @@ func (dec *decoder) packedElements(pl *decPlan, p uptr, off, depth int, t Type) 
 	if pl.elem.kind == dkPtr {
 		// assignValue allocates what each element points to.
 		if size := sizeClass(int(pl.elem.elem.size)); !dec.chargeN(keep, size) {
-			return 0, dec.fail(off, t, true, dec.allocErr(fmt.Sprintf("%d elements of %s", keep, pl.elem.rtype), keep*size))
+			return 0, dec.fail(off, t, true, dec.allocErr(fmt.Sprintf("%s of %s", plural(keep, "element"), pl.elem.rtype), keep*size))
 		}
 	}
 	at := func(i int) uptr { return addPtr(data, uintptr(i)*pl.elem.size) }
