@@ -99,5 +99,13 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 func (e *EncodeError) Unwrap() error { return e.Err }
 
 func underflow(op string, off, need, have uint) error {
-	return readErr(op, off, fmt.Errorf("%w: need %d bits, %d left", ErrTruncated, need, have))
+	return readErr(op, off, fmt.Errorf("%w: need %s, %d left", ErrTruncated, plural(int(need), "bit"), have))
+}
+
+// plural says n what, with an s unless n is 1: "1 bit", "2 bits".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -472,7 +472,7 @@ func (r *Reader) block(n int, op string, start uint) ([]byte, error) {
 	left := (r.end - p) >> 3
 	if uint(n) > left {
 		r.pos = start
-		return nil, readErr(op, start, fmt.Errorf("%w: %d bytes, %d left", ErrTooLong, n, left))
+		return nil, readErr(op, start, fmt.Errorf("%w: %s, %d left", ErrTooLong, plural(n, "byte"), left))
 	}
 	i := p >> 3
 	r.pos = p + uint(n)*8
@@ -579,7 +579,7 @@ func (r *Reader) ReadCount() (int, error) {
 	if n > 0 && uint(n) > r.end-r.pos {
 		left := r.end - r.pos
 		r.pos = start
-		return 0, readErr("ReadCount", start, fmt.Errorf("%w: %d elements, %d bits left", ErrTooLong, n, left))
+		return 0, readErr("ReadCount", start, fmt.Errorf("%w: %s, %s left", ErrTooLong, plural(n, "element"), plural(int(left), "bit")))
 	}
 	return n, nil
 }

@@ -89,7 +89,7 @@ func checkCount(r *Reader, start uint, op string, n, minBits int) error {
 	left := r.end - r.pos
 	if uint(n) > left/uint(minBits) {
 		r.pos = start
-		return readErr(op, start, fmt.Errorf("%w: %d elements of at least %d bits, %d bits left", ErrTooLong, n, minBits, left))
+		return readErr(op, start, fmt.Errorf("%w: %s of at least %s, %s left", ErrTooLong, plural(n, "element"), plural(minBits, "bit"), plural(int(left), "bit")))
 	}
 	return nil
 }
