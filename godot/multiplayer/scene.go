@@ -359,7 +359,7 @@ func (sc *scene) receive1(p *Peer, pkt []byte) error {
 func (sc *scene) processSys(p *Peer, pkt []byte) error {
 	if len(pkt) < sysCmdSize {
 		sc.mu.Unlock()
-		return perr(CmdSys, len(pkt), ErrTruncated, "%d bytes, need 6", len(pkt))
+		return perr(CmdSys, len(pkt), ErrTruncated, "%s, need 6", plural(len(pkt), "byte"))
 	}
 	sub := SysCommand(pkt[1])
 	id := int32(binary.LittleEndian.Uint32(pkt[2:]))

@@ -359,7 +359,7 @@ var ErrNotAuthority = errors.New("sender is not the authority")
 // callbacks to run after the lock is released, and the first error.
 func (r *replicator) receiveSync(p *Peer, pkt []byte) (after []func(), err error) {
 	if len(pkt) < 11 {
-		return nil, perr(CmdSync, len(pkt), ErrTruncated, "%d bytes, need 11", len(pkt))
+		return nil, perr(CmdSync, len(pkt), ErrTruncated, "%s, need 11", plural(len(pkt), "byte"))
 	}
 	r.gen++ // one OnSync per synchronizer per packet, however many entries name it
 	if pkt[0]&(1<<4) != 0 {
@@ -371,7 +371,7 @@ func (r *replicator) receiveSync(p *Peer, pkt []byte) (after []func(), err error
 		size := binary.LittleEndian.Uint32(pkt[off+4:])
 		off += 8
 		if size > uint32(len(pkt)-off) {
-			return after, perr(CmdSync, off-4, ErrBadPacket, "state of %d bytes, %d left", size, len(pkt)-off)
+			return after, perr(CmdSync, off-4, ErrBadPacket, "state of %s, %d left", plural(int(size), "byte"), len(pkt)-off)
 		}
 		data := pkt[off : off+int(size)]
 		s := r.findSync(p, netID)
@@ -406,7 +406,7 @@ func (r *replicator) receiveDelta(p *Peer, pkt []byte) (after []func(), err erro
 		size := binary.LittleEndian.Uint32(pkt[off+12:])
 		off += 16
 		if size > uint32(len(pkt)-off) {
-			return after, perr(CmdSync, off-4, ErrBadPacket, "delta of %d bytes, %d left", size, len(pkt)-off)
+			return after, perr(CmdSync, off-4, ErrBadPacket, "delta of %s, %d left", plural(int(size), "byte"), len(pkt)-off)
 		}
 		data := pkt[off : off+int(size)]
 		s := r.findSync(p, netID)
@@ -455,7 +455,7 @@ func (r *replicator) applyState(s *SyncState, data []byte, idx []int, base int, 
 		off += n
 	}
 	if exact && off != len(data) {
-		return perr(CmdSync, base+off, ErrBadPacket, "synchronizer %q: %d bytes after the state", s.node.path, len(data)-off)
+		return perr(CmdSync, base+off, ErrBadPacket, "synchronizer %q: %s after the state", s.node.path, plural(len(data)-off, "byte"))
 	}
 	for k, i := range idx {
 		s.vals[i] = vals[k]

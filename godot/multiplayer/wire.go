@@ -500,7 +500,7 @@ func ParseRemoteCall(p []byte) (RemoteCall, error) {
 	if rc.NodeIDSize == 4 && rc.NodeID&pathFlag != 0 {
 		ofs := int(rc.NodeID &^ pathFlag)
 		if ofs >= len(p) {
-			return rc, perr(CmdRemoteCall, 1, ErrBadPacket, "path offset %d beyond the packet's %d bytes", ofs, len(p))
+			return rc, perr(CmdRemoteCall, 1, ErrBadPacket, "path offset %d beyond the packet's %s", ofs, plural(len(p), "byte"))
 		}
 		if ofs < off {
 			return rc, perr(CmdRemoteCall, 1, ErrBadPacket, "path offset %d inside the header", ofs)
@@ -671,7 +671,7 @@ type SimplifyPath struct {
 // does: at least 38 bytes, the path up to the first NUL or the end.
 func ParseSimplifyPath(p []byte) (SimplifyPath, error) {
 	if len(p) < simplifyHead {
-		return SimplifyPath{}, perr(CmdSimplifyPath, len(p), ErrTruncated, "%d bytes, need %d", len(p), simplifyHead)
+		return SimplifyPath{}, perr(CmdSimplifyPath, len(p), ErrTruncated, "%s, need %d", plural(len(p), "byte"), simplifyHead)
 	}
 	return SimplifyPath{
 		Checksum: cstring(p[1 : 1+checksumLen]),
@@ -693,7 +693,7 @@ func AppendConfirmPath(b []byte, valid bool, cacheID uint32) []byte {
 // ParseConfirmPath parses a CONFIRM_PATH packet, which must be exactly 6 bytes.
 func ParseConfirmPath(p []byte) (valid bool, cacheID uint32, err error) {
 	if len(p) != 6 {
-		return false, 0, perr(CmdConfirmPath, 0, ErrBadPacket, "%d bytes, must be 6", len(p))
+		return false, 0, perr(CmdConfirmPath, 0, ErrBadPacket, "%s, must be 6", plural(len(p), "byte"))
 	}
 	return p[1] != 0, binary.LittleEndian.Uint32(p[2:]), nil
 }

@@ -60,7 +60,7 @@ func AppendSys(b []byte, msg SysMessage, id int32) []byte {
 // and unknown messages (ErrBadPacket), which no engine sends.
 func ParseSys(data []byte) (SysMessage, int32, error) {
 	if len(data) < HeaderBytes {
-		return 0, 0, perr(CmdSys, len(data), ErrTruncated, "SYS message of %d bytes, want 8", len(data))
+		return 0, 0, perr(CmdSys, len(data), ErrTruncated, "SYS message of %s, want 8", plural(len(data), "byte"))
 	}
 	msg := SysMessage(binary.LittleEndian.Uint32(data))
 	id := int32(binary.LittleEndian.Uint32(data[4:]))
@@ -68,7 +68,7 @@ func ParseSys(data []byte) (SysMessage, int32, error) {
 		return 0, 0, perr(CmdSys, 0, ErrBadPacket, "unknown SYS message %d", uint32(msg))
 	}
 	if len(data) > HeaderBytes {
-		return 0, 0, perr(CmdSys, HeaderBytes, ErrTrailingData, "%d bytes after the SYS message", len(data)-HeaderBytes)
+		return 0, 0, perr(CmdSys, HeaderBytes, ErrTrailingData, "%s after the SYS message", plural(len(data)-HeaderBytes, "byte"))
 	}
 	return msg, id, nil
 }
@@ -84,7 +84,7 @@ func AppendHeader(b []byte, source, target int32) []byte {
 // it carries.
 func ParseHeader(data []byte) (source, target int32, payload []byte, err error) {
 	if len(data) < HeaderBytes {
-		return 0, 0, nil, perr(CmdNone, len(data), ErrTruncated, "%d bytes, the header needs 8", len(data))
+		return 0, 0, nil, perr(CmdNone, len(data), ErrTruncated, "%s, the header needs 8", plural(len(data), "byte"))
 	}
 	return int32(binary.LittleEndian.Uint32(data)), int32(binary.LittleEndian.Uint32(data[4:])), data[HeaderBytes:], nil
 }
@@ -238,7 +238,7 @@ func (m DecodeMode) Parse(pkt []byte) (*Packet, error) {
 		return p, m.parseCall(p, pkt)
 	case CmdSimplifyPath:
 		if len(pkt) < 5 {
-			return p, perr(cmd, len(pkt), ErrTruncated, "%d bytes, need 5 and a path", len(pkt))
+			return p, perr(cmd, len(pkt), ErrTruncated, "%s, need 5 and a path", plural(len(pkt), "byte"))
 		}
 		p.CacheID = binary.LittleEndian.Uint32(pkt[1:])
 		path, n, err := cstring(cmd, pkt, 5)
@@ -285,7 +285,7 @@ func cstring(cmd Command, pkt []byte, off int) (s string, n int, err error) {
 
 func trailing(cmd Command, pkt []byte, end int) error {
 	if end < len(pkt) {
-		return perr(cmd, end, ErrTrailingData, "%d bytes after the packet's last field", len(pkt)-end)
+		return perr(cmd, end, ErrTrailingData, "%s after the packet's last field", plural(len(pkt)-end, "byte"))
 	}
 	return nil
 }
@@ -293,7 +293,7 @@ func trailing(cmd Command, pkt []byte, end int) error {
 func (m DecodeMode) parseCall(p *Packet, pkt []byte) error {
 	cmd := p.Command
 	if len(pkt) < 6 {
-		return perr(cmd, len(pkt), ErrTruncated, "%d bytes, need 6", len(pkt))
+		return perr(cmd, len(pkt), ErrTruncated, "%s, need 6", plural(len(pkt), "byte"))
 	}
 	target := binary.LittleEndian.Uint32(pkt[1:])
 	name, n, err := cstring(cmd, pkt, 5)
@@ -306,7 +306,7 @@ func (m DecodeMode) parseCall(p *Packet, pkt []byte) error {
 	if target&pathFlag != 0 {
 		ofs := int(target &^ pathFlag)
 		if ofs >= len(pkt) || ofs < off {
-			return perr(cmd, 1, ErrBadPacket, "path offset %d outside the packet's %d bytes", ofs, len(pkt))
+			return perr(cmd, 1, ErrBadPacket, "path offset %d outside the packet's %s", ofs, plural(len(pkt), "byte"))
 		}
 		path, pn, err := cstring(cmd, pkt, ofs)
 		if err != nil {
