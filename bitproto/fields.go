@@ -525,7 +525,7 @@ func EncodeFields(w *bitstream.Writer, fields []Field, values []any) error {
 		}
 	}
 	if len(values) != need {
-		return fmt.Errorf("bitproto: %d values for %d fields", len(values), need)
+		return fmt.Errorf("bitproto: %s for %s", plural(len(values), "value"), plural(need, "field"))
 	}
 	vi := 0
 	for i, f := range fields {

@@ -481,7 +481,7 @@ func (h *heap) allocObject(off, n int) error {
 func (d *decoder) count(off, n, minBits int) error {
 	if left := d.r.Remaining(); n > left/minBits {
 		_ = d.r.Seek(off)
-		return decodeErr(off, fmt.Errorf("%w: %d elements of at least %d bits, %d bits left", bitstream.ErrTooLong, n, minBits, left))
+		return decodeErr(off, fmt.Errorf("%w: %s of at least %s, %s left", bitstream.ErrTooLong, plural(n, "element"), plural(minBits, "bit"), plural(left, "bit")))
 	}
 	return nil
 }

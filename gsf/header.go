@@ -237,7 +237,7 @@ func (h *Header) UnmarshalBits(r *bitstream.Reader) error {
 	}
 	// Every entry takes at least 12 bits: a 6-bit code and a 6-bit empty string.
 	if left := r.Remaining(); n < 0 || int(n) > left/12 || n > MaxAppCodes {
-		cause := fmt.Errorf("%w: %d entries of at least 12 bits, %d bits left", bitstream.ErrTooLong, n, left)
+		cause := fmt.Errorf("%w: %s of at least 12 bits, %s left", bitstream.ErrTooLong, pluralForm(int(n), "entry", "entries"), plural(left, "bit"))
 		switch {
 		case n < 0:
 			cause = fmt.Errorf("%w: %d", bitstream.ErrNegativeLength, n)

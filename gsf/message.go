@@ -105,9 +105,9 @@ func NewBodyError(next, left int, err error) *BodyError {
 
 func (e *BodyError) Error() string {
 	if e.Left < 0 {
-		return fmt.Sprintf("%v: the value ends at bit %d, %d bits after the payload", e.Err, e.BitOffset, -e.Left)
+		return fmt.Sprintf("%v: the value ends at bit %d, %s after the payload", e.Err, e.BitOffset, plural(-e.Left, "bit"))
 	}
-	return fmt.Sprintf("%v: the value ends at bit %d, %d bits before the end of the payload", e.Err, e.BitOffset, e.Left)
+	return fmt.Sprintf("%v: the value ends at bit %d, %s before the end of the payload", e.Err, e.BitOffset, plural(e.Left, "bit"))
 }
 
 // Unwrap returns ErrTrailingBits or ErrBodyOverrun.

@@ -199,3 +199,11 @@ func plural(n int, what string) string {
 	}
 	return strconv.Itoa(n) + " " + what + "s"
 }
+
+// pluralForm says n and the noun in the form for n: "1 entry", "2 entries".
+func pluralForm(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

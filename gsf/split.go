@@ -258,7 +258,7 @@ func (s *Splitter) reportSkipped(yield func(*StreamFrame)) {
 		return
 	}
 	s.emit(yield, StreamFrame{Offset: s.skipOff, Size: s.skipped,
-		Err: &FrameError{Offset: s.skipOff, Length: -1, Err: fmt.Errorf("%w (%d bytes)", ErrResync, s.skipped)}})
+		Err: &FrameError{Offset: s.skipOff, Length: -1, Err: fmt.Errorf("%w (%s)", ErrResync, plural(int(s.skipped), "byte"))}})
 	s.skipped = 0
 }
 

@@ -411,7 +411,7 @@ func (d *describer) fill(fd *Field, path string, t *schema.Type) error {
 			per += 6
 		}
 		if left := d.r.Remaining(); n > left/per {
-			return d.fail(path, off, fmt.Errorf("%w: %d elements of at least %d bits, %d bits left", bitstream.ErrTooLong, n, per, left))
+			return d.fail(path, off, fmt.Errorf("%w: %s of at least %s, %s left", bitstream.ErrTooLong, plural(n, "element"), plural(per, "bit"), plural(left, "bit")))
 		}
 		if err := d.enter(path); err != nil {
 			return err
