@@ -166,7 +166,7 @@ func (f *godotFlags) spans(data []byte) ([]variantSpan, error) {
 				err = fmt.Errorf("%s message at byte %d: truncated: the input ends inside its length prefix or before the length it announces", fr, off)
 			case errors.Is(err, godot.ErrTooLarge):
 				// The limit is the input's size: the prefix announces more than there is.
-				err = fmt.Errorf("%s message at byte %d: truncated: its length prefix announces more than the %d bytes after it (%w)", fr, off, max(len(data)-off-4, 0), err)
+				err = fmt.Errorf("%s message at byte %d: truncated: its length prefix announces more than the %s after it (%w)", fr, off, plural(max(len(data)-off-4, 0), "byte"), err)
 			}
 			return spans, err
 		}

@@ -3,6 +3,7 @@ package godottest
 import (
 	"fmt"
 	"github.com/gamewire/gamewire/explain"
+	"strconv"
 	"strings"
 
 	"github.com/gamewire/gamewire/godot"
@@ -71,7 +72,7 @@ func HexDiff(want, got []byte, mask [][2]int) string {
 	const row = 16
 	var sb strings.Builder
 	first := FirstDifference(want, got, mask)
-	fmt.Fprintf(&sb, "want %d bytes, got %d bytes", len(want), len(got))
+	fmt.Fprintf(&sb, "want %s, got %s", plural(len(want), "byte"), plural(len(got), "byte"))
 	if first >= 0 {
 		fmt.Fprintf(&sb, ", first difference at byte %d (0x%x)", first, first)
 	} else {
@@ -181,10 +182,18 @@ func Describe(o godot.DecodeMode, data []byte, off int) string {
 		return fmt.Sprintf("byte %d: %s %s %s at %d+%d: %s", off, lastPath, last.Type, last.Name, last.Offset(), last.Len(), text)
 	}
 	if off >= len(data) {
-		return fmt.Sprintf("byte %d: past the end (%d bytes)", off, len(data))
+		return fmt.Sprintf("byte %d: past the end (%s)", off, plural(len(data), "byte"))
 	}
 	if err != nil {
 		return fmt.Sprintf("byte %d: not reached, decoding failed: %v", off, err)
 	}
 	return fmt.Sprintf("byte %d: in no field", off)
+}
+
+// plural says n what, with an s unless n is 1: "1 byte", "2 bytes".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/gamewire/gamewire/capture"
@@ -230,7 +231,7 @@ func (t *Tap) drop(c *capture.Conn, cs *connState, d capture.Direction, now time
 	cs.split[d].Lost(-1, func(f *gsf.StreamFrame) {
 		r := Record{Kind: RecordProblem, Conn: c, Dir: d, Time: now, Offset: f.Offset, Size: f.Size, Frame: f.Frame, Err: f.Err}
 		if errors.Is(f.Err, io.ErrUnexpectedEOF) {
-			r.Err = &gsf.FrameError{Offset: f.Offset, Length: -1, Err: fmt.Errorf("%w (%d bytes held)", cause, f.Size)}
+			r.Err = &gsf.FrameError{Offset: f.Offset, Length: -1, Err: fmt.Errorf("%w (%s held)", cause, plural(int(f.Size), "byte"))}
 		}
 		t.emit(cs, r)
 	})
@@ -328,4 +329,12 @@ func (t *Tap) Handle(ev *capture.Event) {
 		}
 		t.emit(cs, Record{Kind: RecordClose, Conn: ev.Conn, Time: ev.Time, Err: ev.Err})
 	}
+}
+
+// plural says n what, with an s unless n is 1: "1 byte", "2 bytes".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

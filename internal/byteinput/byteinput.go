@@ -18,6 +18,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -204,7 +205,7 @@ func detect(data []byte, maxRepeat int) ([]byte, Source, error) {
 		return data, Source{Format: Raw}, nil
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, Source{}, inputErr(ErrEmpty, "the input is only white space (%d bytes; --format raw reads them as bytes)", len(data))
+		return nil, Source{}, inputErr(ErrEmpty, "the input is only white space (%s; --format raw reads them as bytes)", plural(len(data), "byte"))
 	}
 	if b, d, ok, err := ReadDump(data, maxRepeat); ok {
 		return b, Source{Format: Hex, Dump: d, Guessed: true}, err
@@ -329,4 +330,12 @@ func article(word string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// plural says n what, with an s unless n is 1: "1 byte", "2 bytes".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
