@@ -850,10 +850,10 @@ func (dec *decoder) object(p, depth int, h uint32) (any, int, error) {
 		return fail(p, detail(ErrTruncated, "%s need at least %d bytes, have %d", pluralForm(n, "property", "properties"), int64(n)*8, len(dec.buf)-p))
 	}
 	if !dec.take(n) {
-		return fail(p, detail(ErrTooManyElements, "%d properties", n))
+		return fail(p, detail(ErrTooManyElements, "%s", pluralForm(n, "property", "properties")))
 	}
 	if size := int(sizeOf(Property{})); !dec.chargeN(n, size) {
-		return fail(p, dec.allocErr(fmt.Sprintf("%d properties", n), n*size))
+		return fail(p, dec.allocErr(pluralForm(n, "property", "properties"), n*size))
 	}
 	obj := &Object{Class: class, Properties: make([]Property, n)}
 	for i := range obj.Properties {
@@ -1071,7 +1071,7 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 	p += 4
 	fits := dec.countFits(n, p, 8)
 	if fits && !dec.take(n) {
-		return fail(p, detail(ErrTooManyElements, "%d entries", n))
+		return fail(p, detail(ErrTooManyElements, "%s", pluralForm(n, "entry", "entries")))
 	}
 	// A typed Dictionary checks each key as it is added (admit), not the values.
 	typedKey := d.Key.Kind != ContainerNone
@@ -1082,13 +1082,13 @@ func (dec *decoder) dictionary(p, depth int, h uint32) (any, int, error) {
 		size += keyIndexCost
 	}
 	if !dec.chargeN(capacity, size) {
-		return fail(p, dec.allocErr(fmt.Sprintf("%d entries", capacity), capacity*size))
+		return fail(p, dec.allocErr(pluralForm(capacity, "entry", "entries"), capacity*size))
 	}
 	d.Entries = dec.a.entryList(capacity)
 	var idx *keyIndex
 	for i := 0; i < n; i++ {
 		if !fits && !dec.take(1) {
-			return fail(p, detail(ErrTooManyElements, "%d entries", n))
+			return fail(p, detail(ErrTooManyElements, "%s", pluralForm(n, "entry", "entries")))
 		}
 		var k, v any
 		var next int

@@ -1175,7 +1175,7 @@ func (dec *decoder) dictHeader(off, depth int, h uint32) (int, int, error) {
 		return 0, 0, dec.shortSeq(q, n, depth, TypeDictionary, true)
 	}
 	if !dec.take(n) {
-		return 0, 0, dec.fail(q, TypeDictionary, true, detail(ErrTooManyElements, "%d entries", n))
+		return 0, 0, dec.fail(q, TypeDictionary, true, detail(ErrTooManyElements, "%s", pluralForm(n, "entry", "entries")))
 	}
 	return q, n, nil
 }
@@ -1191,7 +1191,7 @@ func (dec *decoder) mapValue(pl *decPlan, p uptr, off, depth int, h uint32) (int
 	ks, es := int(pl.key.size), int(pl.elem.size)
 	slot := 2*(ks+es+1) + 8
 	if !dec.chargeN(n, slot) || !dec.charge(sizeClass(ks)+sizeClass(es)) {
-		return 0, dec.fail(off, TypeDictionary, true, dec.allocErr(fmt.Sprintf("a map of %d entries", n), n*slot))
+		return 0, dec.fail(off, TypeDictionary, true, dec.allocErr("a map of "+pluralForm(n, "entry", "entries"), n*slot))
 	}
 	mv := reflect.NewAt(pl.rtype, p).Elem()
 	if mv.IsNil() {

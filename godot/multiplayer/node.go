@@ -230,7 +230,7 @@ func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
 		return err
 	}
 	if len(parts) != len(m.fn.Params) {
-		return perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s takes %d arguments, got %d", m.Name, len(m.fn.Params), len(parts))
+		return perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s takes %s, got %d", m.Name, plural(len(m.fn.Params), "argument"), len(parts))
 	}
 	in := make([]reflect.Value, 1+len(parts))
 	in[0] = reflect.ValueOf(p)

@@ -190,7 +190,7 @@ func (m *method) call(p *Peer, args [][]byte, dec godot.DecodeMode) error {
 		return nil
 	}
 	if len(args) != len(m.fn.Params) {
-		return fmt.Errorf("%w: %s takes %d arguments, got %d", ErrArgs, m.Name, len(m.fn.Params), len(args))
+		return fmt.Errorf("%w: %s takes %s, got %d", ErrArgs, m.Name, plural(len(m.fn.Params), "argument"), len(args))
 	}
 	in := make([]reflect.Value, 1+len(args))
 	in[0] = reflect.ValueOf(p)
