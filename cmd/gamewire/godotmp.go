@@ -236,17 +236,24 @@ func godotMPServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "godot mp: lobby server on ws://%s\n", ln.Addr())
+	return serveMP(ln.Addr(), srv.Shutdown, multiplayer.ErrServerClosed, func() error { return srv.Serve(ln) })
+}
+
+// serveMP runs serve until it returns; Ctrl-C (serveContext) first shuts the server down
+// gracefully with shutdown, for 5 s at most. A server closed that way (serve returns an error
+// wrapping closed) is not an error. addr is where it listens, for mpServeStarted.
+func serveMP(addr net.Addr, shutdown func(context.Context) error, closed error, serve func() error) error {
 	ctx, stop := serveContext()
 	defer stop()
-	go func() {
-		<-ctx.Done()
+	stopShutdown := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	fmt.Fprintf(stdout, "godot mp: lobby server on ws://%s\n", ln.Addr())
-	mpServeStarted(ln.Addr().String())
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, multiplayer.ErrServerClosed) {
+		shutdown(sctx)
+	})
+	defer stopShutdown()
+	mpServeStarted(addr.String())
+	if err := serve(); err != nil && !errors.Is(err, closed) {
 		return err
 	}
 	return nil

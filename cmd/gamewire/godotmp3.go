@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gamewire/gamewire/enet"
 	"github.com/gamewire/gamewire/explain"
@@ -100,27 +98,8 @@ func godot3MPServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := serveContext()
-	defer stop()
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-done:
-			return
-		}
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
 	fmt.Fprintf(stdout, "godot mp: Godot 3 lobby server on enet (udp) %s, compression %s\n", h.LocalAddr(), mode)
-	mpServeStarted(h.LocalAddr().String())
-	err = srv.Serve(h)
-	close(done)
-	if err != nil && !errors.Is(err, multiplayer3.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveMP(h.LocalAddr(), srv.Shutdown, multiplayer3.ErrServerClosed, func() error { return srv.Serve(h) })
 }
 
 // traceWriter3 writes one JSON line per ENet packet.

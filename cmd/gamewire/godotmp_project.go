@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gamewire/gamewire/godot"
 	"github.com/gamewire/gamewire/godot/multiplayer"
@@ -123,21 +120,9 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := serveContext()
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
 	fmt.Fprintf(stdout, "godot mp: serving %s (%s: %d nodes with RPCs, %d spawners) on ws://%s\n",
 		*dir, res, len(d.RPCs), len(d.Spawners), ln.Addr())
-	mpServeStarted(ln.Addr().String())
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, multiplayer.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveMP(ln.Addr(), srv.Shutdown, multiplayer.ErrServerClosed, func() error { return srv.Serve(ln) })
 }
 
 // namer explains traced packets with the project's names: node paths for path cache ids,

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/gamewire/gamewire/enet"
 	"github.com/gamewire/gamewire/godot/multiplayer"
@@ -18,18 +15,6 @@ func godotMPServeENet(addr string, srv *multiplayer.Server, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	ctx, stop := serveContext()
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
 	fmt.Fprintf(stdout, "godot mp: lobby server on enet://%s (ENetMultiplayerPeer.create_client)\n", h.LocalAddr())
-	mpServeStarted(h.LocalAddr().String())
-	if err := srv.ServeENet(h); err != nil && !errors.Is(err, multiplayer.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveMP(h.LocalAddr(), srv.Shutdown, multiplayer.ErrServerClosed, func() error { return srv.ServeENet(h) })
 }
