@@ -16,40 +16,20 @@ import (
 // gives, its RPC and input SYNC are accepted, and --explain names every packet.
 func TestEngineGodotMPServeProject(t *testing.T) {
 	godot4.Require(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	old, oldStarted := serveContext, mpServeStarted
-	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
-	addrs := make(chan string, 1)
-	mpServeStarted = func(a string) { addrs <- a }
-	t.Cleanup(func() { serveContext, mpServeStarted = old, oldStarted })
-	code := make(chan int, 1)
-	var out, logs lockedBuffer
-	go func() {
-		code <- run([]string{"godot", "mp", "serve", "--project", "../../godot/multiplayer/bomber/client",
-			"--spawn-players", "World/PlayerSpawner", "--explain", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &logs)
-	}()
-	var addr string
-	select {
-	case addr = <-addrs:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("not started: %s", logs.String())
-	}
+	m := startMPServe(t, "godot", "mp", "serve", "--project", "../../godot/multiplayer/bomber/client",
+		"--spawn-players", "World/PlayerSpawner", "--explain", "--addr", "127.0.0.1:0")
 	files := map[string][]byte{}
 	for _, f := range []string{"world.tscn", "world.gd", "player.tscn", "player.gd", "player_input.gd", "bomb.tscn", "bomb.gd", "hint.tscn", "scoreboard.gd"} {
 		files[f] = readFile(t, "../../godot/multiplayer/bomber/client/"+f)
 	}
-	script := strings.ReplaceAll(projectDriver, "__URL__", "ws://"+addr)
+	script := strings.ReplaceAll(projectDriver, "__URL__", "ws://"+m.addr)
 	rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer rcancel()
 	res, err := godot4.Run(rctx, script, files)
 	if err != nil || !slices.Contains(res.Stdout, "P END") {
 		t.Fatalf("engine: %v\n%s\n%s", err, strings.Join(res.Stdout, "\n"), strings.Join(res.Stderr, "\n"))
 	}
-	cancel()
-	if st := <-code; st != 0 {
-		t.Fatalf("exit %d: %s", st, logs.String())
-	}
+	m.stop(t)
 	var id string
 	for _, l := range res.Stdout {
 		if rest, ok := strings.CutPrefix(l, "P spawned "); ok {
@@ -62,7 +42,7 @@ func TestEngineGodotMPServeProject(t *testing.T) {
 	if id == "" {
 		t.Fatalf("no player spawned:\n%s", strings.Join(res.Stdout, "\n"))
 	}
-	text := strings.ReplaceAll(out.String(), id, "2001") // the server's peer ids are random
+	text := strings.ReplaceAll(m.out.String(), id, "2001") // the server's peer ids are random
 	for _, want := range []string{
 		"serving ../../godot/multiplayer/bomber/client (res://world.tscn: 1 nodes with RPCs, 4 spawners)",
 		"out 2001 SIMPLIFY_PATH World/PlayerSpawner = cache id 1",

@@ -15,49 +15,12 @@ import (
 // "godot mp serve --trace" serves the lobby; a Go client joins and chats; "godot mp decode" and
 // "godot mp explain" read the trace back.
 func TestGodotMPServeTraceDecode(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	old, oldStarted := serveContext, mpServeStarted
-	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
-	addrs := make(chan string, 1)
-	mpServeStarted = func(a string) { addrs <- a }
-	t.Cleanup(func() { serveContext, mpServeStarted = old, oldStarted })
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	code := make(chan int, 1)
-	var out, logs lockedBuffer
-	go func() {
-		code <- run([]string{"godot", "mp", "serve", "--addr", "127.0.0.1:0", "--trace", trace}, strings.NewReader(""), &out, &logs)
-	}()
-	var addr string
-	select {
-	case addr = <-addrs:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("not started: %s", logs.String())
-	}
-	said := make(chan string, 4)
-	node := multiplayer.MustNode("Lobby",
-		multiplayer.RPC{Name: "join", Mode: multiplayer.ModeAnyPeer}, multiplayer.RPC{Name: "say", Mode: multiplayer.ModeAnyPeer},
-		multiplayer.RPC{Name: "welcome"}, multiplayer.RPC{Name: "joined"}, multiplayer.RPC{Name: "left"},
-		multiplayer.RPC{Name: "said", Handler: func(p *multiplayer.Peer, id int32, name, text string) { said <- name + ": " + text }})
-	c, err := multiplayer.Dial(ctx, "ws://"+addr, &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{node}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-c.Connected()
-	c.RPCID(1, node, "join", "gopher")
-	c.RPCID(1, node, "say", "hello")
-	select {
-	case s := <-said:
-		if s != "gopher: hello" {
-			t.Fatal(s)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no chat")
-	}
-	c.Close(context.Background())
-	cancel()
-	if st := <-code; st != 0 {
-		t.Fatalf("exit %d: %s", st, logs.String())
-	}
+	m := startMPServe(t, "godot", "mp", "serve", "--addr", "127.0.0.1:0", "--trace", trace)
+	lobbyChat(t, func(o *multiplayer.ClientOptions) (*multiplayer.Client, error) {
+		return multiplayer.Dial(context.Background(), "ws://"+m.addr, o)
+	}, "hello")
+	m.stop(t)
 
 	var dec, errb bytes.Buffer
 	if st := run([]string{"godot", "mp", "decode", trace}, nil, &dec, &errb); st != 0 {
@@ -111,49 +74,76 @@ func TestGodotMPExplainHex(t *testing.T) {
 // TestGodotMPServeENet: "godot mp serve --transport enet" serves the lobby to a Go client over
 // ENet, as a Godot 4 client with an ENetMultiplayerPeer connects.
 func TestGodotMPServeENet(t *testing.T) {
+	m := startMPServe(t, "godot", "mp", "serve", "--transport", "enet", "--godot", "4", "--addr", "127.0.0.1:0")
+	lobbyChat(t, func(o *multiplayer.ClientOptions) (*multiplayer.Client, error) {
+		return multiplayer.DialENet(context.Background(), m.addr, o)
+	}, "hello over ENet")
+	m.stop(t)
+	if !strings.Contains(m.out.String(), "enet://127.0.0.1:") {
+		t.Errorf("output: %s", m.out.String())
+	}
+}
+
+// mpServe is "gamewire godot mp serve …" running in this process (startMPServe).
+type mpServe struct {
+	addr      string       // where it listens, as mpServeStarted got it
+	out, logs lockedBuffer // its standard output and error
+	cancel    context.CancelFunc
+	code      chan int
+}
+
+// startMPServe runs "gamewire <args>" (a godot mp serve command) in this process and waits until
+// it listens; stop ends it as Ctrl-C would.
+func startMPServe(t *testing.T, args ...string) *mpServe {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	old, oldStarted := serveContext, mpServeStarted
 	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	addrs := make(chan string, 1)
 	mpServeStarted = func(a string) { addrs <- a }
-	t.Cleanup(func() { serveContext, mpServeStarted = old, oldStarted })
-	code := make(chan int, 1)
-	var out, logs lockedBuffer
-	go func() {
-		code <- run([]string{"godot", "mp", "serve", "--transport", "enet", "--godot", "4", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &logs)
-	}()
-	var addr string
+	t.Cleanup(func() { cancel(); serveContext, mpServeStarted = old, oldStarted })
+	m := &mpServe{cancel: cancel, code: make(chan int, 1)}
+	go func() { m.code <- run(args, strings.NewReader(""), &m.out, &m.logs) }()
 	select {
-	case addr = <-addrs:
+	case m.addr = <-addrs:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("not started: %s", logs.String())
+		t.Fatalf("not started: %s", m.logs.String())
 	}
+	return m
+}
+
+// stop ends the server as Ctrl-C would and fails t unless it exits with status 0.
+func (m *mpServe) stop(t *testing.T) {
+	t.Helper()
+	m.cancel()
+	if st := <-m.code; st != 0 {
+		t.Fatalf("exit %d: %s", st, m.logs.String())
+	}
+}
+
+// lobbyChat joins the lobby as "gopher" with a Go client that dial connects, says text and waits
+// until the lobby says it back.
+func lobbyChat(t *testing.T, dial func(*multiplayer.ClientOptions) (*multiplayer.Client, error), text string) {
+	t.Helper()
 	said := make(chan string, 4)
 	node := multiplayer.MustNode("Lobby",
 		multiplayer.RPC{Name: "join", Mode: multiplayer.ModeAnyPeer}, multiplayer.RPC{Name: "say", Mode: multiplayer.ModeAnyPeer},
 		multiplayer.RPC{Name: "welcome"}, multiplayer.RPC{Name: "joined"}, multiplayer.RPC{Name: "left"},
 		multiplayer.RPC{Name: "said", Handler: func(p *multiplayer.Peer, id int32, name, text string) { said <- name + ": " + text }})
-	c, err := multiplayer.DialENet(ctx, addr, &multiplayer.ClientOptions{Nodes: []*multiplayer.Node{node}})
+	c, err := dial(&multiplayer.ClientOptions{Nodes: []*multiplayer.Node{node}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-c.Connected()
 	c.RPCID(1, node, "join", "gopher")
-	c.RPCID(1, node, "say", "hello over ENet")
+	c.RPCID(1, node, "say", text)
 	select {
 	case s := <-said:
-		if s != "gopher: hello over ENet" {
+		if s != "gopher: "+text {
 			t.Fatal(s)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no chat")
 	}
 	c.Close(context.Background())
-	cancel()
-	if st := <-code; st != 0 {
-		t.Fatalf("exit %d: %s", st, logs.String())
-	}
-	if !strings.Contains(out.String(), "enet://127.0.0.1:") {
-		t.Errorf("output: %s", out.String())
-	}
 }
