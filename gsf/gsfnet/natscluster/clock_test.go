@@ -51,6 +51,28 @@ func TestDeliveryTimeoutClockSkew(t *testing.T) {
 	}
 }
 
+// TestClockFromSessionEvents: a peer whose session events arrived on time but whose first
+// heartbeat was held up by a stall (sent as the NATS server stopped, delivered 3 s later with
+// the notifies of the stall) does not make those notifies look on time. Session events are
+// clock samples too, so the late heartbeat is not taken for the usual delay; CI once saw every
+// held-up notify delivered because only heartbeats counted.
+func TestClockFromSessionEvents(t *testing.T) {
+	n := quietNode(t, time.Second)
+	ctl := func(kind string, seq uint64, sent time.Time) {
+		b, _ := json.Marshal(ctlMsg{Node: "b", Inst: "1", Kind: kind, Seq: seq, Sess: 1, User: "ann", Sent: sent.UnixNano()})
+		n.onControl(&nats.Msg{Subject: n.ctlSubj + kind + ".b", Data: b})
+	}
+	ctl("on", 1, time.Now()) // ann logs in on b: on time
+	stalled := time.Now().Add(-3 * time.Second)
+	ctl("hb", 1, stalled) // the heartbeat sent as the server stopped, arriving now
+	m := nats.NewMsg("x")
+	m.Header.Set(hdrOrigin, "b")
+	m.Header.Set(hdrSent, strconv.FormatInt(stalled.Add(-time.Millisecond).UnixNano(), 10))
+	if !n.tooLate(m) {
+		t.Error("a notify held up 3 s by a stall is delivered: the stalled heartbeat was taken for the usual delay")
+	}
+}
+
 // TestBadControlLogBounded: 10 000 malformed control messages make a log line or two, not
 // 10 000: the log does not grow faster than what arrives.
 func TestBadControlLogBounded(t *testing.T) {

@@ -74,7 +74,8 @@ type Options struct {
 	// DeliveryTimeout is how late a notify from another node may reach this node: one sent
 	// longer ago is dropped, not delivered (the notifies sent during a stall before it was
 	// noticed arrive when the server resumes). Lateness is measured against the sender's
-	// clock, corrected by the smallest delay seen on its recent heartbeats, so clocks need not
+	// clock, corrected by the smallest delay seen on its recent control messages (heartbeats,
+	// session events), so clocks need not
 	// agree (default DefaultDeliveryTimeout; a negative value delivers however late).
 	DeliveryTimeout time.Duration
 	// OnEvent, if set, is called with every presence event, one at a time in the order the node
@@ -342,7 +343,7 @@ type ctlMsg struct {
 	Inst  string `json:"i"`
 	Kind  string `json:"k"` // "hb", "bye", "on", "off", "join", "leave", "close"
 	Seq   uint64 `json:"q"`
-	Sent  int64  `json:"t,omitempty"` // a heartbeat's send time, Unix nanoseconds
+	Sent  int64  `json:"t,omitempty"` // when the node sent it, Unix nanoseconds (every kind: each one on time is a clock sample)
 	Sess  uint64 `json:"s,omitempty"`
 	User  string `json:"u,omitempty"`
 	Group string `json:"g,omitempty"`
@@ -351,7 +352,7 @@ type ctlMsg struct {
 // publishLocked sends a control message of this node. n.mu is held, so that messages leave in
 // the order of their numbers.
 func (n *Node) publishLocked(m ctlMsg) {
-	m.Node, m.Inst = n.opts.Node, n.inst
+	m.Node, m.Inst, m.Sent = n.opts.Node, n.inst, time.Now().UnixNano()
 	b, _ := json.Marshal(m)
 	if err := n.nc.Publish(n.ctlSubj+m.Kind+"."+n.opts.Node, b); err != nil {
 		n.log.Warn("natscluster: publish", "kind", m.Kind, "err", err)
@@ -376,14 +377,18 @@ func (n *Node) heartbeats() {
 	defer n.done.Done()
 	t := time.NewTicker(n.opts.HeartbeatInterval)
 	defer t.Stop()
-	for {
-		select {
-		case <-n.stop:
-			return
-		case <-t.C:
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-n.stop:
+				return
+			case <-t.C:
+			}
 		}
+		// The first one at once: the other nodes learn of this one, and have a sample of its
+		// clock, before the first interval is over.
 		n.mu.Lock()
-		n.publishLocked(ctlMsg{Kind: "hb", Seq: n.seq, Sent: time.Now().UnixNano()})
+		n.publishLocked(ctlMsg{Kind: "hb", Seq: n.seq})
 		n.reapLocked(time.Now())
 		n.mu.Unlock()
 	}
@@ -424,7 +429,11 @@ func (n *Node) onControl(msg *nats.Msg) {
 	if n.closed {
 		return
 	}
-	if m.Kind == "hb" && m.Sent != 0 {
+	if m.Sent != 0 {
+		// Every control message is a sample of the peer's clock offset and latency, not only
+		// heartbeats: a node that starts and is stalled before its first heartbeat arrived
+		// would otherwise take the stalled heartbeat's delay for the usual one, and deliver
+		// the notifies held up with it (TestStalledNATS saw this in CI).
 		now := time.Now().UnixNano()
 		c := n.clockLocked(m.Node)
 		if v := n.peers[m.Node]; v != nil && v.inst != m.Inst {
