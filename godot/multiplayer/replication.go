@@ -2,6 +2,7 @@ package multiplayer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -124,12 +125,16 @@ type SyncConfig struct {
 }
 
 // Scene declares a scene that a spawner spawns: its resource path, its synchronizers in tree
-// order, and the nodes in it that have RPCs (paths relative to the scene's root, "." for the
-// root itself).
+// order, the nodes in it that have RPCs and the spawners in it (paths relative to the scene's
+// root, "." for the root itself).
 type Scene struct {
 	Path          string
 	Synchronizers []*SyncConfig
 	Nodes         []*Node
+	// Spawners are the MultiplayerSpawners inside the scene (nested spawners), with Path and
+	// SpawnPath relative to the scene's root. Every entity of the scene gets its own copy of
+	// each, at its path (Entity.SpawnerAt), to Spawn with; they go with the entity.
+	Spawners []*Spawner
 }
 
 // Spawner declares a MultiplayerSpawner whose authority is the server.
@@ -148,7 +153,36 @@ type Spawner struct {
 	// peer_disconnected (the engine frees only the nodes a disconnected peer spawned itself).
 	DespawnOnDisconnect bool
 
-	node *Node
+	node   *Node
+	entity *Entity // the entity whose scene holds a nested spawner; nil for the Server's own
+}
+
+// validateScene checks the synchronizers of sc and of the scenes its nested spawners spawn
+// (each scene once: a scene may spawn itself further down).
+func validateScene(sc *Scene, seen map[*Scene]bool) error {
+	if sc == nil || seen[sc] {
+		return nil
+	}
+	seen[sc] = true
+	for _, c := range sc.Synchronizers {
+		if err := c.validate(); err != nil {
+			return fmt.Errorf("scene %q synchronizer %q: %w", sc.Path, c.Path, err)
+		}
+	}
+	for _, sp := range sc.Spawners {
+		if sp == nil || sp.Path == "" || sp.SpawnPath == "" || strings.HasPrefix(sp.Path, "..") || strings.HasPrefix(sp.SpawnPath, "..") {
+			return fmt.Errorf("scene %q: a nested spawner needs its Path and SpawnPath inside the scene", sc.Path)
+		}
+		if len(sp.Scenes) >= CustomScene {
+			return fmt.Errorf("scene %q spawner %q: %d scenes (at most %d)", sc.Path, sp.Path, len(sp.Scenes), CustomScene-1)
+		}
+		for _, inner := range append(slices.Clone(sp.Scenes), sp.Custom) {
+			if err := validateScene(inner, seen); err != nil {
+				return fmt.Errorf("spawner %q: %w", sp.Path, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (c *SyncConfig) validate() error {

@@ -182,14 +182,10 @@ func (s *Server) addSpawnerLocked(r *replicator, sp *Spawner) error {
 	if len(sp.Scenes) >= CustomScene {
 		return fmt.Errorf("multiplayer: spawner %q: %d scenes (at most %d)", sp.Path, len(sp.Scenes), CustomScene-1)
 	}
+	seen := map[*Scene]bool{}
 	for _, sc := range append(slices.Clone(sp.Scenes), sp.Custom) {
-		if sc == nil {
-			continue
-		}
-		for _, c := range sc.Synchronizers {
-			if err := c.validate(); err != nil {
-				return fmt.Errorf("multiplayer: spawner %q scene %q synchronizer %q: %w", sp.Path, sc.Path, c.Path, err)
-			}
+		if err := validateScene(sc, seen); err != nil {
+			return fmt.Errorf("multiplayer: spawner %q: %w", sp.Path, err)
 		}
 	}
 	n, err := NewNode(sp.Path)
@@ -266,11 +262,14 @@ type Entity struct {
 	owner   int32
 	arg     []byte // the custom spawn argument, compressed
 	syncs   []*SyncState
-	nodes   []*Node // the entity's nodes in the path cache (RPC nodes and synchronizers)
+	nodes   []*Node    // the entity's nodes in the path cache (RPC nodes, synchronizers, spawners)
+	parent  *Entity    // the entity whose nested spawner spawned this one, or nil
+	nested  []*Spawner // its copies of the scene's nested spawners
 
 	// guarded by sc.mu
-	netID uint32
-	gone  bool
+	netID    uint32
+	gone     bool
+	children []*Entity // entities its nested spawners spawned, in spawn order
 }
 
 // SpawnOptions are the optional parts of a spawn.
@@ -331,6 +330,22 @@ func (e *Entity) Node(path string) *Node {
 	return nil
 }
 
+// SpawnerAt returns the entity's copy of the nested spawner at path (relative to the entity, as
+// in the Scene's Spawners), to Spawn entities under the entity with; nil if the scene has none
+// there.
+func (e *Entity) SpawnerAt(path string) *Spawner {
+	want := joinPath(e.path, path)
+	for _, sp := range e.nested {
+		if sp.Path == want {
+			return sp
+		}
+	}
+	return nil
+}
+
+// Parent returns the entity whose nested spawner spawned e, or nil.
+func (e *Entity) Parent() *Entity { return e.parent }
+
 // Synchronizers returns the entity's synchronizers in scene order.
 func (e *Entity) Synchronizers() []*SyncState { return slices.Clone(e.syncs) }
 
@@ -349,7 +364,7 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	if name == "" || !validNodeName(name) {
 		return nil, fmt.Errorf("multiplayer: spawn: invalid node name %q", name)
 	}
-	e := &Entity{r: r, spawner: sp, name: name, path: joinPath(sp.SpawnPath, name), owner: opts.Owner}
+	e := &Entity{r: r, spawner: sp, name: name, path: joinPath(sp.SpawnPath, name), owner: opts.Owner, parent: sp.entity}
 	if scene == "" {
 		if sp.Custom == nil {
 			return nil, fmt.Errorf("multiplayer: spawner %q has no custom spawn", sp.Path)
@@ -389,6 +404,10 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 		e.nodes = append(e.nodes, n)
 		e.syncs = append(e.syncs, newSyncState(r, c, e, n, auth))
 	}
+	for _, t := range e.scene.Spawners {
+		e.nested = append(e.nested, &Spawner{Path: joinPath(e.path, t.Path), SpawnPath: joinPath(e.path, t.SpawnPath),
+			Scenes: t.Scenes, Custom: t.Custom, DespawnOnDisconnect: t.DespawnOnDisconnect, entity: e})
+	}
 	if opts.State != nil {
 		for _, st := range e.syncs {
 			if err := st.SetState(opts.State); err != nil {
@@ -400,6 +419,9 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if r.spawners[sp.Path] != sp {
+		if sp.entity != nil {
+			return nil, fmt.Errorf("multiplayer: spawner %q: its entity was despawned", sp.Path)
+		}
 		return nil, fmt.Errorf("multiplayer: spawner %q was not added to the server", sp.Path)
 	}
 	if r.byPath[e.path] != nil {
@@ -411,9 +433,28 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 			return nil, fmt.Errorf("multiplayer: spawn: node %q exists", n.path)
 		}
 	}
+	for _, c := range e.nested {
+		if r.spawners[c.Path] != nil {
+			return nil, fmt.Errorf("multiplayer: spawn: a spawner %q exists", c.Path)
+		}
+	}
 	r.byPath[e.path] = e
 	for _, n := range e.nodes {
 		sc.nodes[n.path] = n
+	}
+	// The nested spawners: a spawner whose script has RPCs is one of the entity's nodes already.
+	for _, c := range e.nested {
+		if n := sc.nodes[c.Path]; n != nil {
+			c.node = n
+		} else {
+			c.node = &Node{path: c.Path, byName: map[string]*method{}, checksum: Checksum(nil), authority: 1}
+			sc.nodes[c.Path] = c.node
+			e.nodes = append(e.nodes, c.node)
+		}
+		r.spawners[c.Path] = c
+	}
+	if e.parent != nil {
+		e.parent.children = append(e.parent.children, e)
 	}
 	// The synchronizers enter the tree (on_replication_start), then the node is ready and
 	// spawned (_node_ready).
@@ -468,6 +509,23 @@ func (r *replicator) despawn(e *Entity) {
 		return
 	}
 	e.gone = true
+	// The entities of its nested spawners leave the tree first, the last one first, as the
+	// engine's children exit before their parent (Node::_propagate_exit_tree): each one's
+	// DESPAWN goes before the entity's.
+	for i := len(e.children) - 1; i >= 0; i-- {
+		r.despawn(e.children[i])
+	}
+	e.children = nil
+	for _, c := range e.nested {
+		if r.spawners[c.Path] == c {
+			delete(r.spawners, c.Path)
+		}
+	}
+	if p := e.parent; p != nil {
+		if i := slices.Index(p.children, e); i >= 0 {
+			p.children = slices.Delete(p.children, i, i+1)
+		}
+	}
 	pkt := binary.LittleEndian.AppendUint32([]byte{byte(CmdDespawn)}, e.netID)
 	for id, rp := range r.peers {
 		if rp.spawned[e] {
@@ -568,6 +626,9 @@ func (r *replicator) updateSpawnVisibility(peer int32, e *Entity) {
 			return
 		}
 		v := vis(id)
+		if e.parent != nil && !rp.spawned[e.parent] {
+			v = false // the peer has not the node it would go under
+		}
 		if v == rp.spawned[e] {
 			return
 		}
@@ -595,9 +656,26 @@ func (r *replicator) updateSpawnVisibility(peer int32, e *Entity) {
 	if len(toDespawn) > 0 {
 		pkt := binary.LittleEndian.AppendUint32([]byte{byte(CmdDespawn)}, e.netID)
 		for _, id := range toDespawn {
+			// The peer frees the entity's nested entities with it: they are no longer its.
+			forgetChildren(r.peers[id], e)
 			delete(r.peers[id].spawned, e)
 			r.sc.sendCommand(id, pkt)
 		}
+	}
+	// The nested entities follow their parent to the peers that now have it.
+	for _, id := range toSpawn {
+		for _, c := range e.children {
+			r.updateSpawnVisibility(id, c)
+		}
+	}
+}
+
+// forgetChildren marks the nested entities of e as not spawned to rp, without packets: the
+// peer frees them with e.
+func forgetChildren(rp *replPeer, e *Entity) {
+	for _, c := range e.children {
+		forgetChildren(rp, c)
+		delete(rp.spawned, c)
 	}
 }
 
