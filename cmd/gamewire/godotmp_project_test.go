@@ -30,6 +30,9 @@ func TestEngineGodotMPServeProject(t *testing.T) {
 		t.Fatalf("engine: %v\n%s\n%s", err, strings.Join(res.Stdout, "\n"), strings.Join(res.Stderr, "\n"))
 	}
 	m.stop(t)
+	if !slices.Contains(res.Stdout, "P score synchronized bombs=0") {
+		t.Errorf("the client's scoreboard synchronizer got no SYNC from the server:\n%s", strings.Join(res.Stdout, "\n"))
+	}
 	var id string
 	for _, l := range res.Stdout {
 		if rest, ok := strings.CutPrefix(l, "P spawned "); ok {
@@ -44,7 +47,13 @@ func TestEngineGodotMPServeProject(t *testing.T) {
 	}
 	text := strings.ReplaceAll(m.out.String(), id, "2001") // the server's peer ids are random
 	for _, want := range []string{
-		"serving ../../godot/multiplayer/bomber/client (res://world.tscn: 1 nodes with RPCs, 4 spawners)",
+		"serving ../../godot/multiplayer/bomber/client (res://world.tscn: 1 nodes with RPCs, 4 spawners, 1 synchronizers)",
+		// The scoreboard's synchronizer is in the world scene (path based): the server sends its
+		// state, the project's defaults, once the client confirmed its path.
+		"out 2001 SIMPLIFY_PATH World/Scoreboard/ScoreSync = cache id",
+		"in  2001 CONFIRM_PATH World/Scoreboard/ScoreSync valid=true",
+		"World/Scoreboard/ScoreSync bombs=0",
+		"out 2001 delta SYNC World/Scoreboard/ScoreSync last_bomber=0",
 		"out 2001 SIMPLIFY_PATH World/PlayerSpawner = cache id 1",
 		`out 2001 SPAWN by World/PlayerSpawner: "2001" net id 1 scene res://player.tscn state position=Vector2(0, 0) hp=0 label=""`,
 		"out 2001 SYNC t=1 World/Players/2001/ServerSync position=",
@@ -75,6 +84,9 @@ func main() -> void:
 	get_tree().set_multiplayer(mp, root.get_path())
 	world.get_node("PlayerSpawner").spawned.connect(func(n):
 		print("P spawned %s pos=%s hp=%d label=%s" % [n.name, n.position, n.hp, n.label]))
+	world.get_node("Scoreboard").bombs = -1 # so that the server's SYNC shows
+	world.get_node("Scoreboard/ScoreSync").synchronized.connect(func():
+		print("P score synchronized bombs=%d" % world.get_node("Scoreboard").bombs), CONNECT_ONE_SHOT)
 	var peer := WebSocketMultiplayerPeer.new()
 	peer.create_client("__URL__")
 	mp.multiplayer_peer = peer

@@ -380,7 +380,7 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 	if err != nil {
 		return nil, err
 	}
-	spawned := map[string]bool{} // scenes the spawners spawn: their nodes are not in the tree
+	scenes := map[string]*multiplayer.Scene{} // the spawnable scenes laid out, each once
 	for _, n := range nodes {
 		full := join(at, n.Path)
 		d.Where[full] = fmt.Sprintf("%s:%d", n.file, n.Line)
@@ -395,12 +395,13 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 		}
 		switch n.Type {
 		case "MultiplayerSpawner":
-			sp, err := p.spawner(n, full)
+			spawnPath, err := nodePathProp(n, "spawn_path", "")
 			if err != nil {
 				return nil, err
 			}
-			for _, s := range sp.Scenes {
-				spawned[s.Path] = true
+			sp, err := p.spawner(n, full, relPath(full, spawnPath), scenes)
+			if err != nil {
+				return nil, err
 			}
 			d.Spawners = append(d.Spawners, sp)
 		case "MultiplayerSynchronizer":
@@ -492,6 +493,9 @@ func join(a, b string) string {
 
 // relPath resolves a NodePath written on the node at from (both relative to /root).
 func relPath(from, rel string) string {
+	if abs, ok := strings.CutPrefix(rel, "/root/"); ok {
+		return relPath("", abs)
+	}
 	var parts []string
 	if from != "" && from != "." {
 		parts = strings.Split(from, "/")
@@ -510,6 +514,28 @@ func relPath(from, rel string) string {
 	return strings.Join(parts, "/")
 }
 
+// relPathIn resolves rel written on the node at from, both relative to a scene's root; inside
+// is false if the path leaves the scene.
+func relPathIn(from, rel string) (path string, inside bool) {
+	if strings.HasPrefix(rel, "/") {
+		return "", false
+	}
+	parts := strings.Split(join(from, rel), "/")
+	depth := 0
+	for _, seg := range parts {
+		switch seg {
+		case "", ".":
+		case "..":
+			if depth--; depth < 0 {
+				return "", false
+			}
+		default:
+			depth++
+		}
+	}
+	return relPath(from, rel), true
+}
+
 func nodePathProp(n *SceneNode, key, def string) (string, error) {
 	v, ok := n.Props[key]
 	if !ok {
@@ -522,15 +548,13 @@ func nodePathProp(n *SceneNode, key, def string) (string, error) {
 	return args[0], nil
 }
 
-func (p *Project) spawner(n *SceneNode, full string) (*multiplayer.Spawner, error) {
-	spawnPath, err := nodePathProp(n, "spawn_path", "")
-	if err != nil {
-		return nil, err
-	}
-	if spawnPath == "" {
+// spawner reads the MultiplayerSpawner n declared at path full whose spawn_path resolves to
+// spawnPath; scenes holds the spawnable scenes already laid out.
+func (p *Project) spawner(n *SceneNode, full, spawnPath string, scenes map[string]*multiplayer.Scene) (*multiplayer.Spawner, error) {
+	if v, _ := nodePathProp(n, "spawn_path", ""); v == "" {
 		return nil, fmt.Errorf("%s:%d: spawner %s has no spawn_path", n.file, n.Line, n.Path)
 	}
-	sp := &multiplayer.Spawner{Path: full, SpawnPath: relPath(full, spawnPath)}
+	sp := &multiplayer.Spawner{Path: full, SpawnPath: spawnPath}
 	if v, ok := n.Props["_spawnable_scenes"]; ok {
 		name, args, ok := call(v)
 		if !ok || name != "PackedStringArray" {
@@ -538,7 +562,7 @@ func (p *Project) spawner(n *SceneNode, full string) (*multiplayer.Spawner, erro
 		}
 		for _, a := range args {
 			res := p.resolve(a)
-			scene, err := p.spawnable(res)
+			scene, err := p.spawnable(res, scenes)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: spawner %s: %w", n.file, n.Line, n.Path, err)
 			}
@@ -548,15 +572,20 @@ func (p *Project) spawner(n *SceneNode, full string) (*multiplayer.Spawner, erro
 	return sp, nil
 }
 
-// spawnable lays out a spawnable scene: its nodes with RPCs and its synchronizers, relative to
-// its root. A synchronizer under a node the scene's scripts give to the peer named by the
-// entity (set_multiplayer_authority(str(name).to_int())) has AuthorityOwner.
-func (p *Project) spawnable(res string) (*multiplayer.Scene, error) {
+// spawnable lays out a spawnable scene: its nodes with RPCs, its synchronizers and its nested
+// spawners, relative to its root; scenes holds those already laid out (a scene may spawn
+// itself further down). A synchronizer under a node the scene's scripts give to the peer
+// named by the entity (set_multiplayer_authority(str(name).to_int())) has AuthorityOwner.
+func (p *Project) spawnable(res string, scenes map[string]*multiplayer.Scene) (*multiplayer.Scene, error) {
+	if sc := scenes[res]; sc != nil {
+		return sc, nil
+	}
 	nodes, err := p.flatten(res, 0)
 	if err != nil {
 		return nil, err
 	}
 	sc := &multiplayer.Scene{Path: res}
+	scenes[res] = sc
 	var owned []string // paths relative to the scene root
 	for _, n := range nodes {
 		if n.Script == "" {
@@ -594,6 +623,21 @@ func (p *Project) spawnable(res string) (*multiplayer.Scene, error) {
 				}
 			}
 			sc.Synchronizers = append(sc.Synchronizers, cfg)
+		}
+		if n.Type == "MultiplayerSpawner" {
+			rel, err := nodePathProp(n, "spawn_path", "")
+			if err != nil {
+				return nil, err
+			}
+			spawnPath, inside := relPathIn(n.Path, rel)
+			if !inside {
+				return nil, fmt.Errorf("%s:%d: spawner %s: spawn_path %q leaves the spawned scene %s (a nested spawner spawns under its entity)", n.file, n.Line, n.Path, rel, res)
+			}
+			sp, err := p.spawner(n, n.Path, spawnPath, scenes)
+			if err != nil {
+				return nil, err
+			}
+			sc.Spawners = append(sc.Spawners, sp)
 		}
 	}
 	return sc, nil
@@ -700,9 +744,10 @@ func (d *Declarations) Nodes() ([]*multiplayer.Node, error) {
 	return out, nil
 }
 
-// Apply adds the declarations to a Server that has not started serving: the nodes to Nodes and
-// the spawners to Spawners. The synchronizers outside spawned scenes (Synchronizers) are left to
-// the program, to add with Server.AddSynchronizer once it has set their authority and handlers.
+// Apply adds the declarations to a Server that has not started serving: the nodes to Nodes,
+// the spawners to Spawners and the synchronizers outside spawned scenes to Synchronizers (the
+// server sends the state of those whose authority it is, from each property's Default until
+// Server.Synchronizer(path).Set changes it, as the game's server would).
 func (d *Declarations) Apply(s *multiplayer.Server) error {
 	nodes, err := d.Nodes()
 	if err != nil {
@@ -710,5 +755,6 @@ func (d *Declarations) Apply(s *multiplayer.Server) error {
 	}
 	s.Nodes = append(s.Nodes, nodes...)
 	s.Spawners = append(s.Spawners, d.Spawners...)
+	s.Synchronizers = append(s.Synchronizers, d.Synchronizers...)
 	return nil
 }
