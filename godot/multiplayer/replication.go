@@ -86,6 +86,21 @@ func (p Property) Name() string {
 	return p.Path
 }
 
+// VisibilityUpdate is a synchronizer's visibility_update_mode, with the engine's values.
+type VisibilityUpdate uint8
+
+// The visibility update modes.
+const (
+	// VisibilityIdle (VISIBILITY_PROCESS_IDLE, the default) runs the filter every tick, after
+	// the tick's SYNCs, as the engine runs it every process frame after the network frame.
+	VisibilityIdle VisibilityUpdate = 0
+	// VisibilityPhysics (VISIBILITY_PROCESS_PHYSICS) runs it every tick too: the server has no
+	// physics frame (at the engine's default 60 Hz both frames come as often).
+	VisibilityPhysics VisibilityUpdate = 1
+	// VisibilityManual (VISIBILITY_PROCESS_NONE) runs it only when the program asks.
+	VisibilityManual VisibilityUpdate = 2
+)
+
 // Authority says which peer a synchronizer's multiplayer authority is.
 type Authority int32
 
@@ -118,6 +133,10 @@ type SyncConfig struct {
 	// public visibility. It runs with the server's replication lock held: it must not call
 	// the Server.
 	Visible func(peer int32, e *Entity) bool
+	// VisibilityUpdate is visibility_update_mode: whether the server runs Visible again by
+	// itself every tick (the engine: every frame while the synchronizer has a filter) or only
+	// when asked (Entity.UpdateVisibility, SyncState.UpdateVisibility).
+	VisibilityUpdate VisibilityUpdate
 	// OnSync, for a synchronizer whose authority is a client, is called after a SYNC or delta
 	// SYNC from it has been applied (the synchronized / delta_synchronized signals). Read the
 	// state with SyncState.Unmarshal.
@@ -202,6 +221,9 @@ func (c *SyncConfig) validate() error {
 		if p.Mode == ReplicateOnChange {
 			watched++
 		}
+	}
+	if c.VisibilityUpdate > VisibilityManual {
+		return fmt.Errorf("bad visibility update mode %d", c.VisibilityUpdate)
 	}
 	if c.Interval < 0 || c.DeltaInterval < 0 {
 		return fmt.Errorf("negative interval")

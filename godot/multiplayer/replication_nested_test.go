@@ -3,6 +3,7 @@ package multiplayer
 import (
 	"encoding/binary"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -117,5 +118,59 @@ func TestNestedSpawnerRefused(t *testing.T) {
 	}
 	if _, err := srv.Spawn(e.SpawnerAt("Sp"), "res://tree.tscn", "T", nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestVisibilityUpdateEveryTick: a synchronizer's filter runs again every tick, after the
+// tick's SYNCs (VisibilityIdle, the engine's default visibility_update_mode), but not with
+// VisibilityManual until UpdateVisibility; a path-based synchronizer's too.
+func TestVisibilityUpdateEveryTick(t *testing.T) {
+	var visible atomic.Bool
+	visible.Store(true)
+	filter := func(peer int32, e *Entity) bool { return peer != 3 || visible.Load() }
+	props := []Property{{Path: ".:v", Spawn: true, Mode: ReplicateAlways, Default: 1}}
+	idle := &Scene{Path: "res://idle.tscn", Synchronizers: []*SyncConfig{{Path: "S", Properties: props, Visible: filter}}}
+	manual := &Scene{Path: "res://manual.tscn", Synchronizers: []*SyncConfig{{Path: "S", Properties: props, Visible: filter, VisibilityUpdate: VisibilityManual}}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{idle, manual}}
+	s, trs := tickScene(t, []*Spawner{sp}, 3)
+	st, err := s.AddSynchronizer(&SyncConfig{Path: "W/Board/Sync", Properties: props, Visible: filter, VisibilityUpdate: VisibilityManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ei, err := s.Spawn(sp, "res://idle.tscn", "I", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	em, err := s.Spawn(sp, "res://manual.tscn", "M", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs[3].take()
+	visible.Store(false)
+	s.Tick()
+	var despawned []uint32
+	for _, p := range trs[3].take() {
+		if p[0] == byte(CmdDespawn) {
+			despawned = append(despawned, binary.LittleEndian.Uint32(p[1:]))
+		}
+	}
+	if !slices.Equal(despawned, []uint32{ei.NetID()}) {
+		t.Errorf("after a tick, DESPAWN of net ids %v, want only the idle entity's %d", despawned, ei.NetID())
+	}
+	em.UpdateVisibility()
+	if p := trs[3].take(); len(p) != 1 || p[0][0] != byte(CmdDespawn) {
+		t.Errorf("UpdateVisibility of the manual entity sent %x, want one DESPAWN", p)
+	}
+	// The path-based synchronizer, not yet confirmed by the peer, is not sent either way; once
+	// its visibility is updated, it is no longer the peer's.
+	st.UpdateVisibility()
+	s.sc.mu.Lock()
+	has := slices.Contains(s.sc.repl.peers[3].syncs, st)
+	s.sc.mu.Unlock()
+	if has {
+		t.Error("the path-based synchronizer is still visible to peer 3")
+	}
+	if err := (&Server{Synchronizers: []*SyncConfig{{Path: "A/B", VisibilityUpdate: 3}}}).init(); err == nil {
+		t.Error("visibility update mode 3 accepted")
 	}
 }

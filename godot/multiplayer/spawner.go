@@ -763,6 +763,39 @@ func (r *replicator) tick() {
 		r.sendSync(id, rp, rp.syncs, rp.lastSent, now)
 		r.sendDelta(id, rp, rp.syncs, now)
 	}
+	// The synchronizers with a visibility filter run it again (update_visibility(0) in their
+	// internal process, after the network frame).
+	for _, st := range r.syncs {
+		if st.cfg.Visible != nil && st.cfg.VisibilityUpdate != VisibilityManual {
+			r.updateVisibility(st)
+		}
+	}
+}
+
+// updateVisibility is update_visibility(0) of one synchronizer whose authority is the server:
+// its entity's spawn on every peer, then the synchronizer's own visibility.
+func (r *replicator) updateVisibility(st *SyncState) {
+	if st.gone {
+		return
+	}
+	if e := st.entity; e != nil && !e.gone {
+		r.updateSpawnVisibility(0, e)
+	}
+	for id := range r.peers {
+		r.updateSyncVisibility(id, st)
+	}
+}
+
+// UpdateVisibility runs the synchronizer's visibility filter again for every peer (the
+// engine's update_visibility): for a synchronizer of an entity, as Entity.UpdateVisibility; for
+// one outside spawned scenes, the peers it is visible to get its SYNCs from the next tick.
+func (s *SyncState) UpdateVisibility() {
+	sc := s.r.sc
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if s.auth == 1 {
+		s.r.updateVisibility(s)
+	}
 }
 
 // verify is _verify_synchronizer: a synchronizer without a spawn net id is path based, and is
