@@ -60,6 +60,12 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// What the scripts set in code that the loader cannot read is served as the scenes say
+	// (server authority, public visibility, no custom spawns) and named here.
+	for _, g := range d.Gaps {
+		fmt.Fprintf(stderr, "gamewire godot mp serve: not served as the game does: %s\n", g)
+	}
+	d.Gaps = nil
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv := &multiplayer.Server{Logger: logger, OriginPatterns: strings.Split(*origins, ",")}
 	if err := d.Apply(srv); err != nil {

@@ -27,21 +27,31 @@ type Script struct {
 	// set_multiplayer_authority(str(name).to_int()).
 	OwnerAuthority []string
 
-	vars map[string]any // the defaults of its top-level variables
+	vars        map[string]any // the defaults of its top-level variables
+	src         string         // the file, for messages
+	sites       []site         // what it does to multiplayer nodes in code
+	funcs       map[string]*funcDef
+	nodeVars    map[string]string // variables holding a node: name → path ($Path)
+	sceneConsts map[string]string // constants holding a loaded resource: name → path
 }
 
 var (
 	reExtends   = regexp.MustCompile(`^extends\s+(.+?)\s*$`)
 	reClassName = regexp.MustCompile(`^class_name\s+([A-Za-z_]\w*)`)
 	reFunc      = regexp.MustCompile(`^(?:static\s+)?func\s+([A-Za-z_]\w*)\s*\(`)
-	reOwnerAuth = regexp.MustCompile(`(?:\$("[^"]*"|[\w/%]+)\.|get_node\("([^"]*)"\)\.|^|[^\w.$])set_multiplayer_authority\(\s*(?:str\(name\)|String\(name\)|name)\.to_int\(\)`)
 	reRPCConfig = regexp.MustCompile(`rpc_config\(\s*&?"([^"]+)"\s*,\s*(.*)\)`)
 )
 
 // ParseScript parses GDScript source. path names the file in errors ("res://player.gd").
 func ParseScript(path string, src []byte) (*Script, error) {
-	s := &Script{Path: path, vars: scriptVars(src)}
+	s := &Script{Path: path, src: path, vars: scriptVars(src)}
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	s.readCode(lines)
+	for _, st := range s.sites {
+		if st.what == "set_multiplayer_authority" && st.known && len(st.args) > 0 && isOwnerExpr(st.args[0]) {
+			s.OwnerAuthority = append(s.OwnerAuthority, st.target)
+		}
+	}
 	var pending *multiplayer.RPC // an @rpc waiting for its func
 	pendingLine := 0
 	for i := 0; i < len(lines); i++ {
@@ -52,16 +62,6 @@ func ParseScript(path string, src []byte) (*Script, error) {
 		}
 		indented := line[0] == ' ' || line[0] == '\t'
 		text := strings.TrimSpace(line)
-		for _, m := range reOwnerAuth.FindAllStringSubmatch(text, -1) {
-			target := "."
-			switch {
-			case m[1] != "":
-				target = strings.Trim(m[1], `"`)
-			case m[2] != "":
-				target = m[2]
-			}
-			s.OwnerAuthority = append(s.OwnerAuthority, target)
-		}
 		if m := reRPCConfig.FindStringSubmatch(text); m != nil {
 			r := multiplayer.RPC{Name: m[1], NodeConfig: true}
 			if strings.Contains(m[2], "RPC_MODE_ANY_PEER") {

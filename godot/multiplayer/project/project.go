@@ -353,7 +353,7 @@ func (p *Project) base(s *Script) string {
 
 // Declarations are what a Go server needs to mirror a scene: its nodes with RPCs, its spawners
 // and its synchronizers outside spawned scenes. They are plain values: change them before
-// Apply where the project does not say everything (visibility filters, handlers).
+// Apply where the project does not say everything (handlers, and the Gaps).
 type Declarations struct {
 	// RPCs maps each node path (relative to /root) that has RPCs to its methods.
 	RPCs map[string][]multiplayer.RPC
@@ -363,6 +363,19 @@ type Declarations struct {
 	Synchronizers []*multiplayer.SyncConfig
 	// Where maps every node path (relative to /root) to its file and line, for messages.
 	Where map[string]string
+	// Gaps are what the scripts set in code that the loader could not read (a spawn function,
+	// an authority, a visibility filter), each naming its file and line and the spawner or
+	// synchronizer it concerns. Apply refuses to run while there are any: supply each from Go
+	// and remove it.
+	Gaps []Gap
+}
+
+// layout is one Instance at work: the spawnable scenes laid out (each once: a scene may spawn
+// itself further down) and the gaps found.
+type layout struct {
+	p      *Project
+	scenes map[string]*multiplayer.Scene
+	gaps   []Gap
 }
 
 // Instance lays the scene res out as the clients' tree has it, with its root node at path at
@@ -380,7 +393,9 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 	if err != nil {
 		return nil, err
 	}
-	scenes := map[string]*multiplayer.Scene{} // the spawnable scenes laid out, each once
+	l := &layout{p: p, scenes: map[string]*multiplayer.Scene{}}
+	code := p.codeOf(nodes, false)
+	l.gaps = append(l.gaps, code.gaps...)
 	for _, n := range nodes {
 		full := join(at, n.Path)
 		d.Where[full] = fmt.Sprintf("%s:%d", n.file, n.Line)
@@ -399,19 +414,20 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 			if err != nil {
 				return nil, err
 			}
-			sp, err := p.spawner(n, full, relPath(full, spawnPath), scenes)
+			sp, err := l.spawner(n, full, relPath(full, spawnPath), code, "")
 			if err != nil {
 				return nil, err
 			}
 			d.Spawners = append(d.Spawners, sp)
 		case "MultiplayerSynchronizer":
-			cfg, err := p.syncConfig(n, full, nodes)
+			cfg, err := l.syncConfig(n, full, nodes, code, "")
 			if err != nil {
 				return nil, err
 			}
 			d.Synchronizers = append(d.Synchronizers, cfg)
 		}
 	}
+	d.Gaps = l.gaps
 	return d, nil
 }
 
@@ -549,8 +565,9 @@ func nodePathProp(n *SceneNode, key, def string) (string, error) {
 }
 
 // spawner reads the MultiplayerSpawner n declared at path full whose spawn_path resolves to
-// spawnPath; scenes holds the spawnable scenes already laid out.
-func (p *Project) spawner(n *SceneNode, full, spawnPath string, scenes map[string]*multiplayer.Scene) (*multiplayer.Spawner, error) {
+// spawnPath, with the spawn function its scene's code gives it (scene: the spawnable scene it
+// is in, "" for the instanced one).
+func (l *layout) spawner(n *SceneNode, full, spawnPath string, code *sceneCode, scene string) (*multiplayer.Spawner, error) {
 	if v, _ := nodePathProp(n, "spawn_path", ""); v == "" {
 		return nil, fmt.Errorf("%s:%d: spawner %s has no spawn_path", n.file, n.Line, n.Path)
 	}
@@ -561,41 +578,49 @@ func (p *Project) spawner(n *SceneNode, full, spawnPath string, scenes map[strin
 			return nil, fmt.Errorf("%s:%d: _spawnable_scenes = %s: want PackedStringArray(…)", n.file, n.Line, v)
 		}
 		for _, a := range args {
-			res := p.resolve(a)
-			scene, err := p.spawnable(res, scenes)
+			res := l.p.resolve(a)
+			sc, err := l.spawnable(res)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: spawner %s: %w", n.file, n.Line, n.Path, err)
 			}
-			sp.Scenes = append(sp.Scenes, scene)
+			sp.Scenes = append(sp.Scenes, sc)
+		}
+	}
+	if fn, ok := code.spawnFns[n.Path]; ok {
+		switch {
+		case fn.unread != "":
+			l.gaps = append(l.gaps, Gap{Where: fn.where, What: fn.unread + "; set Spawner.Custom of " + full, Scene: scene, Spawner: sp})
+		case fn.res == "":
+			sp.Custom = &multiplayer.Scene{} // plain nodes: nothing to replicate, no RPCs
+		default:
+			sc, err := l.spawnable(fn.res)
+			if err != nil {
+				return nil, fmt.Errorf("%s: spawn function of %s: %w", fn.where, n.Path, err)
+			}
+			sp.Custom = sc
 		}
 	}
 	return sp, nil
 }
 
 // spawnable lays out a spawnable scene: its nodes with RPCs, its synchronizers and its nested
-// spawners, relative to its root; scenes holds those already laid out (a scene may spawn
-// itself further down). A synchronizer under a node the scene's scripts give to the peer
-// named by the entity (set_multiplayer_authority(str(name).to_int())) has AuthorityOwner.
-func (p *Project) spawnable(res string, scenes map[string]*multiplayer.Scene) (*multiplayer.Scene, error) {
-	if sc := scenes[res]; sc != nil {
+// spawners, relative to its root, with the authority, visibility and spawn functions its
+// scripts give them.
+func (l *layout) spawnable(res string) (*multiplayer.Scene, error) {
+	if sc := l.scenes[res]; sc != nil {
 		return sc, nil
 	}
+	p := l.p
 	nodes, err := p.flatten(res, 0)
 	if err != nil {
 		return nil, err
 	}
 	sc := &multiplayer.Scene{Path: res}
-	scenes[res] = sc
-	var owned []string // paths relative to the scene root
-	for _, n := range nodes {
-		if n.Script == "" {
-			continue
-		}
-		if s := p.Scripts[n.Script]; s != nil {
-			for _, t := range s.OwnerAuthority {
-				owned = append(owned, relPath(n.Path, t))
-			}
-		}
+	l.scenes[res] = sc
+	code := p.codeOf(nodes, true)
+	for _, g := range code.gaps {
+		g.Scene = res
+		l.gaps = append(l.gaps, g)
 	}
 	for _, n := range nodes {
 		if n.Script != "" {
@@ -611,20 +636,14 @@ func (p *Project) spawnable(res string, scenes map[string]*multiplayer.Scene) (*
 				sc.Nodes = append(sc.Nodes, node)
 			}
 		}
-		if n.Type == "MultiplayerSynchronizer" {
-			cfg, err := p.syncConfig(n, n.Path, nodes)
+		switch n.Type {
+		case "MultiplayerSynchronizer":
+			cfg, err := l.syncConfig(n, n.Path, nodes, code, res)
 			if err != nil {
 				return nil, err
 			}
-			rel := strings.TrimPrefix(n.Path, "./")
-			for _, o := range owned {
-				if o == "" || o == "." || rel == o || strings.HasPrefix(rel, o+"/") {
-					cfg.Authority = multiplayer.AuthorityOwner
-				}
-			}
 			sc.Synchronizers = append(sc.Synchronizers, cfg)
-		}
-		if n.Type == "MultiplayerSpawner" {
+		case "MultiplayerSpawner":
 			rel, err := nodePathProp(n, "spawn_path", "")
 			if err != nil {
 				return nil, err
@@ -633,7 +652,7 @@ func (p *Project) spawnable(res string, scenes map[string]*multiplayer.Scene) (*
 			if !inside {
 				return nil, fmt.Errorf("%s:%d: spawner %s: spawn_path %q leaves the spawned scene %s (a nested spawner spawns under its entity)", n.file, n.Line, n.Path, rel, res)
 			}
-			sp, err := p.spawner(n, n.Path, spawnPath, scenes)
+			sp, err := l.spawner(n, n.Path, spawnPath, code, res)
 			if err != nil {
 				return nil, err
 			}
@@ -641,6 +660,29 @@ func (p *Project) spawnable(res string, scenes map[string]*multiplayer.Scene) (*
 		}
 	}
 	return sc, nil
+}
+
+// syncConfig reads the synchronizer n at path (see Project.syncConfig) and applies the
+// authority and visibility its scene's code gives it.
+func (l *layout) syncConfig(n *SceneNode, path string, nodes []*SceneNode, code *sceneCode, scene string) (*multiplayer.SyncConfig, error) {
+	cfg, err := l.p.syncConfig(n, path, nodes)
+	if err != nil {
+		return nil, err
+	}
+	a, where, unread := code.authority(n.Path)
+	switch {
+	case unread != "":
+		l.gaps = append(l.gaps, Gap{Where: where, What: unread + "; set SyncConfig.Authority of " + path, Scene: scene, Sync: cfg})
+	case a == multiplayer.AuthorityOwner && scene == "":
+		l.gaps = append(l.gaps, Gap{Where: where, What: "the authority of " + path + " is set to a peer a node is named by, outside a spawned scene; set SyncConfig.Authority", Sync: cfg})
+	default:
+		cfg.Authority = a
+	}
+	for _, u := range code.visibility(n, n.Path, cfg) {
+		where, what, _ := strings.Cut(u, ": ")
+		l.gaps = append(l.gaps, Gap{Where: where, What: what + "; set SyncConfig.Visible of " + path, Scene: scene, Sync: cfg})
+	}
+	return cfg, nil
 }
 
 // syncConfig reads the synchronizer n (one of nodes, whose paths share a base) as declared at
@@ -681,9 +723,6 @@ func (p *Project) syncConfig(n *SceneNode, path string, nodes []*SceneNode) (*mu
 			}
 			*k.dst = time.Duration(f * float64(time.Second))
 		}
-	}
-	if n.Props["public_visibility"] == "false" {
-		cfg.Visible = func(int32, *multiplayer.Entity) bool { return false }
 	}
 	return cfg, nil
 }
@@ -749,6 +788,9 @@ func (d *Declarations) Nodes() ([]*multiplayer.Node, error) {
 // server sends the state of those whose authority it is, from each property's Default until
 // Server.Synchronizer(path).Set changes it, as the game's server would).
 func (d *Declarations) Apply(s *multiplayer.Server) error {
+	if len(d.Gaps) > 0 {
+		return &GapError{Gaps: d.Gaps}
+	}
 	nodes, err := d.Nodes()
 	if err != nil {
 		return err

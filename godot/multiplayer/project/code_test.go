@@ -1,0 +1,191 @@
+package project
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gamewire/gamewire/godot/multiplayer"
+)
+
+// TestGame3: a spawner nested in the player scene, a spawn function that instantiates a
+// scene through a constant, an owner-only visibility filter in a lambda with
+// visibility_update_mode, an authority written int(str(name)), and a synchronizer in the main
+// scene: all read, with no gaps.
+func TestGame3(t *testing.T) {
+	p := load(t, "testdata/game3")
+	d, err := p.Instance(p.MainScene, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Gaps) != 0 {
+		t.Fatalf("gaps: %v", d.Gaps)
+	}
+	byPath := map[string]*multiplayer.Spawner{}
+	for _, sp := range d.Spawners {
+		byPath[sp.Path] = sp
+	}
+	players := byPath["Main/PlayerSpawner"]
+	if players == nil || len(players.Scenes) != 1 {
+		t.Fatalf("spawners %v", d.Spawners)
+	}
+	player := players.Scenes[0]
+	if len(player.Spawners) != 1 || player.Spawners[0].Path != "ItemSpawner" || player.Spawners[0].SpawnPath != "Items" ||
+		len(player.Spawners[0].Scenes) != 1 || player.Spawners[0].Scenes[0].Path != "res://item.tscn" {
+		t.Errorf("the player's nested spawners %+v", player.Spawners)
+	}
+	auth := map[string]multiplayer.Authority{}
+	for _, c := range player.Synchronizers {
+		auth[c.Path] = c.Authority
+	}
+	if auth["ServerSync"] != multiplayer.AuthorityServer || auth["Input/InputSync"] != multiplayer.AuthorityOwner {
+		t.Errorf("authorities %v", auth)
+	}
+	drops := byPath["Main/DropSpawner"]
+	if drops == nil || drops.Custom == nil || drops.Custom.Path != "res://drop.tscn" || len(drops.Custom.Synchronizers) != 1 {
+		t.Errorf("the drop spawner's custom scene %+v", drops)
+	}
+	badge := byPath["Main/BadgeSpawner"].Scenes[0].Synchronizers[0]
+	if badge.Visible == nil || badge.VisibilityUpdate != multiplayer.VisibilityManual {
+		t.Fatalf("badge synchronizer %+v", badge)
+	}
+	if len(d.Synchronizers) != 1 || d.Synchronizers[0].Path != "Main/Clock/ClockSync" || d.Synchronizers[0].Authority != multiplayer.AuthorityServer {
+		t.Errorf("synchronizers outside spawned scenes %+v", d.Synchronizers)
+	}
+}
+
+// TestCodePatterns: what the loader reads from scripts, and the gaps, with their file and line,
+// for what it does not.
+func TestCodePatterns(t *testing.T) {
+	const scene = `[gd_scene format=3]
+[ext_resource type="Script" path="res://s.gd" id="1"]
+[sub_resource type="SceneReplicationConfig" id="c"]
+properties/0/path = NodePath(".:v")
+properties/0/spawn = true
+properties/0/replication_mode = 1
+[node name="E" type="Node"]
+script = ExtResource("1")
+[node name="A" type="Node" parent="."]
+[node name="Sync" type="MultiplayerSynchronizer" parent="A"]
+replication_config = SubResource("c")
+[node name="Sync2" type="MultiplayerSynchronizer" parent="."]
+replication_config = SubResource("c")
+[node name="Sp" type="MultiplayerSpawner" parent="."]
+spawn_path = NodePath("..")
+`
+	const main = `[gd_scene format=3]
+[node name="M" type="Node"]
+[node name="S" type="MultiplayerSpawner" parent="."]
+_spawnable_scenes = PackedStringArray("res://e.tscn")
+spawn_path = NodePath("..")
+`
+	// vis says whether the owner (5) and another peer (6) see the synchronizer: "yn", or
+	// "all" without a filter.
+	vis := func(c *multiplayer.SyncConfig) string {
+		if c.Visible == nil {
+			return "all"
+		}
+		e := ownedEntity(t, 5)
+		return map[bool]string{true: "y", false: "n"}[c.Visible(5, e)] + map[bool]string{true: "y", false: "n"}[c.Visible(6, e)]
+	}
+	for _, c := range []struct {
+		name, script string
+		check        func(t *testing.T, d *Declarations, sc *multiplayer.Scene)
+	}{
+		{"owner non-recursive", "extends Node\nfunc _enter_tree():\n\tset_multiplayer_authority(name.to_int(), false)\n\t$A.set_multiplayer_authority(str(name).to_int(), true)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				if sc.Synchronizers[0].Authority != multiplayer.AuthorityOwner || sc.Synchronizers[1].Authority != multiplayer.AuthorityServer {
+					t.Errorf("authorities %d %d", sc.Synchronizers[0].Authority, sc.Synchronizers[1].Authority)
+				}
+			}},
+		{"owner through an onready variable, a fixed peer", "extends Node\n@onready var sync := $A/Sync\nfunc _ready():\n\tsync.set_multiplayer_authority(String(name).to_int())\n\t$Sync2.set_multiplayer_authority(7)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				if sc.Synchronizers[0].Authority != multiplayer.AuthorityOwner || sc.Synchronizers[1].Authority != 7 {
+					t.Errorf("authorities %d %d", sc.Synchronizers[0].Authority, sc.Synchronizers[1].Authority)
+				}
+			}},
+		{"authority from a variable", "extends Node\nvar who := 1\nfunc _enter_tree():\n\t$A/Sync.set_multiplayer_authority(who)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:4", "set_multiplayer_authority(who)", sc.Synchronizers[0])
+			}},
+		{"a node in a variable the loader cannot follow", "extends Node\nfunc _enter_tree():\n\tvar n = get_child(0)\n\tn.set_multiplayer_authority(2)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:4", "cannot tell which node n is", nil)
+			}},
+		{"not public, visible for the owner", "extends Node\nfunc _ready():\n\t$A/Sync.public_visibility = false\n\t$A/Sync.set_visibility_for(str(name).to_int(), true)\n\t$Sync2.set_visibility_public(false)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				if v := vis(sc.Synchronizers[0]) + " " + vis(sc.Synchronizers[1]); v != "yn nn" {
+					t.Errorf("visibility %s, want yn nn", v)
+				}
+			}},
+		{"a filter method", "extends Node\nfunc _ready():\n\t$A/Sync.add_visibility_filter(_mine)\n\t$Sync2.add_visibility_filter(Callable(self, \"_all\"))\n\t$Sync2.visibility_update_mode = MultiplayerSynchronizer.VISIBILITY_PROCESS_NONE\n" +
+			"func _mine(p: int) -> bool:\n\treturn str(name).to_int() == p\nfunc _all(p):\n\treturn true\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				if v := vis(sc.Synchronizers[0]) + " " + vis(sc.Synchronizers[1]); v != "yn all" || sc.Synchronizers[1].VisibilityUpdate != multiplayer.VisibilityManual {
+					t.Errorf("visibility %s (update mode %d), want yn all", v, sc.Synchronizers[1].VisibilityUpdate)
+				}
+			}},
+		{"a filter the loader cannot read", "extends Node\nfunc _ready():\n\t$A/Sync.add_visibility_filter(func(p): return p in allowed)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:3", "add_visibility_filter(func(p): return p in allowed)", sc.Synchronizers[0])
+			}},
+		{"a spawn function of plain nodes", "extends Node\nfunc _ready():\n\t$Sp.spawn_function = _make\nfunc _make(data):\n\tvar n := Node2D.new()\n\tn.position = data\n\treturn n\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				if c := sc.Spawners[0].Custom; c == nil || c.Path != "" || len(c.Synchronizers) != 0 {
+					t.Errorf("custom scene %+v", c)
+				}
+			}},
+		{"a spawn function of one of two scenes", "extends Node\nfunc _ready():\n\t$Sp.spawn_function = _make\nfunc _make(data):\n\tif data:\n\t\treturn load(\"res://e.tscn\").instantiate()\n\treturn preload(\"res://f.tscn\").instantiate()\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:4", "cannot tell which scene it returns", nil)
+				if d.Gaps[0].Spawner != sc.Spawners[0] {
+					t.Errorf("the gap's spawner %v", d.Gaps[0].Spawner)
+				}
+			}},
+		{"a lambda spawn function", "extends Node\nfunc _ready():\n\t$Sp.spawn_function = func(d):\n\t\treturn Node.new()\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:3", "not a lambda", nil)
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir+"/project.godot", "[application]\nrun/main_scene=\"res://m.tscn\"\n")
+			writeFile(t, dir+"/m.tscn", main)
+			writeFile(t, dir+"/e.tscn", scene)
+			writeFile(t, dir+"/s.gd", c.script)
+			p := load(t, dir)
+			d, err := p.Instance(p.MainScene, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, d, d.Spawners[0].Scenes[0])
+			err = d.Apply(&multiplayer.Server{})
+			if (len(d.Gaps) > 0) != errors.Is(err, ErrNotRead) {
+				t.Errorf("Apply with %d gaps: %v", len(d.Gaps), err)
+			}
+			var ge *GapError
+			if errors.As(err, &ge) && !strings.Contains(err.Error(), d.Gaps[0].Where) {
+				t.Errorf("Apply's error %q does not name %s", err, d.Gaps[0].Where)
+			}
+		})
+	}
+}
+
+func wantGap(t *testing.T, d *Declarations, where, what string, sync *multiplayer.SyncConfig) {
+	t.Helper()
+	if len(d.Gaps) != 1 || !strings.HasSuffix(d.Gaps[0].Where, where) || !strings.Contains(d.Gaps[0].What, what) || (sync != nil && d.Gaps[0].Sync != sync) {
+		t.Errorf("gaps %v, want one at %s about %q", d.Gaps, where, what)
+	}
+}
+
+// ownedEntity spawns an entity owned by peer owner on a server of its own, for filters to look at.
+func ownedEntity(t *testing.T, owner int32) *multiplayer.Entity {
+	t.Helper()
+	sp := &multiplayer.Spawner{Path: "W/S", SpawnPath: "W", Scenes: []*multiplayer.Scene{{Path: "res://x.tscn"}}}
+	srv := &multiplayer.Server{Spawners: []*multiplayer.Spawner{sp}, Replication: multiplayer.Replication{TickInterval: multiplayer.NoLimit}}
+	e, err := srv.Spawn(sp, "res://x.tscn", "X", &multiplayer.SpawnOptions{Owner: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
