@@ -25,7 +25,7 @@ func TestGame3(t *testing.T) {
 	for _, sp := range d.Spawners {
 		byPath[sp.Path] = sp
 	}
-	players := byPath["Main/PlayerSpawner"]
+	players := byPath["Game/PlayerSpawner"]
 	if players == nil || len(players.Scenes) != 1 {
 		t.Fatalf("spawners %v", d.Spawners)
 	}
@@ -41,15 +41,15 @@ func TestGame3(t *testing.T) {
 	if auth["ServerSync"] != multiplayer.AuthorityServer || auth["Input/InputSync"] != multiplayer.AuthorityOwner {
 		t.Errorf("authorities %v", auth)
 	}
-	drops := byPath["Main/DropSpawner"]
+	drops := byPath["Game/DropSpawner"]
 	if drops == nil || drops.Custom == nil || drops.Custom.Path != "res://drop.tscn" || len(drops.Custom.Synchronizers) != 1 {
 		t.Errorf("the drop spawner's custom scene %+v", drops)
 	}
-	badge := byPath["Main/BadgeSpawner"].Scenes[0].Synchronizers[0]
+	badge := byPath["Game/BadgeSpawner"].Scenes[0].Synchronizers[0]
 	if badge.Visible == nil || badge.VisibilityUpdate != multiplayer.VisibilityManual {
 		t.Fatalf("badge synchronizer %+v", badge)
 	}
-	if len(d.Synchronizers) != 1 || d.Synchronizers[0].Path != "Main/Clock/ClockSync" || d.Synchronizers[0].Authority != multiplayer.AuthorityServer {
+	if len(d.Synchronizers) != 1 || d.Synchronizers[0].Path != "Game/Clock/ClockSync" || d.Synchronizers[0].Authority != multiplayer.AuthorityServer {
 		t.Errorf("synchronizers outside spawned scenes %+v", d.Synchronizers)
 	}
 }

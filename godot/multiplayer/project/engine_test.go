@@ -1,0 +1,179 @@
+package project
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/godot/multiplayer"
+	"github.com/gamewire/gamewire/internal/harness/godot4"
+)
+
+// TestEngineGame3: a Go server made from test game 3's project alone (no declarations by
+// hand) serves two unmodified Godot 4.6 clients: a spawner nested in the player scene (each
+// player's item, to a late joiner too, despawned with the player), a custom spawn through the
+// clients' spawn function that instantiates a scene, a visibility filter written in a lambda
+// (each client sees only its own badge), an authority written int(str(name)) (the owner's
+// input SYNC is accepted) and a synchronizer in the main scene (the clock).
+func TestEngineGame3(t *testing.T) {
+	godot4.Require(t)
+	p := load(t, "testdata/game3")
+	d, err := p.Instance(p.MainScene, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := map[string]*multiplayer.Spawner{}
+	for _, s := range d.Spawners {
+		sp[s.Path] = s
+	}
+	players, badges, drops := sp["Game/PlayerSpawner"], sp["Game/BadgeSpawner"], sp["Game/DropSpawner"]
+	var moved atomic.Bool // the owner's input (1, 0) arrived
+	for _, c := range players.Scenes[0].Synchronizers {
+		if c.Path == "Input/InputSync" {
+			c.OnSync = func(_ *multiplayer.Peer, s *multiplayer.SyncState) {
+				var in struct{ Dir godot.Vector2 }
+				if err := s.Unmarshal(&in); err != nil {
+					t.Error(err)
+				}
+				if in.Dir == (godot.Vector2{X: 1}) {
+					moved.Store(true)
+				}
+			}
+		}
+	}
+	var mu sync.Mutex
+	entities := map[int32]*multiplayer.Entity{}
+	errs := make(chan error, 16)
+	srv := &multiplayer.Server{OriginPatterns: []string{"*"}, OnError: func(_ *multiplayer.Peer, err error) {
+		select {
+		case errs <- err:
+		default:
+		}
+	}}
+	if err := d.Handle("Game", "ready_to_play", func(peer *multiplayer.Peer, what string) {
+		mu.Lock()
+		e := entities[peer.ID()]
+		mu.Unlock()
+		if what == "despawn" && e != nil {
+			e.Despawn()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Apply(srv); err != nil {
+		t.Fatal(err)
+	}
+	srv.OnConnect = func(peer *multiplayer.Peer) {
+		name := fmt.Sprint(peer.ID())
+		e, err := srv.Spawn(players, "res://player.tscn", name, &multiplayer.SpawnOptions{Owner: peer.ID(), State: map[string]any{"hp": 50}})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		mu.Lock()
+		entities[peer.ID()] = e
+		mu.Unlock()
+		for _, f := range []func() error{
+			func() error {
+				_, err := srv.Spawn(e.SpawnerAt("ItemSpawner"), "res://item.tscn", "Sword", &multiplayer.SpawnOptions{State: map[string]any{"kind": 3}})
+				return err
+			},
+			func() error {
+				_, err := srv.Spawn(badges, "res://badge.tscn", name, &multiplayer.SpawnOptions{Owner: peer.ID(), State: map[string]any{"text": "badge of " + name}})
+				return err
+			},
+			func() error {
+				_, err := srv.Spawn(drops, "", "Drop"+name, &multiplayer.SpawnOptions{Arg: []any{"Drop" + name, godot.Vector2{X: 5, Y: 6}}, State: map[string]any{"amount": 7}})
+				return err
+			},
+			func() error { return srv.Synchronizer("Game/Clock/ClockSync").Set("ticks", 42) },
+		} {
+			if err := f(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Shutdown(context.Background())
+
+	files := map[string][]byte{}
+	for res := range maps.Keys(p.Scenes) {
+		files[strings.TrimPrefix(res, "res://")] = readFile(t, "testdata/game3/"+strings.TrimPrefix(res, "res://"))
+	}
+	for res := range maps.Keys(p.Scripts) {
+		files[strings.TrimPrefix(res, "res://")] = readFile(t, "testdata/game3/"+strings.TrimPrefix(res, "res://"))
+	}
+	script := strings.ReplaceAll(string(readFile(t, "testdata/engine/game3_driver.gd")), "__URL__", "ws"+strings.TrimPrefix(hs.URL, "http"))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := godot4.Run(ctx, script, files)
+	if res == nil {
+		t.Fatalf("engine: %v", err)
+	}
+	if err != nil || !slices.Contains(res.Stdout, "G3 END") {
+		t.Fatalf("engine: %v\nstdout:\n%s\nstderr:\n%s", err, strings.Join(res.Stdout, "\n"), strings.Join(res.Stderr, "\n"))
+	}
+	var ids [2]string
+	for _, l := range res.Stdout {
+		if rest, ok := strings.CutPrefix(l, "G3 ids "); ok {
+			a, b, _ := strings.Cut(rest, " ")
+			ids = [2]string{a, b}
+		}
+	}
+	out := strings.Join(res.Stdout, "\n")
+	out = strings.NewReplacer(ids[0], "ID1", ids[1], "ID2").Replace(out)
+	for _, want := range []string{
+		"G3 C1 player ID1 hp=50",
+		"G3 C1 item ID1/Sword kind=3",
+		"G3 C1 badge ID1 badge of ID1",
+		"G3 C1 drop DropID1 amount=7 pos=(5.0, 6.0)",
+		"G3 C1 clock 42",
+		"G3 C2 player ID1 hp=50",
+		"G3 C2 item ID1/Sword kind=3",
+		"G3 C2 player ID2 hp=50",
+		"G3 C2 item ID2/Sword kind=3",
+		"G3 C2 drop DropID1 amount=7 pos=(5.0, 6.0)",
+		"G3 C1 badges 1, C2 badges 1",
+		"G3 C2 own badge true",
+		"G3 C1 player ID1 despawned",
+		"G3 C2 player ID1 despawned",
+		"G3 after despawn C1 items 1, C2 items 1",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the clients did not print %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "G3 C1 badge ID2") || strings.Contains(out, "G3 C2 badge ID1") {
+		t.Errorf("a client saw the other's badge:\n%s", out)
+	}
+	if !moved.Load() {
+		t.Error("the server accepted no input SYNC of (1, 0) from the player's owner")
+	}
+	for len(errs) > 0 {
+		t.Errorf("server error: %v", <-errs)
+	}
+	for _, l := range res.Stderr {
+		if strings.Contains(l, "ERROR") {
+			t.Errorf("engine: %s", l)
+		}
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,79 @@
+extends Node
+# Runs two clients of test game 3 (its unmodified scenes and scripts) in one engine, each with
+# its own SceneMultiplayer on its own subtree (/root/C1, /root/C2), against the Go server that
+# loaded the game at URL.
+
+const URL := "__URL__"
+
+func out(s: String) -> void:
+	print("G3 " + s)
+
+func client(tag: String) -> Node:
+	var root := Node.new()
+	root.name = tag
+	get_tree().root.add_child(root)
+	var main = load("res://game.tscn").instantiate()
+	root.add_child(main)
+	var mp := SceneMultiplayer.new()
+	get_tree().set_multiplayer(mp, root.get_path())
+	main.get_node("PlayerSpawner").spawned.connect(func(n):
+		out("%s player %s hp=%d" % [tag, n.name, n.hp])
+		n.get_node("ItemSpawner").spawned.connect(func(i):
+			out("%s item %s/%s kind=%d" % [tag, n.name, i.name, i.kind])))
+	main.get_node("PlayerSpawner").despawned.connect(func(n): out("%s player %s despawned" % [tag, n.name]))
+	main.get_node("BadgeSpawner").spawned.connect(func(n): out("%s badge %s %s" % [tag, n.name, n.text]))
+	main.get_node("DropSpawner").spawned.connect(func(n):
+		out("%s drop %s amount=%d pos=%s" % [tag, n.name, n.amount, n.position]))
+	var peer := WebSocketMultiplayerPeer.new()
+	var err := peer.create_client(URL)
+	if err != OK:
+		out("%s create_client error %d" % [tag, err])
+	mp.multiplayer_peer = peer
+	return main
+
+# until waits for cond for at most 5 s; it reports a timeout.
+func until(cond: Callable, what: String) -> bool:
+	var deadline := Time.get_ticks_msec() + 5000
+	while not cond.call():
+		if Time.get_ticks_msec() > deadline:
+			out("TIMEOUT " + what)
+			return false
+		await get_tree().process_frame
+	return true
+
+func count(n: Node, path: String) -> int:
+	var c := 0
+	for p in n.get_node("Players").get_children():
+		c += p.get_node(path).get_child_count()
+	return c
+
+func main() -> void:
+	await get_tree().process_frame
+	var m1 := client("C1")
+	if not await until(func(): return m1.get_node("Players").get_child_count() == 1 and count(m1, "Items") == 1 \
+			and m1.get_node("Badges").get_child_count() == 1 and m1.get_node("Drops").get_child_count() == 1 \
+			and m1.get_node("Clock").ticks == 42, "C1 spawns"):
+		return
+	var id1 := m1.multiplayer.get_unique_id()
+	out("C1 clock %d" % m1.get_node("Clock").ticks)
+	m1.get_node("Players/%d/Input" % id1).dir = Vector2(1, 0)
+
+	# A late joiner: both players, each with its item, its own badge only, both drops.
+	var m2 := client("C2")
+	if not await until(func(): return m2.get_node("Players").get_child_count() == 2 and count(m2, "Items") == 2 \
+			and m2.get_node("Drops").get_child_count() == 2 and m2.get_node("Clock").ticks == 42 \
+			and m1.get_node("Players").get_child_count() == 2, "C2 spawns"):
+		return
+	var id2 := m2.multiplayer.get_unique_id()
+	await get_tree().create_timer(0.2).timeout
+	out("C1 badges %d, C2 badges %d" % [m1.get_node("Badges").get_child_count(), m2.get_node("Badges").get_child_count()])
+	out("C2 own badge %s" % str(m2.get_node_or_null("Badges/%d" % id2) != null))
+
+	# The server despawns C1's player: its item goes with it, on both clients.
+	m1.ready_to_play.rpc_id(1, "despawn")
+	if not await until(func(): return m1.get_node("Players").get_child_count() == 1 and m2.get_node("Players").get_child_count() == 1, "despawn"):
+		return
+	await get_tree().create_timer(0.2).timeout
+	out("after despawn C1 items %d, C2 items %d" % [count(m1, "Items"), count(m2, "Items")])
+	out("ids %d %d" % [id1, id2])
+	out("END")
