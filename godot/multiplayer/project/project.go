@@ -1,9 +1,9 @@
 // Package project learns a Godot 4 game's multiplayer surface from its project folder, so that
 // a Go server (package godot/multiplayer) mirrors the client without hand-written declarations:
 // it parses the .tscn scenes (node paths, scripts, MultiplayerSpawner scene lists and spawn
-// paths, MultiplayerSynchronizer replication configs and intervals) and the .gd scripts (@rpc
-// methods with their modes, inheritance, rpc_config() calls, and which nodes a script hands to
-// the peer a node is named after).
+// paths, nested spawners, MultiplayerSynchronizer replication configs, intervals and
+// visibility) and the .gd scripts (@rpc methods with their modes, inheritance, rpc_config()
+// calls, spawn functions, authorities and visibility filters set in code).
 //
 // Load reads a project; Project.Instance lays a scene out at its place under /root and returns
 // the Declarations: nodes with their RPC tables (checksums as the engine computes them),
@@ -11,9 +11,9 @@
 // Declarations.Handle attaches Go handlers; Declarations.Apply puts everything on a Server.
 //
 // What the loader does not understand (a malformed scene, an @rpc it cannot read) is an error
-// naming the file and line. What no file says is left to the program: spawn functions, the
-// authority of a synchronizer set by code other than set_multiplayer_authority(str(name).to_int()),
-// visibility filters.
+// naming the file and line. What scripts set in code (spawn functions, authority, visibility
+// filters) is read in its common forms; the rest is a Gap naming the file and line, which the
+// program supplies from Go before Apply.
 package project
 
 import (
