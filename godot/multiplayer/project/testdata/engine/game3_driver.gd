@@ -76,4 +76,79 @@ func main() -> void:
 	await get_tree().create_timer(0.2).timeout
 	out("after despawn C1 items %d, C2 items %d" % [count(m1, "Items"), count(m2, "Items")])
 	out("ids %d %d" % [id1, id2])
+	await record()
 	out("END")
+
+# record runs the same spawns on a real Godot 4.6 server (a SceneMultiplayer of id 1 on /root/S
+# running the game's own scenes and scripts, connected in process to clients of ids 1001 and,
+# later, 1002) and prints every packet the server sent: "REC <peer> <hex>".
+func record() -> void:
+	var s_root := Node.new()
+	s_root.name = "S"
+	get_tree().root.add_child(s_root)
+	var sg = load("res://game.tscn").instantiate()
+	s_root.add_child(sg)
+	# The recording compares spawns and spawned synchronizers: no clock.
+	sg.get_node("Clock").free()
+	var smp := SceneMultiplayer.new()
+	get_tree().set_multiplayer(smp, s_root.get_path())
+	var sp = load("res://loop_peer.gd").new()
+	sp.id = 1
+	var players := {}
+	smp.peer_connected.connect(func(id):
+		var pl = load("res://player.tscn").instantiate()
+		pl.name = str(id)
+		pl.hp = 50
+		sg.get_node("Players").add_child(pl, true)
+		players[id] = pl
+		var item = load("res://item.tscn").instantiate()
+		item.name = "Sword"
+		item.kind = 3
+		pl.get_node("Items").add_child(item, true)
+		var b = load("res://badge.tscn").instantiate()
+		b.name = str(id)
+		b.text = "badge of %d" % id
+		sg.get_node("Badges").add_child(b, true)
+		sg.get_node("DropSpawner").spawn(["Drop%d" % id, Vector2(5, 6)])
+	)
+	smp.multiplayer_peer = sp
+	var k1 = loop_client("K", 1001, sp)
+	if not await until(func(): return players.has(1001), "record spawn"):
+		return
+	for i in 3:
+		await get_tree().process_frame
+	var k2 = loop_client("K2", 1002, sp)
+	if not await until(func(): return players.has(1002), "record late joiner"):
+		return
+	for i in 3:
+		await get_tree().process_frame
+	# The owner stops sending its input first, so that none arrives for a freed node.
+	k1.get_node("Players/1001/Input/InputSync").public_visibility = false
+	await get_tree().process_frame
+	await get_tree().process_frame
+	players[1001].queue_free()
+	await get_tree().process_frame
+	await get_tree().process_frame
+	out("recorded: K players %d items %d badges %d drops %d, K2 players %d items %d badges %d drops %d" % [
+		k1.get_node("Players").get_child_count(), count(k1, "Items"), k1.get_node("Badges").get_child_count(), k1.get_node("Drops").get_child_count(),
+		k2.get_node("Players").get_child_count(), count(k2, "Items"), k2.get_node("Badges").get_child_count(), k2.get_node("Drops").get_child_count()])
+	for e in sp.sent:
+		out("REC %d %s" % [e[0], e[1].hex_encode()])
+
+# loop_client adds a client game on /root/<tag> with its own SceneMultiplayer, connected to the
+# server end sp with id.
+func loop_client(tag: String, id: int, sp) -> Node:
+	var root := Node.new()
+	root.name = tag
+	get_tree().root.add_child(root)
+	var g = load("res://game.tscn").instantiate()
+	root.add_child(g)
+	g.get_node("Clock").free()
+	var mp := SceneMultiplayer.new()
+	get_tree().set_multiplayer(mp, root.get_path())
+	var kp = load("res://loop_peer.gd").new()
+	kp.id = id
+	kp.others = [sp]
+	sp.others.append(kp)
+	mp.multiplayer_peer = kp
+	return g
