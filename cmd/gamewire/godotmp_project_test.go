@@ -136,3 +136,24 @@ func TestGodotMPServeProjectErrors(t *testing.T) {
 		}
 	}
 }
+
+// "godot mp serve --project" serves a game whose scripts set something the loader cannot read
+// as the scenes say, and names each such place on stderr.
+func TestGodotMPServeProjectGaps(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"project.godot": "[application]\nrun/main_scene=\"res://w.tscn\"\n",
+		"w.tscn": "[gd_scene format=3]\n[ext_resource type=\"Script\" path=\"res://w.gd\" id=\"1\"]\n[node name=\"W\" type=\"Node\"]\nscript = ExtResource(\"1\")\n" +
+			"[node name=\"Sp\" type=\"MultiplayerSpawner\" parent=\".\"]\nspawn_path = NodePath(\"..\")\n",
+		"w.gd": "extends Node\n\nfunc _ready():\n\t$Sp.spawn_function = func(data): return Node.new()\n",
+	} {
+		if err := os.WriteFile(dir+"/"+name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := startMPServe(t, "godot", "mp", "serve", "--project", dir, "--addr", "127.0.0.1:0")
+	m.stop(t)
+	if want := "not served as the game does: " + dir + "/w.gd:4: spawn_function = func(data): return Node.new(): the loader reads a method of the script"; !strings.Contains(m.logs.String(), want) {
+		t.Errorf("stderr %q lacks %q", m.logs.String(), want)
+	}
+}
