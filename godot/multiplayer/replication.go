@@ -75,6 +75,10 @@ type Property struct {
 	// Default is the value the property has until it is set (the node's value in its scene
 	// or script); nil is null, which a typed property on the client refuses.
 	Default any
+	// OwnerID says the property holds the entity's owner: Spawn sets it to SpawnOptions.Owner
+	// (an int; 1, the server, without an owner) before applying SpawnOptions.State, as games do that give a node's authority
+	// from a synchronized property (`var player := 1: set(id): $Input.set_multiplayer_authority(id)`).
+	OwnerID bool
 }
 
 // Name returns the name the property's value goes by in Go: the part of Path after the node

@@ -2,6 +2,7 @@ package multiplayer
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -172,5 +173,27 @@ func TestVisibilityUpdateEveryTick(t *testing.T) {
 	}
 	if err := (&Server{Synchronizers: []*SyncConfig{{Path: "A/B", VisibilityUpdate: 3}}}).init(); err == nil {
 		t.Error("visibility update mode 3 accepted")
+	}
+}
+
+// TestOwnerIDProperty: a property marked OwnerID starts as the entity's owner (1 without
+// one), and the spawn state's State still overrides it.
+func TestOwnerIDProperty(t *testing.T) {
+	sc := &Scene{Path: "res://p.tscn", Synchronizers: []*SyncConfig{{Path: "S", Properties: []Property{
+		{Path: ".:player", Spawn: true, Default: int64(1), OwnerID: true}}}}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{sc}}
+	s, _ := tickScene(t, []*Spawner{sp}, 2)
+	for _, c := range []struct {
+		owner int32
+		state any
+		want  int64
+	}{{7, nil, 7}, {0, nil, 1}, {7, map[string]any{"player": 9}, 9}} {
+		e, err := s.Spawn(sp, "res://p.tscn", fmt.Sprint("P", c.owner, c.want), &SpawnOptions{Owner: c.owner, State: c.state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := e.Sync("S").Get("player"); err != nil || v != c.want {
+			t.Errorf("owner %d, state %v: player %v (%v), want %d", c.owner, c.state, v, err, c.want)
+		}
 	}
 }

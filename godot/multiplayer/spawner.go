@@ -408,6 +408,15 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 		e.nested = append(e.nested, &Spawner{Path: joinPath(e.path, t.Path), SpawnPath: joinPath(e.path, t.SpawnPath),
 			Scenes: t.Scenes, Custom: t.Custom, DespawnOnDisconnect: t.DespawnOnDisconnect, entity: e})
 	}
+	for _, st := range e.syncs {
+		for _, pr := range st.cfg.Properties {
+			if pr.OwnerID {
+				if err := st.Set(pr.Path, int64(max(opts.Owner, 1))); err != nil { // no owner: the server
+					return nil, err
+				}
+			}
+		}
+	}
 	if opts.State != nil {
 		for _, st := range e.syncs {
 			if err := st.SetState(opts.State); err != nil {

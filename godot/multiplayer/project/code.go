@@ -71,6 +71,9 @@ type site struct {
 	recv   string // the receiver as written, for messages
 	what   string // a method name, or "name=" for an assignment
 	args   []string
+	// fn is the top-level function the site is in, or "var:NAME" for the setter of the
+	// variable NAME, with param the setter's parameter.
+	fn, param string
 }
 
 const recvPattern = `\$"[^"]*"|\$%?[\w/%]+|get_node(?:_or_null)?\(\s*"[^"]*"\s*\)|[A-Za-z_]\w*`
@@ -82,6 +85,9 @@ var (
 	reSceneConst = regexp.MustCompile(`^(?:const|var)\s+([A-Za-z_]\w*)\s*(?::\s*[A-Za-z_]\w*\s*)?:?=\s*(?:pre)?load\(\s*"([^"]+)"\s*\)\s*$`)
 	reLoadScene  = regexp.MustCompile(`(?:pre)?load\(\s*"([^"]+\.tscn)"\s*\)`)
 	reFuncHead   = regexp.MustCompile(`^(?:static\s+)?func\s+([A-Za-z_]\w*)\s*\(([^)]*)\)`)
+	reVarBlock   = regexp.MustCompile(`^(?:@\w+(?:\([^)]*\))?\s+)*var\s+([A-Za-z_]\w*)\b[^#]*:\s*(?:set\s*=\s*([A-Za-z_]\w*)\s*)?$`)
+	reSetter     = regexp.MustCompile(`^set\s*\(\s*([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?\)\s*:`)
+	reSetterFunc = regexp.MustCompile(`^set\s*=\s*([A-Za-z_]\w*)`)
 )
 
 // funcDef is a top-level function of a script: its parameters and its body's lines.
@@ -101,8 +107,10 @@ func (s *Script) readCode(lines []string) {
 	s.funcs = map[string]*funcDef{}
 	s.nodeVars = map[string]string{}
 	s.sceneConsts = map[string]string{}
+	s.setterFuncs = map[string]string{}
 	ambiguous := map[string]bool{}
 	var cur *funcDef
+	curName, curVar, setterParam := "", "", ""
 	for i, raw := range lines {
 		line := stripComment(raw)
 		text := strings.TrimSpace(line)
@@ -111,9 +119,15 @@ func (s *Script) readCode(lines []string) {
 		}
 		indented := line[0] == ' ' || line[0] == '\t'
 		if !indented {
-			cur = nil
+			cur, curName, curVar, setterParam = nil, "", "", ""
+			if m := reVarBlock.FindStringSubmatch(text); m != nil {
+				curVar = m[1]
+				if m[2] != "" {
+					s.setterFuncs[m[2]] = m[1]
+				}
+			}
 			if m := reFuncHead.FindStringSubmatch(text); m != nil {
-				cur = &funcDef{line: i + 1, params: params(m[2])}
+				cur, curName = &funcDef{line: i + 1, params: params(m[2])}, m[1]
 				s.funcs[m[1]] = cur
 				// A one-line function: func f(x): return x == 1
 				if _, after, ok := strings.Cut(text[len(m[0]):], ":"); ok && strings.TrimSpace(after) != "" {
@@ -125,6 +139,16 @@ func (s *Script) readCode(lines []string) {
 			}
 		} else if cur != nil {
 			cur.body = append(cur.body, codeLine{i + 1, text})
+		} else if curVar != "" {
+			if m := reSetter.FindStringSubmatch(text); m != nil {
+				setterParam = m[1]
+			} else if m := reSetterFunc.FindStringSubmatch(text); m != nil {
+				s.setterFuncs[m[1]] = curVar
+			}
+		}
+		fn, param := curName, ""
+		if curVar != "" && setterParam != "" {
+			fn, param = "var:"+curVar, setterParam
 		}
 		if m := reNodeVar.FindStringSubmatch(text); m != nil {
 			path := nodeRef(m[2])
@@ -139,7 +163,7 @@ func (s *Script) readCode(lines []string) {
 			if !ok {
 				continue
 			}
-			st := site{line: i + 1, what: text[m[4]:m[5]], args: args}
+			st := site{line: i + 1, what: text[m[4]:m[5]], args: args, fn: fn, param: param}
 			recv := ""
 			if m[2] >= 0 {
 				recv = text[m[2]:m[3]]
@@ -150,7 +174,7 @@ func (s *Script) readCode(lines []string) {
 			s.sites = append(s.sites, st)
 		}
 		if m := reSiteAssign.FindStringSubmatch(text); m != nil {
-			st := site{line: i + 1, what: m[2] + "=", args: []string{strings.TrimSpace(m[3])}, recv: m[1]}
+			st := site{line: i + 1, what: m[2] + "=", args: []string{strings.TrimSpace(m[3])}, recv: m[1], fn: fn, param: param}
 			st.target, st.known = s.receiver(m[1], false)
 			s.sites = append(s.sites, st)
 		}
@@ -264,9 +288,12 @@ type authEffect struct {
 	target    string
 	recursive bool
 	owner     bool
-	peer      multiplayer.Authority // when !owner and !unread
-	unread    string                // a reason, when the value is not read
-	where     string
+	// prop is the property of the node at propNode whose value the authority is (set in its
+	// setter: var player := 1: set(id): $Input.set_multiplayer_authority(id)).
+	prop, propNode string
+	peer           multiplayer.Authority // when !owner and !unread
+	unread         string                // a reason, when the value is not read
+	where          string
 }
 
 type visEffect struct {
@@ -337,7 +364,15 @@ func (c *sceneCode) add(p *Project, s *Script, n *SceneNode, st site, entity boo
 	case "set_multiplayer_authority":
 		e := authEffect{target: target, recursive: arg(1) != "false", where: where}
 		v := arg(0)
+		prop := ""
+		if strings.HasPrefix(st.fn, "var:") && v == st.param {
+			prop = strings.TrimPrefix(st.fn, "var:")
+		} else if f := s.funcs[st.fn]; f != nil && s.setterFuncs[st.fn] != "" && len(f.params) == 1 && v == f.params[0] {
+			prop = s.setterFuncs[st.fn]
+		}
 		switch k, err := strconv.Atoi(v); {
+		case prop != "" && entity:
+			e.prop, e.propNode = prop, n.Path
 		case isOwnerExpr(v) && ownerOK:
 			e.owner = true
 		case isOwnerExpr(v):
@@ -504,23 +539,16 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-// authority returns the authority the scene's code gives the synchronizer at path, and
-// whether it is read ("" reason) or not.
-func (c *sceneCode) authority(path string) (a multiplayer.Authority, where, unread string) {
-	for _, e := range c.auth {
-		if !(path == e.target || e.recursive && (e.target == "." || strings.HasPrefix(path, e.target+"/"))) {
-			continue
-		}
-		switch {
-		case e.unread != "":
-			a, where, unread = 0, e.where, e.unread
-		case e.owner:
-			a, where, unread = multiplayer.AuthorityOwner, e.where, ""
-		default:
-			a, where, unread = e.peer, e.where, ""
+// authority returns the last of the scene code's authority effects on the synchronizer at
+// path, or nil.
+func (c *sceneCode) authority(path string) *authEffect {
+	var last *authEffect
+	for i, e := range c.auth {
+		if path == e.target || e.recursive && (e.target == "." || strings.HasPrefix(path, e.target+"/")) {
+			last = &c.auth[i]
 		}
 	}
-	return a, where, unread
+	return last
 }
 
 // visibility applies the scene's code and the synchronizer's properties to cfg: its filter

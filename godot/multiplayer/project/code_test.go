@@ -38,8 +38,12 @@ func TestGame3(t *testing.T) {
 	for _, c := range player.Synchronizers {
 		auth[c.Path] = c.Authority
 	}
-	if auth["ServerSync"] != multiplayer.AuthorityServer || auth["Input/InputSync"] != multiplayer.AuthorityOwner {
+	if auth["ServerSync"] != multiplayer.AuthorityServer || auth["Input/InputSync"] != multiplayer.AuthorityOwner || auth["Aim/AimSync"] != multiplayer.AuthorityOwner {
 		t.Errorf("authorities %v", auth)
+	}
+	// The aim's authority is the player property the spawn state carries: the owner.
+	if pr := player.Synchronizers[0].Properties; len(pr) != 2 || pr[1].Name() != "player" || !pr[1].OwnerID || pr[0].OwnerID || pr[1].Default != int64(1) {
+		t.Errorf("ServerSync properties %+v", pr)
 	}
 	drops := byPath["Game/DropSpawner"]
 	if drops == nil || drops.Custom == nil || drops.Custom.Path != "res://drop.tscn" || len(drops.Custom.Synchronizers) != 1 {
@@ -111,6 +115,15 @@ spawn_path = NodePath("..")
 		{"a node in a variable the loader cannot follow", "extends Node\nfunc _enter_tree():\n\tvar n = get_child(0)\n\tn.set_multiplayer_authority(2)\n",
 			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
 				wantGap(t, d, "s.gd:4", "cannot tell which node n is", nil)
+			}},
+		{"authority from a property the spawn state sets", "extends Node\nvar v := 1:\n\tset(id):\n\t\tv = id\n\t\t$Sync2.set_multiplayer_authority(id)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				// A/Sync sends A's v, not E's: nothing before Sync2 sends E's v.
+				wantGap(t, d, "s.gd:5", "set_multiplayer_authority from v, which no synchronizer of the server before Sync2", sc.Synchronizers[1])
+			}},
+		{"authority from a property, in a setter function", "extends Node\nvar v := 1: set = _set_v\nfunc _set_v(id):\n\tv = id\n\t$Sync2.set_multiplayer_authority(id)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:5", "set_multiplayer_authority from v", sc.Synchronizers[1])
 			}},
 		{"not public, visible for the owner", "extends Node\nfunc _ready():\n\t$A/Sync.public_visibility = false\n\t$A/Sync.set_visibility_for(str(name).to_int(), true)\n\t$Sync2.set_visibility_public(false)\n",
 			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {

@@ -41,8 +41,15 @@ func TestEngineGame3(t *testing.T) {
 		sp[s.Path] = s
 	}
 	players, badges, drops := sp["Game/PlayerSpawner"], sp["Game/BadgeSpawner"], sp["Game/DropSpawner"]
-	var moved atomic.Bool // the owner's input (1, 0) arrived
+	var moved, aimed atomic.Bool // the owner's input (1, 0) and aim 0.5 arrived
 	for _, c := range players.Scenes[0].Synchronizers {
+		if c.Path == "Aim/AimSync" {
+			c.OnSync = func(_ *multiplayer.Peer, s *multiplayer.SyncState) {
+				if v, err := s.Get("angle"); err == nil && v == 0.5 {
+					aimed.Store(true)
+				}
+			}
+		}
 		if c.Path == "Input/InputSync" {
 			c.OnSync = func(_ *multiplayer.Peer, s *multiplayer.SyncState) {
 				var in struct{ Dir godot.Vector2 }
@@ -139,14 +146,14 @@ func TestEngineGame3(t *testing.T) {
 	out := strings.Join(res.Stdout, "\n")
 	out = strings.NewReplacer(ids[0], "ID1", ids[1], "ID2").Replace(out)
 	for _, want := range []string{
-		"G3 C1 player ID1 hp=50",
+		"G3 C1 player ID1 hp=50 player=ID1",
 		"G3 C1 item ID1/Sword kind=3",
 		"G3 C1 badge ID1 badge of ID1",
 		"G3 C1 drop DropID1 amount=7 pos=(5.0, 6.0)",
 		"G3 C1 clock 42",
-		"G3 C2 player ID1 hp=50",
+		"G3 C2 player ID1 hp=50 player=ID1",
 		"G3 C2 item ID1/Sword kind=3",
-		"G3 C2 player ID2 hp=50",
+		"G3 C2 player ID2 hp=50 player=ID2",
 		"G3 C2 item ID2/Sword kind=3",
 		"G3 C2 drop DropID1 amount=7 pos=(5.0, 6.0)",
 		"G3 C1 badges 1, C2 badges 1",
@@ -164,6 +171,9 @@ func TestEngineGame3(t *testing.T) {
 	}
 	if !moved.Load() {
 		t.Error("the server accepted no input SYNC of (1, 0) from the player's owner")
+	}
+	if !aimed.Load() {
+		t.Error("the server accepted no aim SYNC of 0.5 from the player's owner (its authority from the player property)")
 	}
 	for len(errs) > 0 {
 		t.Errorf("server error: %v", <-errs)

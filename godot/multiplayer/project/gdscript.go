@@ -33,6 +33,7 @@ type Script struct {
 	funcs       map[string]*funcDef
 	nodeVars    map[string]string // variables holding a node: name → path ($Path)
 	sceneConsts map[string]string // constants holding a loaded resource: name → path
+	setterFuncs map[string]string // functions that are a variable's setter: function → variable
 }
 
 var (

@@ -373,9 +373,53 @@ type Declarations struct {
 // layout is one Instance at work: the spawnable scenes laid out (each once: a scene may spawn
 // itself further down) and the gaps found.
 type layout struct {
-	p      *Project
-	scenes map[string]*multiplayer.Scene
-	gaps   []Gap
+	p       *Project
+	scenes  map[string]*multiplayer.Scene
+	gaps    []Gap
+	roots   map[*multiplayer.SyncConfig]string // each synchronizer's root node, in its scene
+	pending []pendingAuth                      // authorities from a property, for the scene to resolve
+}
+
+// pendingAuth is a synchronizer whose authority a script sets from a property of a node.
+type pendingAuth struct {
+	cfg    *multiplayer.SyncConfig
+	effect *authEffect
+}
+
+// resolveAuth gives the pending synchronizers of the spawnable scene sc the owner's authority
+// when a synchronizer of the server, earlier in the tree (so that the spawn state sets the
+// property before they enter it), sends the property in the spawn state; that property is then
+// OwnerID. The others are gaps.
+func (l *layout) resolveAuth(sc *multiplayer.Scene, pending []pendingAuth) {
+	for _, pa := range pending {
+		e := pa.effect
+		found := false
+		for _, c := range sc.Synchronizers {
+			if c == pa.cfg {
+				break
+			}
+			if c.Authority != multiplayer.AuthorityServer {
+				continue
+			}
+			for i, pr := range c.Properties {
+				nodePart, name, _ := strings.Cut(pr.Path, ":")
+				target := relPath(l.roots[c], nodePart)
+				if target == "" {
+					target = "."
+				}
+				if pr.Spawn && name == e.prop && target == e.propNode {
+					c.Properties[i].OwnerID = true
+					found = true
+				}
+			}
+		}
+		if found {
+			pa.cfg.Authority = multiplayer.AuthorityOwner
+			continue
+		}
+		l.gaps = append(l.gaps, Gap{Where: e.where, Scene: sc.Path, Sync: pa.cfg,
+			What: fmt.Sprintf("set_multiplayer_authority from %s, which no synchronizer of the server before %s sends in the spawn state; set SyncConfig.Authority of %s", e.prop, pa.cfg.Path, pa.cfg.Path)})
+	}
 }
 
 // Instance lays the scene res out as the clients' tree has it, with its root node at path at
@@ -393,7 +437,7 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &layout{p: p, scenes: map[string]*multiplayer.Scene{}}
+	l := &layout{p: p, scenes: map[string]*multiplayer.Scene{}, roots: map[*multiplayer.SyncConfig]string{}}
 	code := p.codeOf(nodes, false)
 	l.gaps = append(l.gaps, code.gaps...)
 	for _, n := range nodes {
@@ -617,6 +661,9 @@ func (l *layout) spawnable(res string) (*multiplayer.Scene, error) {
 	}
 	sc := &multiplayer.Scene{Path: res}
 	l.scenes[res] = sc
+	outer := l.pending
+	l.pending = nil
+	defer func() { l.pending = outer }()
 	code := p.codeOf(nodes, true)
 	for _, g := range code.gaps {
 		g.Scene = res
@@ -659,6 +706,7 @@ func (l *layout) spawnable(res string) (*multiplayer.Scene, error) {
 			sc.Spawners = append(sc.Spawners, sp)
 		}
 	}
+	l.resolveAuth(sc, l.pending)
 	return sc, nil
 }
 
@@ -669,14 +717,23 @@ func (l *layout) syncConfig(n *SceneNode, path string, nodes []*SceneNode, code 
 	if err != nil {
 		return nil, err
 	}
-	a, where, unread := code.authority(n.Path)
-	switch {
-	case unread != "":
-		l.gaps = append(l.gaps, Gap{Where: where, What: unread + "; set SyncConfig.Authority of " + path, Scene: scene, Sync: cfg})
-	case a == multiplayer.AuthorityOwner && scene == "":
-		l.gaps = append(l.gaps, Gap{Where: where, What: "the authority of " + path + " is set to a peer a node is named by, outside a spawned scene; set SyncConfig.Authority", Sync: cfg})
+	rootRel, err := nodePathProp(n, "root_path", "..")
+	if err != nil {
+		return nil, err
+	}
+	l.roots[cfg] = relPath(n.Path, rootRel)
+	switch e := code.authority(n.Path); {
+	case e == nil:
+	case e.unread != "":
+		l.gaps = append(l.gaps, Gap{Where: e.where, What: e.unread + "; set SyncConfig.Authority of " + path, Scene: scene, Sync: cfg})
+	case e.prop != "":
+		l.pending = append(l.pending, pendingAuth{cfg: cfg, effect: e})
+	case e.owner && scene == "":
+		l.gaps = append(l.gaps, Gap{Where: e.where, What: "the authority of " + path + " is set to a peer a node is named by, outside a spawned scene; set SyncConfig.Authority", Sync: cfg})
+	case e.owner:
+		cfg.Authority = multiplayer.AuthorityOwner
 	default:
-		cfg.Authority = a
+		cfg.Authority = e.peer
 	}
 	for _, u := range code.visibility(n, n.Path, cfg) {
 		where, what, _ := strings.Cut(u, ": ")

@@ -17,7 +17,7 @@ func client(tag: String) -> Node:
 	var mp := SceneMultiplayer.new()
 	get_tree().set_multiplayer(mp, root.get_path())
 	main.get_node("PlayerSpawner").spawned.connect(func(n):
-		out("%s player %s hp=%d" % [tag, n.name, n.hp])
+		out("%s player %s hp=%d player=%d" % [tag, n.name, n.hp, n.player])
 		n.get_node("ItemSpawner").spawned.connect(func(i):
 			out("%s item %s/%s kind=%d" % [tag, n.name, i.name, i.kind])))
 	main.get_node("PlayerSpawner").despawned.connect(func(n): out("%s player %s despawned" % [tag, n.name]))
@@ -57,6 +57,7 @@ func main() -> void:
 	var id1 := m1.multiplayer.get_unique_id()
 	out("C1 clock %d" % m1.get_node("Clock").ticks)
 	m1.get_node("Players/%d/Input" % id1).dir = Vector2(1, 0)
+	m1.get_node("Players/%d/Aim" % id1).angle = 0.5
 
 	# A late joiner: both players, each with its item, its own badge only, both drops.
 	var m2 := client("C2")
@@ -99,6 +100,7 @@ func record() -> void:
 		var pl = load("res://player.tscn").instantiate()
 		pl.name = str(id)
 		pl.hp = 50
+		pl.player = id
 		sg.get_node("Players").add_child(pl, true)
 		players[id] = pl
 		var item = load("res://item.tscn").instantiate()
@@ -124,6 +126,7 @@ func record() -> void:
 		await get_tree().process_frame
 	# The owner stops sending its input first, so that none arrives for a freed node.
 	k1.get_node("Players/1001/Input/InputSync").public_visibility = false
+	k1.get_node("Players/1001/Aim/AimSync").public_visibility = false
 	await get_tree().process_frame
 	await get_tree().process_frame
 	players[1001].queue_free()

@@ -4,6 +4,12 @@ extends Node2D
 
 var hp := 10
 
+# Set by the server, synchronized on spawn: the peer that aims.
+@export var player := 1:
+	set(id):
+		player = id
+		$Aim.set_multiplayer_authority(id)
+
 func _enter_tree() -> void:
 	$Input.set_multiplayer_authority(int(str(name)))
 
