@@ -32,7 +32,8 @@ type replicator struct {
 type replPeer struct {
 	id        int32
 	spawned   map[*Entity]bool
-	syncs     []*SyncState // sync_nodes visible to the peer, in the engine's set order
+	syncs     []*SyncState       // sync_nodes visible to the peer, in the engine's set order
+	syncAt    map[*SyncState]int // each one's index in syncs
 	lastSent  uint16
 	lastWatch map[*SyncState]time.Duration
 }
@@ -53,7 +54,7 @@ func newReplicator(sc *scene, cfg Replication) *replicator {
 }
 
 func newReplPeer(id int32) *replPeer {
-	return &replPeer{id: id, spawned: map[*Entity]bool{}, lastWatch: map[*SyncState]time.Duration{}}
+	return &replPeer{id: id, spawned: map[*Entity]bool{}, lastWatch: map[*SyncState]time.Duration{}, syncAt: map[*SyncState]int{}}
 }
 
 // replicator returns the server's replicator, creating it (and its ticker) on first use.
@@ -583,9 +584,7 @@ func (r *replicator) stopSync(st *SyncState) {
 		r.syncs = swapRemove(r.syncs, i)
 	}
 	for _, rp := range r.peers {
-		if i := slices.Index(rp.syncs, st); i >= 0 {
-			rp.syncs = swapRemove(rp.syncs, i)
-		}
+		rp.removeSync(st)
 		delete(rp.lastWatch, st)
 	}
 }
@@ -601,14 +600,30 @@ func (r *replicator) updateSyncVisibility(peer int32, st *SyncState) {
 		return
 	}
 	vis := r.visible(st, peer)
-	i := slices.Index(rp.syncs, st)
+	_, has := rp.syncAt[st]
 	switch {
-	case vis && i < 0:
+	case vis && !has:
+		rp.syncAt[st] = len(rp.syncs)
 		rp.syncs = append(rp.syncs, st)
-	case !vis && i >= 0:
-		rp.syncs = swapRemove(rp.syncs, i)
+	case !vis && has:
+		rp.removeSync(st)
 		delete(rp.lastWatch, st)
 	}
+}
+
+// removeSync takes st out of the peer's synchronizers as HashSet::erase does (the last one
+// moves into its place), in constant time.
+func (rp *replPeer) removeSync(st *SyncState) {
+	i, ok := rp.syncAt[st]
+	if !ok {
+		return
+	}
+	delete(rp.syncAt, st)
+	last := len(rp.syncs) - 1
+	if i != last {
+		rp.syncAt[rp.syncs[last]] = i
+	}
+	rp.syncs = swapRemove(rp.syncs, i)
 }
 
 // updateSpawnVisibility is _update_spawn_visibility: peer 0 means every peer. An entity is
