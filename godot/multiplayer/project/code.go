@@ -76,12 +76,12 @@ type site struct {
 	fn, param string
 }
 
-const recvPattern = `\$"[^"]*"|\$%?[\w/%]+|get_node(?:_or_null)?\(\s*"[^"]*"\s*\)|[A-Za-z_]\w*`
+const recvPattern = `\$"[^"]*"|\$%?[\w/%]+|%[\w/]+|get_node(?:_or_null)?\(\s*"[^"]*"\s*\)|[A-Za-z_]\w*`
 
 var (
 	reSiteCall   = regexp.MustCompile(`(?:(` + recvPattern + `)\s*\.\s*)?\b(set_multiplayer_authority|add_visibility_filter|set_visibility_for|set_visibility_public|set_spawn_function)\s*\(`)
 	reSiteAssign = regexp.MustCompile(`^(?:(` + recvPattern + `)\s*\.\s*)?(spawn_function|public_visibility|visibility_update_mode)\s*=([^=].*)$`)
-	reNodeVar    = regexp.MustCompile(`^(?:@onready\s+)?var\s+([A-Za-z_]\w*)\s*(?::\s*[A-Za-z_]\w*\s*)?:?=\s*(\$"[^"]*"|\$[\w/]+|get_node(?:_or_null)?\(\s*"[^"]*"\s*\))\s*$`)
+	reNodeVar    = regexp.MustCompile(`^(?:@onready\s+)?var\s+([A-Za-z_]\w*)\s*(?::\s*[A-Za-z_]\w*\s*)?:?=\s*(\$"[^"]*"|\$%?[\w/]+|%[\w/]+|get_node(?:_or_null)?\(\s*"[^"]*"\s*\))\s*$`)
 	reSceneConst = regexp.MustCompile(`^(?:const|var)\s+([A-Za-z_]\w*)\s*(?::\s*[A-Za-z_]\w*\s*)?:?=\s*(?:pre)?load\(\s*"([^"]+)"\s*\)\s*$`)
 	reLoadScene  = regexp.MustCompile(`(?:pre)?load\(\s*"([^"]+\.tscn)"\s*\)`)
 	reFuncHead   = regexp.MustCompile(`^(?:static\s+)?func\s+([A-Za-z_]\w*)\s*\(([^)]*)\)`)
@@ -191,9 +191,7 @@ func (s *Script) receiver(recv string, chained bool) (string, bool) {
 		return "", false
 	case recv == "" || recv == "self":
 		return ".", true
-	case strings.HasPrefix(recv, "$%"), strings.HasPrefix(recv, "%"):
-		return "", false // a scene-unique name
-	case strings.HasPrefix(recv, "$"), strings.HasPrefix(recv, "get_node"):
+	case strings.HasPrefix(recv, "$"), strings.HasPrefix(recv, "%"), strings.HasPrefix(recv, "get_node"):
 		return nodeRef(recv), true
 	}
 	if p, ok := s.nodeVars[recv]; ok {
@@ -202,8 +200,12 @@ func (s *Script) receiver(recv string, chained bool) (string, bool) {
 	return "", false
 }
 
-// nodeRef returns the path of $Path, $"Path" or get_node("Path").
+// nodeRef returns the path of $Path, $"Path" or get_node("Path"), or %Name for a scene-unique
+// name ($%Name, %Name).
 func nodeRef(v string) string {
+	if strings.HasPrefix(v, "%") || strings.HasPrefix(v, "$%") {
+		return "%" + strings.TrimLeft(v, "$%")
+	}
 	if strings.HasPrefix(v, "get_node") {
 		_, args, _ := call(v)
 		if len(args) == 1 {
@@ -281,7 +283,8 @@ type sceneCode struct {
 	auth     []authEffect
 	vis      map[string]*visEffect
 	spawnFns map[string]spawnFn
-	gaps     []Gap // sites whose node the loader could not resolve
+	gaps     []Gap             // sites whose node the loader could not resolve
+	unique   map[string]string // %Name → the path of the node with unique_name_in_owner
 }
 
 type authEffect struct {
@@ -317,7 +320,12 @@ type spawnFn struct {
 // codeOf reads what the scripts of a scene's nodes (paths relative to the scene's root) do to
 // its multiplayer nodes. entity says whether the scene is spawned (its root named by a peer).
 func (p *Project) codeOf(nodes []*SceneNode, entity bool) *sceneCode {
-	c := &sceneCode{vis: map[string]*visEffect{}, spawnFns: map[string]spawnFn{}}
+	c := &sceneCode{vis: map[string]*visEffect{}, spawnFns: map[string]spawnFn{}, unique: map[string]string{}}
+	for _, n := range nodes {
+		if n.Props["unique_name_in_owner"] == "true" {
+			c.unique[n.Name] = n.Path
+		}
+	}
 	for _, n := range nodes {
 		for res, depth := n.Script, 0; res != "" && depth < 64; depth++ {
 			s := p.Scripts[res]
@@ -339,7 +347,18 @@ func (c *sceneCode) add(p *Project, s *Script, n *SceneNode, st site, entity boo
 		c.gaps = append(c.gaps, Gap{Where: where, What: fmt.Sprintf("%s on %s: the loader cannot tell which node %s is", strings.TrimSuffix(st.what, "="), st.recv, st.recv)})
 		return
 	}
-	target := relPath(n.Path, st.target)
+	var target string
+	if name, ok := strings.CutPrefix(st.target, "%"); ok {
+		first, rest, _ := strings.Cut(name, "/")
+		base, found := c.unique[first]
+		if !found {
+			c.gaps = append(c.gaps, Gap{Where: where, What: fmt.Sprintf("%s on %s: no node of the scene has the unique name %s", strings.TrimSuffix(st.what, "="), st.recv, first)})
+			return
+		}
+		target = join(base, rest)
+	} else {
+		target = relPath(n.Path, st.target)
+	}
 	if target == "" {
 		target = "."
 	}

@@ -70,10 +70,12 @@ properties/0/replication_mode = 1
 [node name="E" type="Node"]
 script = ExtResource("1")
 [node name="A" type="Node" parent="."]
+unique_name_in_owner = true
 [node name="Sync" type="MultiplayerSynchronizer" parent="A"]
 replication_config = SubResource("c")
 [node name="Sync2" type="MultiplayerSynchronizer" parent="."]
 replication_config = SubResource("c")
+unique_name_in_owner = true
 [node name="Sp" type="MultiplayerSpawner" parent="."]
 spawn_path = NodePath("..")
 `
@@ -107,6 +109,13 @@ spawn_path = NodePath("..")
 				if sc.Synchronizers[0].Authority != multiplayer.AuthorityOwner || sc.Synchronizers[1].Authority != 7 {
 					t.Errorf("authorities %d %d", sc.Synchronizers[0].Authority, sc.Synchronizers[1].Authority)
 				}
+			}},
+		{"scene-unique names", "extends Node\n@onready var s2 := %Sync2\nfunc _enter_tree():\n\t%A.set_multiplayer_authority(str(name).to_int())\n\ts2.set_multiplayer_authority(9)\n\t$%Nope.set_multiplayer_authority(9)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				if sc.Synchronizers[0].Authority != multiplayer.AuthorityOwner || sc.Synchronizers[1].Authority != 9 {
+					t.Errorf("authorities %d %d", sc.Synchronizers[0].Authority, sc.Synchronizers[1].Authority)
+				}
+				wantGap(t, d, "s.gd:6", "no node of the scene has the unique name Nope", nil)
 			}},
 		{"authority from a variable", "extends Node\nvar who := 1\nfunc _enter_tree():\n\t$A/Sync.set_multiplayer_authority(who)\n",
 			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
