@@ -1,7 +1,6 @@
 package project
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -90,16 +89,16 @@ func ParseScript(path string, src []byte) (*Script, error) {
 		for strings.HasPrefix(text, "@") {
 			name, args, rest, consumed, err := annotation(lines, i, text)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+				return nil, wrapAt(path, lineNo, "%w", err)
 			}
 			i += consumed
 			if name == "rpc" {
 				if pending != nil {
-					return nil, fmt.Errorf("%s:%d: @rpc twice before one func", path, lineNo)
+					return nil, errAt(path, lineNo, "@rpc twice before one func")
 				}
 				r, err := rpcArgs(args)
 				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+					return nil, wrapAt(path, lineNo, "%w", err)
 				}
 				pending, pendingLine = &r, lineNo
 			}
@@ -117,11 +116,11 @@ func ParseScript(path string, src []byte) (*Script, error) {
 			continue
 		}
 		if pending != nil && !strings.HasPrefix(text, "@") {
-			return nil, fmt.Errorf("%s:%d: @rpc (line %d) is not followed by a func", path, lineNo, pendingLine)
+			return nil, errAt(path, lineNo, "@rpc (line %d) is not followed by a func", pendingLine)
 		}
 	}
 	if pending != nil {
-		return nil, fmt.Errorf("%s:%d: @rpc is not followed by a func", path, pendingLine)
+		return nil, errAt(path, pendingLine, "@rpc is not followed by a func")
 	}
 	return s, nil
 }
@@ -136,7 +135,7 @@ func annotation(lines []string, i int, text string) (name string, args []string,
 	}
 	name = text[1:j]
 	if name == "" {
-		return "", nil, "", 0, fmt.Errorf("an annotation without a name: %q", text)
+		return "", nil, "", 0, kindf(ErrSyntax, "an annotation without a name: %q", text)
 	}
 	text = text[j:]
 	if !strings.HasPrefix(text, "(") {
@@ -179,7 +178,7 @@ func annotation(lines []string, i int, text string) (name string, args []string,
 		}
 		consumed++
 		if i+consumed >= len(lines) {
-			return "", nil, "", 0, fmt.Errorf("@%s: unclosed argument list", name)
+			return "", nil, "", 0, kindf(ErrSyntax, "@%s: unclosed argument list", name)
 		}
 		text = stripComment(lines[i+consumed])
 		b.WriteByte(' ')
@@ -203,12 +202,12 @@ func splitArgs(s string) ([]string, error) {
 func rpcArgs(args []string) (multiplayer.RPC, error) {
 	var r multiplayer.RPC
 	if len(args) > 4 {
-		return r, fmt.Errorf("@rpc takes at most 4 arguments, has %d", len(args))
+		return r, kindf(ErrSyntax, "@rpc takes at most 4 arguments, has %d", len(args))
 	}
 	for i, a := range args {
 		if uq, err := strconv.Unquote(a); err == nil {
 			if i == 3 {
-				return r, fmt.Errorf("@rpc argument 4 (the channel) should be an int, is %s", a)
+				return r, kindf(ErrSyntax, "@rpc argument 4 (the channel) should be an int, is %s", a)
 			}
 			switch uq {
 			case "any_peer":
@@ -226,16 +225,16 @@ func rpcArgs(args []string) (multiplayer.RPC, error) {
 			case "unreliable_ordered":
 				r.Transfer = multiplayer.TransferUnreliableOrdered
 			default:
-				return r, fmt.Errorf("@rpc argument %s is not one of \"any_peer\", \"authority\", \"call_local\", \"call_remote\", \"reliable\", \"unreliable\", \"unreliable_ordered\"", a)
+				return r, kindf(ErrSyntax, "@rpc argument %s is not one of \"any_peer\", \"authority\", \"call_local\", \"call_remote\", \"reliable\", \"unreliable\", \"unreliable_ordered\"", a)
 			}
 			continue
 		}
 		if i < 3 {
-			return r, fmt.Errorf("@rpc argument %d should be a String (\"any_peer\", \"call_local\", \"reliable\" …), is %s", i+1, a)
+			return r, kindf(ErrSyntax, "@rpc argument %d should be a String (\"any_peer\", \"call_local\", \"reliable\" …), is %s", i+1, a)
 		}
 		n, err := strconv.Atoi(a)
 		if err != nil {
-			return r, fmt.Errorf("@rpc argument %s is not understood (a keyword string or a channel number)", a)
+			return r, kindf(ErrSyntax, "@rpc argument %s is not understood (a keyword string or a channel number)", a)
 		}
 		r.Channel = n
 	}

@@ -159,7 +159,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		return err
 	}
 	if len(secs) == 0 || secs[0].kind != "gd_scene" {
-		return fmt.Errorf("%s:1: not a Godot scene (no [gd_scene] heading)", file)
+		return errAt(file, 1, "not a Godot scene (no [gd_scene] heading)")
 	}
 	if uid := unquote(secs[0].attrs["uid"]); uid != "" {
 		p.uids[uid] = res
@@ -181,14 +181,14 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		case "node":
 			name := unquote(s.attrs["name"])
 			if name == "" {
-				return fmt.Errorf("%s:%d: a node without a name", file, s.line)
+				return errAt(file, s.line, "a node without a name")
 			}
 			n := &SceneNode{Name: name, Type: unquote(s.attrs["type"]), Props: s.props, Line: s.line, file: file}
 			parent, hasParent := s.attrs["parent"]
 			switch {
 			case !hasParent:
 				if len(sc.Nodes) > 0 {
-					return fmt.Errorf("%s:%d: a second root node %q", file, s.line, name)
+					return errAt(file, s.line, "a second root node %q", name)
 				}
 				n.Path = "."
 			case unquote(parent) == ".":
@@ -199,14 +199,14 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 			if inst, ok := s.attrs["instance"]; ok {
 				id, err := extID(inst)
 				if err != nil {
-					return fmt.Errorf("%s:%d: instance: %w", file, s.line, err)
+					return wrapAt(file, s.line, "instance: %w", err)
 				}
 				n.Instance = ext[id]
 			}
 			if v, ok := s.props["script"]; ok {
 				id, err := extID(v)
 				if err != nil {
-					return fmt.Errorf("%s:%d: script: %w", file, s.line, err)
+					return wrapAt(file, s.line, "script: %w", err)
 				}
 				n.Script = ext[id]
 			}
@@ -224,7 +224,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		if v, ok := n.Props["replication_config"]; ok {
 			name, args, ok := call(v)
 			if !ok || name != "SubResource" || len(args) != 1 || subs[args[0]] == nil {
-				return fmt.Errorf("%s:%d: replication_config %s is not a SubResource of this scene", file, n.Line, v)
+				return errAt(file, n.Line, "replication_config %s is not a SubResource of this scene", v)
 			}
 			n.Props["replication_config"] = "" // replaced by the parsed config below
 			cfg, err := replicationConfig(file, subs[args[0]])
@@ -235,7 +235,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		}
 	}
 	if len(sc.Nodes) == 0 {
-		return fmt.Errorf("%s: a scene without nodes", file)
+		return &SourceError{File: file, Err: kindf(ErrSyntax, "a scene without nodes")}
 	}
 	p.Scenes[res] = sc
 	return nil
@@ -244,7 +244,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 func extID(v string) (string, error) {
 	name, args, ok := call(v)
 	if !ok || name != "ExtResource" || len(args) != 1 {
-		return "", fmt.Errorf("%s is not ExtResource(\"id\")", v)
+		return "", kindf(ErrSyntax, "%s is not ExtResource(\"id\")", v)
 	}
 	return args[0], nil
 }
@@ -261,22 +261,22 @@ func replicationConfig(file string, s *section) ([]multiplayer.Property, error) 
 		idxs, what, ok := strings.Cut(rest, "/")
 		idx, err := strconv.Atoi(idxs)
 		if !ok || err != nil || idx < 0 || idx > len(props) {
-			return nil, fmt.Errorf("%s:%d: replication config key %q out of order", file, s.line, key)
+			return nil, errAt(file, s.line, "replication config key %q out of order", key)
 		}
 		v := s.props[key]
 		if what == "path" {
 			if idx != len(props) {
-				return nil, fmt.Errorf("%s:%d: property %d listed twice", file, s.line, idx)
+				return nil, errAt(file, s.line, "property %d listed twice", idx)
 			}
 			name, args, ok := call(v)
 			if !ok || name != "NodePath" || len(args) != 1 || !strings.Contains(args[0], ":") {
-				return nil, fmt.Errorf("%s:%d: %s = %s: want NodePath(\"node:property\")", file, s.line, key, v)
+				return nil, errAt(file, s.line, "%s = %s: want NodePath(\"node:property\")", key, v)
 			}
 			props = append(props, multiplayer.Property{Path: args[0], Spawn: true, Mode: multiplayer.ReplicateAlways})
 			continue
 		}
 		if idx >= len(props) {
-			return nil, fmt.Errorf("%s:%d: %s before its path", file, s.line, key)
+			return nil, errAt(file, s.line, "%s before its path", key)
 		}
 		pr := &props[idx]
 		switch what {
@@ -285,7 +285,7 @@ func replicationConfig(file string, s *section) ([]multiplayer.Property, error) 
 		case "replication_mode":
 			m, err := strconv.Atoi(v)
 			if err != nil || m < 0 || m > 2 {
-				return nil, fmt.Errorf("%s:%d: %s = %s: want 0, 1 or 2", file, s.line, key, v)
+				return nil, errAt(file, s.line, "%s = %s: want 0, 1 or 2", key, v)
 			}
 			pr.Mode = multiplayer.ReplicationMode(m)
 		case "sync":
@@ -301,7 +301,7 @@ func replicationConfig(file string, s *section) ([]multiplayer.Property, error) 
 				pr.Mode = multiplayer.ReplicateNever
 			}
 		default:
-			return nil, fmt.Errorf("%s:%d: replication config key %q not understood", file, s.line, key)
+			return nil, errAt(file, s.line, "replication config key %q not understood", key)
 		}
 	}
 	return props, nil
@@ -317,14 +317,14 @@ func (p *Project) RPCs(res string) ([]multiplayer.RPC, error) {
 	seen := map[string]bool{}
 	for depth := 0; res != ""; depth++ {
 		if depth > 64 {
-			return nil, fmt.Errorf("%s: the extends chain is too long (a cycle?)", res)
+			return nil, kindf(ErrSyntax, "%s: the extends chain is too long (a cycle?)", res)
 		}
 		s := p.Scripts[res]
 		if s == nil {
 			if !strings.HasSuffix(res, ".gd") {
-				return nil, fmt.Errorf("script %s: only GDScript (.gd) is read", res)
+				return nil, kindf(ErrUnsupported, "script %s: only GDScript (.gd) is read", res)
 			}
-			return nil, fmt.Errorf("script %s is not in the project", res)
+			return nil, kindf(ErrMissing, "script %s is not in the project", res)
 		}
 		for _, r := range s.RPCs {
 			if !seen[r.Name] { // an override keeps the subclass's annotation
@@ -427,7 +427,7 @@ func (l *layout) resolveAuth(sc *multiplayer.Scene, pending []pendingAuth) {
 func (p *Project) Instance(res, at string) (*Declarations, error) {
 	sc := p.Scenes[res]
 	if sc == nil {
-		return nil, fmt.Errorf("project: scene %s is not in the project", res)
+		return nil, kindf(ErrMissing, "project: scene %s is not in the project", res)
 	}
 	if at == "" {
 		at = sc.Nodes[0].Name
@@ -446,7 +446,7 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 		if n.Script != "" {
 			rpcs, err := p.RPCs(n.Script)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: node %s: %w", n.file, n.Line, n.Path, err)
+				return nil, wrapAt(n.file, n.Line, "node %s: %w", n.Path, err)
 			}
 			if len(rpcs) > 0 {
 				d.RPCs[full] = rpcs
@@ -479,11 +479,11 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 // root), later sections overriding earlier ones.
 func (p *Project) flatten(res string, depth int) ([]*SceneNode, error) {
 	if depth > 32 {
-		return nil, fmt.Errorf("project: scene %s: instances nest too deep (a cycle?)", res)
+		return nil, kindf(ErrSyntax, "project: scene %s: instances nest too deep (a cycle?)", res)
 	}
 	sc := p.Scenes[res]
 	if sc == nil {
-		return nil, fmt.Errorf("project: scene %s is not in the project", res)
+		return nil, kindf(ErrMissing, "project: scene %s is not in the project", res)
 	}
 	var out []*SceneNode
 	byPath := map[string]*SceneNode{}
@@ -500,7 +500,7 @@ func (p *Project) flatten(res string, depth int) ([]*SceneNode, error) {
 		}
 		inner, err := p.flatten(n.Instance, depth+1)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", n.file, n.Line, err)
+			return nil, wrapAt(n.file, n.Line, "%w", err)
 		}
 		for _, in := range inner {
 			if in.Path == "." {
@@ -603,7 +603,7 @@ func nodePathProp(n *SceneNode, key, def string) (string, error) {
 	}
 	name, args, ok := call(v)
 	if !ok || name != "NodePath" || len(args) != 1 {
-		return "", fmt.Errorf("%s:%d: %s = %s: want NodePath(\"…\")", n.file, n.Line, key, v)
+		return "", errAt(n.file, n.Line, "%s = %s: want NodePath(\"…\")", key, v)
 	}
 	return args[0], nil
 }
@@ -613,19 +613,19 @@ func nodePathProp(n *SceneNode, key, def string) (string, error) {
 // is in, "" for the instanced one).
 func (l *layout) spawner(n *SceneNode, full, spawnPath string, code *sceneCode, scene string) (*multiplayer.Spawner, error) {
 	if v, _ := nodePathProp(n, "spawn_path", ""); v == "" {
-		return nil, fmt.Errorf("%s:%d: spawner %s has no spawn_path", n.file, n.Line, n.Path)
+		return nil, errAt(n.file, n.Line, "spawner %s has no spawn_path", n.Path)
 	}
 	sp := &multiplayer.Spawner{Path: full, SpawnPath: spawnPath}
 	if v, ok := n.Props["_spawnable_scenes"]; ok {
 		name, args, ok := call(v)
 		if !ok || name != "PackedStringArray" {
-			return nil, fmt.Errorf("%s:%d: _spawnable_scenes = %s: want PackedStringArray(…)", n.file, n.Line, v)
+			return nil, errAt(n.file, n.Line, "_spawnable_scenes = %s: want PackedStringArray(…)", v)
 		}
 		for _, a := range args {
 			res := l.p.resolve(a)
 			sc, err := l.spawnable(res)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: spawner %s: %w", n.file, n.Line, n.Path, err)
+				return nil, wrapAt(n.file, n.Line, "spawner %s: %w", n.Path, err)
 			}
 			sp.Scenes = append(sp.Scenes, sc)
 		}
@@ -673,12 +673,12 @@ func (l *layout) spawnable(res string) (*multiplayer.Scene, error) {
 		if n.Script != "" {
 			rpcs, err := p.RPCs(n.Script)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: node %s: %w", n.file, n.Line, n.Path, err)
+				return nil, wrapAt(n.file, n.Line, "node %s: %w", n.Path, err)
 			}
 			if len(rpcs) > 0 {
 				node, err := multiplayer.NewNode(n.Path, rpcs...)
 				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", n.file, n.Line, err)
+					return nil, wrapAt(n.file, n.Line, "%w", err)
 				}
 				sc.Nodes = append(sc.Nodes, node)
 			}
@@ -697,7 +697,7 @@ func (l *layout) spawnable(res string) (*multiplayer.Scene, error) {
 			}
 			spawnPath, inside := relPathIn(n.Path, rel)
 			if !inside {
-				return nil, fmt.Errorf("%s:%d: spawner %s: spawn_path %q leaves the spawned scene %s (a nested spawner spawns under its entity)", n.file, n.Line, n.Path, rel, res)
+				return nil, errAt(n.file, n.Line, "spawner %s: spawn_path %q leaves the spawned scene %s (a nested spawner spawns under its entity)", n.Path, rel, res)
 			}
 			sp, err := l.spawner(n, n.Path, spawnPath, code, res)
 			if err != nil {
@@ -776,7 +776,7 @@ func (p *Project) syncConfig(n *SceneNode, path string, nodes []*SceneNode) (*mu
 		if v, ok := n.Props[k.key]; ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 {
-				return nil, fmt.Errorf("%s:%d: %s = %s: want seconds", n.file, n.Line, k.key, v)
+				return nil, errAt(n.file, n.Line, "%s = %s: want seconds", k.key, v)
 			}
 			*k.dst = time.Duration(f * float64(time.Second))
 		}
@@ -819,7 +819,7 @@ func (d *Declarations) Handle(path, method string, handler any) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("project: node %s has no RPC %s", path, method)
+	return kindf(ErrMissing, "project: node %s has no RPC %s", path, method)
 }
 
 // Nodes builds the nodes with RPCs, sorted by path.
