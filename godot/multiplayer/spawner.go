@@ -802,10 +802,16 @@ func (r *replicator) updateVisibility(st *SyncState) {
 	if st.gone {
 		return
 	}
-	if e := st.entity; e != nil && !e.gone {
-		r.updateSpawnVisibility(0, e)
+	// Peer by peer: the entity's spawn, then the synchronizer (the engine does the first for
+	// every peer, then the second; each peer's packets come in the same order).
+	e := st.entity
+	if e != nil && e.gone {
+		e = nil
 	}
 	for id := range r.peers {
+		if e != nil {
+			r.updateSpawnVisibility(id, e)
+		}
 		r.updateSyncVisibility(id, st)
 	}
 }
