@@ -160,8 +160,19 @@ func (s *Script) readCode(lines []string) {
 		for _, m := range reSiteCall.FindAllStringSubmatchIndex(text, -1) {
 			open := m[1] // just after '('
 			args, ok := callArgs(text[open:])
+			for j := i + 1; !ok && j < len(lines) && j <= i+20; j++ {
+				// A call over several lines (a multi-line lambda): its lines joined.
+				var b strings.Builder
+				b.WriteString(text[open:])
+				for _, l := range lines[i+1 : j+1] {
+					b.WriteString("\n" + strings.TrimSpace(stripComment(l)))
+				}
+				args, ok = callArgs(b.String())
+			}
 			if !ok {
-				continue
+				// The arguments go on over more lines (a multi-line lambda): not read, so
+				// that whatever it is becomes a gap rather than passing unseen.
+				args = []string{"…"}
 			}
 			st := site{line: i + 1, what: text[m[4]:m[5]], args: args, fn: fn, param: param}
 			recv := ""
@@ -395,14 +406,14 @@ func (c *sceneCode) add(p *Project, s *Script, n *SceneNode, st site, entity boo
 		case isOwnerExpr(v) && ownerOK:
 			e.owner = true
 		case isOwnerExpr(v):
-			e.unread = fmt.Sprintf("set_multiplayer_authority(%s) in a script of %s, which is not a spawned scene's root named by its owner", v, n.Path)
+			e.unread = fmt.Sprintf("set_multiplayer_authority(%s) in a script of %s, which is not a spawned scene's root named by its owner", oneLine(v), n.Path)
 		case err == nil && (k == 1 || k > 1 && k <= 1<<31-1):
 			e.peer = multiplayer.Authority(k)
 			if k == 1 {
 				e.peer = multiplayer.AuthorityServer
 			}
 		default:
-			e.unread = fmt.Sprintf("set_multiplayer_authority(%s): the loader reads the peer a node is named by (str(name).to_int()) and numbers", v)
+			e.unread = fmt.Sprintf("set_multiplayer_authority(%s): the loader reads the peer a node is named by (str(name).to_int()) and numbers", oneLine(v))
 		}
 		c.auth = append(c.auth, e)
 	case "set_visibility_public", "public_visibility=":
@@ -411,25 +422,25 @@ func (c *sceneCode) add(p *Project, s *Script, n *SceneNode, st site, entity boo
 			b := arg(0) == "true"
 			vis().public = &b
 		default:
-			vis().unread = append(vis().unread, fmt.Sprintf("%s: public visibility %s", where, arg(0)))
+			vis().unread = append(vis().unread, fmt.Sprintf("%s: public visibility %s", where, oneLine(arg(0))))
 		}
 	case "set_visibility_for":
 		if isOwnerExpr(arg(0)) && ownerOK && arg(1) == "true" {
 			vis().ownerVisible = true
 		} else {
-			vis().unread = append(vis().unread, fmt.Sprintf("%s: set_visibility_for(%s)", where, strings.Join(st.args, ", ")))
+			vis().unread = append(vis().unread, fmt.Sprintf("%s: set_visibility_for(%s)", where, oneLine(strings.Join(st.args, ", "))))
 		}
 	case "visibility_update_mode=":
 		m, ok := updateMode(arg(0))
 		if !ok {
-			vis().unread = append(vis().unread, fmt.Sprintf("%s: visibility_update_mode = %s", where, arg(0)))
+			vis().unread = append(vis().unread, fmt.Sprintf("%s: visibility_update_mode = %s", where, oneLine(arg(0))))
 			break
 		}
 		vis().update = &m
 	case "add_visibility_filter":
 		f, ok := s.filterOf(arg(0), ownerOK)
 		if !ok {
-			vis().unread = append(vis().unread, fmt.Sprintf("%s: add_visibility_filter(%s): the loader reads filters that return true or compare the peer with the one the entity is named by", where, arg(0)))
+			vis().unread = append(vis().unread, fmt.Sprintf("%s: add_visibility_filter(%s): the loader reads filters that return true or compare the peer with the one the entity is named by", where, oneLine(arg(0))))
 			break
 		}
 		vis().filters = append(vis().filters, f)
@@ -437,6 +448,9 @@ func (c *sceneCode) add(p *Project, s *Script, n *SceneNode, st site, entity boo
 		c.spawnFns[target] = p.spawnFnOf(s, arg(0), where)
 	}
 }
+
+// oneLine puts code that spans lines on one line, for messages.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (s *Script) file() string {
 	if s.src != "" {
@@ -482,7 +496,15 @@ var reLambda = regexp.MustCompile(`^func\s*\(\s*([A-Za-z_]\w*)\s*(?::\s*int\s*)?
 func (s *Script) filterOf(v string, ownerOK bool) (filter, bool) {
 	var param string
 	var body []codeLine
-	if m := reLambda.FindStringSubmatch(strings.TrimSpace(v)); m != nil {
+	head, rest, multiline := strings.Cut(strings.TrimSpace(v), "\n")
+	if m := reLambda.FindStringSubmatch(head + " …"); multiline && m != nil && strings.TrimSpace(m[2]) == "…" {
+		param = m[1] // func(peer): with its body on the lines below
+		for l := range strings.SplitSeq(rest, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				body = append(body, codeLine{text: l})
+			}
+		}
+	} else if m := reLambda.FindStringSubmatch(head); !multiline && m != nil {
 		param, body = m[1], []codeLine{{text: m[2]}}
 	} else if f := s.funcs[callee(v)]; f != nil && len(f.params) == 1 {
 		param, body = f.params[0], f.body
@@ -517,7 +539,7 @@ func (p *Project) spawnFnOf(s *Script, v, where string) spawnFn {
 	name := callee(v)
 	f := s.funcs[name]
 	if f == nil {
-		return spawnFn{where: where, unread: fmt.Sprintf("spawn_function = %s: the loader reads a method of the script, not a lambda or another object's method", v)}
+		return spawnFn{where: where, unread: fmt.Sprintf("spawn_function = %s: the loader reads a method of the script, not a lambda or another object's method", oneLine(v))}
 	}
 	fwhere := fmt.Sprintf("%s:%d", s.file(), f.line)
 	scenes := map[string]bool{}

@@ -151,6 +151,20 @@ spawn_path = NodePath("..")
 			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
 				wantGap(t, d, "s.gd:3", "add_visibility_filter(func(p): return p in allowed)", sc.Synchronizers[0])
 			}},
+		{"a filter lambda over several lines", "extends Node\nfunc _ready():\n\t$A/Sync.add_visibility_filter(func(p):\n\t\treturn p == str(name).to_int()\n\t)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				if v := vis(sc.Synchronizers[0]); v != "yn" || len(d.Gaps) != 0 {
+					t.Errorf("visibility %s, gaps %v; want yn and none", v, d.Gaps)
+				}
+			}},
+		{"a call that does not close", "extends Node\nfunc _ready():\n\t$A/Sync.add_visibility_filter(func(p):\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:3", "add_visibility_filter(…)", sc.Synchronizers[0])
+			}},
+		{"a longer lambda", "extends Node\nfunc _ready():\n\t$A/Sync.add_visibility_filter(func(p):\n\t\tvar me = str(name).to_int()\n\t\treturn p == me)\n",
+			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
+				wantGap(t, d, "s.gd:3", "add_visibility_filter(func(p): var me = str(name).to_int() return p == me)", sc.Synchronizers[0])
+			}},
 		{"a spawn function of plain nodes", "extends Node\nfunc _ready():\n\t$Sp.spawn_function = _make\nfunc _make(data):\n\tvar n := Node2D.new()\n\tn.position = data\n\treturn n\n",
 			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
 				if c := sc.Spawners[0].Custom; c == nil || c.Path != "" || len(c.Synchronizers) != 0 {
