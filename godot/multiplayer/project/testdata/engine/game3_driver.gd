@@ -70,7 +70,12 @@ func main() -> void:
 	out("C1 badges %d, C2 badges %d" % [m1.get_node("Badges").get_child_count(), m2.get_node("Badges").get_child_count()])
 	out("C2 own badge %s" % str(m2.get_node_or_null("Badges/%d" % id2) != null))
 
-	# The server despawns C1's player: its item goes with it, on both clients.
+	# The server despawns C1's player: its item goes with it, on both clients. C1 stops sending
+	# its input first, so that none relayed to C2 arrives for a freed node.
+	m1.get_node("Players/%d/Input/InputSync" % id1).public_visibility = false
+	m1.get_node("Players/%d/Aim/AimSync" % id1).public_visibility = false
+	for i in 3:
+		await get_tree().process_frame
 	m1.ready_to_play.rpc_id(1, "despawn")
 	if not await until(func(): return m1.get_node("Players").get_child_count() == 1 and m2.get_node("Players").get_child_count() == 1, "despawn"):
 		return
