@@ -134,8 +134,12 @@ type SyncConfig struct {
 	Authority Authority
 	// Visible, when set, is a visibility filter (add_visibility_filter): the synchronizer's
 	// state, and the entity's spawn, go only to the peers for which it returns true. nil is
-	// public visibility. It runs with the server's replication lock held: it must not call
-	// the Server.
+	// public visibility. As the engine, the server first asks it about peer 0, meaning every
+	// peer, when an entity is spawned and in the update every tick: if it returns true for
+	// 0, the entity and the synchronizer go to every peer without asking about each (a filter
+	// that only turns some peers away, peer != x, turns none away then); otherwise it is asked
+	// about each peer. It runs with the server's replication lock held: it must not call the
+	// Server.
 	Visible func(peer int32, e *Entity) bool
 	// VisibilityUpdate is visibility_update_mode: whether the server runs Visible again by
 	// itself every tick (the engine: every frame while the synchronizer has a filter) or only

@@ -128,7 +128,8 @@ func TestNestedSpawnerRefused(t *testing.T) {
 func TestVisibilityUpdateEveryTick(t *testing.T) {
 	var visible atomic.Bool
 	visible.Store(true)
-	filter := func(peer int32, e *Entity) bool { return peer != 3 || visible.Load() }
+	// Not visible to peer 0, so that the filter is asked about each peer.
+	filter := func(peer int32, e *Entity) bool { return peer == 2 || peer == 3 && visible.Load() }
 	props := []Property{{Path: ".:v", Spawn: true, Mode: ReplicateAlways, Default: 1}}
 	idle := &Scene{Path: "res://idle.tscn", Synchronizers: []*SyncConfig{{Path: "S", Properties: props, Visible: filter}}}
 	manual := &Scene{Path: "res://manual.tscn", Synchronizers: []*SyncConfig{{Path: "S", Properties: props, Visible: filter, VisibilityUpdate: VisibilityManual}}}
@@ -195,5 +196,41 @@ func TestOwnerIDProperty(t *testing.T) {
 		if v, err := e.Sync("S").Get("player"); err != nil || v != c.want {
 			t.Errorf("owner %d, state %v: player %v (%v), want %d", c.owner, c.state, v, err, c.want)
 		}
+	}
+}
+
+// TestVisibilityAsksPeerZero: as the engine, a filter is first asked about peer 0 (every peer)
+// at a spawn and every tick: one that turns only peer 3 away lets peer 0 see the entity, so
+// peer 3 gets it too; Entity.UpdateVisibility asks about each peer and takes it away.
+func TestVisibilityAsksPeerZero(t *testing.T) {
+	sc := &Scene{Path: "res://x.tscn", Synchronizers: []*SyncConfig{{Path: "S",
+		Properties: []Property{{Path: ".:v", Spawn: true, Default: 1}},
+		Visible:    func(peer int32, e *Entity) bool { return peer != 3 }}}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{sc}}
+	s, trs := tickScene(t, []*Spawner{sp}, 2, 3)
+	e, err := s.Spawn(sp, "res://x.tscn", "X", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spawns := func(id int32) (n int) {
+		for _, p := range trs[id].take() {
+			if p[0] == byte(CmdSpawn) {
+				n++
+			} else if p[0] == byte(CmdDespawn) {
+				n--
+			}
+		}
+		return n
+	}
+	if spawns(2) != 1 || spawns(3) != 1 {
+		t.Fatal("not spawned to both peers")
+	}
+	e.UpdateVisibility()
+	if n := spawns(3); n != -1 {
+		t.Errorf("UpdateVisibility: peer 3's spawns %d, want a DESPAWN", n)
+	}
+	s.Tick() // the filter asked about peer 0 again: every peer gets it
+	if n := spawns(3); n != 1 {
+		t.Errorf("after a tick, peer 3's spawns %d, want a SPAWN", n)
 	}
 }

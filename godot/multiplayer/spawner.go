@@ -497,8 +497,9 @@ func (e *Entity) Despawn() {
 	e.r.despawn(e)
 }
 
-// UpdateVisibility runs the entity's visibility filters again for every peer (the engine's
-// update_visibility): peers that can no longer see it get a DESPAWN, new ones a SPAWN.
+// UpdateVisibility runs the entity's visibility filters again for each peer (the engine's
+// update_visibility(peer) for every peer, which asks about each peer, not about peer 0): peers
+// that can no longer see it get a DESPAWN, new ones a SPAWN.
 func (e *Entity) UpdateVisibility() {
 	sc := e.r.sc
 	sc.mu.Lock()
@@ -572,9 +573,7 @@ func (r *replicator) startSync(st *SyncState) {
 		return // the server does not send what it is not the authority of
 	}
 	r.syncs = append(r.syncs, st)
-	for id := range r.peers {
-		r.updateSyncVisibility(id, st)
-	}
+	r.updateSyncVisibilityAll(st)
 }
 
 func (r *replicator) stopSync(st *SyncState) {
@@ -599,7 +598,22 @@ func (r *replicator) updateSyncVisibility(peer int32, st *SyncState) {
 	if st.auth != 1 || rp == nil {
 		return
 	}
-	vis := r.visible(st, peer)
+	r.setSyncVisible(rp, st, r.visible(st, peer))
+}
+
+// updateSyncVisibilityAll is _update_sync_visibility(0): a peer gets the synchronizer if the
+// filter lets peer 0 (every peer) or that peer see it.
+func (r *replicator) updateSyncVisibilityAll(st *SyncState) {
+	if st.auth != 1 {
+		return
+	}
+	all := r.visible(st, 0)
+	for id, rp := range r.peers {
+		r.setSyncVisible(rp, st, all || r.visible(st, id))
+	}
+}
+
+func (r *replicator) setSyncVisible(rp *replPeer, st *SyncState, vis bool) {
 	_, has := rp.syncAt[st]
 	switch {
 	case vis && !has:
@@ -662,9 +676,19 @@ func (r *replicator) updateSpawnVisibility(peer int32, e *Entity) {
 			toDespawn = append(toDespawn, id)
 		}
 	}
-	if peer != 0 {
+	switch {
+	case peer != 0:
 		check(peer)
-	} else {
+	case vis(0):
+		// As the engine: the filters are asked about peer 0, every peer; when they let it
+		// see the entity, the entity goes to every peer that has not got it (under its
+		// parent), without asking about each, and none loses it.
+		for id, rp := range r.peers {
+			if !rp.spawned[e] && (e.parent == nil || rp.spawned[e.parent]) {
+				toSpawn = append(toSpawn, id)
+			}
+		}
+	default:
 		for id := range r.peers {
 			check(id)
 		}
@@ -796,35 +820,34 @@ func (r *replicator) tick() {
 	}
 }
 
-// updateVisibility is update_visibility(0) of one synchronizer whose authority is the server:
-// its entity's spawn on every peer, then the synchronizer's own visibility.
+// updateVisibility is update_visibility(0) of one synchronizer whose authority is the server
+// (what the engine runs every frame): its entity's spawn, then the synchronizer's own
+// visibility, each asking the filter about peer 0 first.
 func (r *replicator) updateVisibility(st *SyncState) {
 	if st.gone {
 		return
 	}
-	// Peer by peer: the entity's spawn, then the synchronizer (the engine does the first for
-	// every peer, then the second; each peer's packets come in the same order).
-	e := st.entity
-	if e != nil && e.gone {
-		e = nil
+	if e := st.entity; e != nil && !e.gone {
+		r.updateSpawnVisibility(0, e)
 	}
-	for id := range r.peers {
-		if e != nil {
-			r.updateSpawnVisibility(id, e)
-		}
-		r.updateSyncVisibility(id, st)
-	}
+	r.updateSyncVisibilityAll(st)
 }
 
-// UpdateVisibility runs the synchronizer's visibility filter again for every peer (the
-// engine's update_visibility): for a synchronizer of an entity, as Entity.UpdateVisibility; for
-// one outside spawned scenes, the peers it is visible to get its SYNCs from the next tick.
+// UpdateVisibility runs the synchronizer's visibility filter again for each peer (the engine's
+// update_visibility(peer) for every peer): for a synchronizer of an entity, its spawn as
+// Entity.UpdateVisibility; the peers it is visible to get its SYNCs from the next tick.
 func (s *SyncState) UpdateVisibility() {
 	sc := s.r.sc
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if s.auth == 1 {
-		s.r.updateVisibility(s)
+	if s.auth != 1 || s.gone {
+		return
+	}
+	for id := range s.r.peers {
+		if e := s.entity; e != nil && !e.gone {
+			s.r.updateSpawnVisibility(id, e)
+		}
+		s.r.updateSyncVisibility(id, s)
 	}
 }
 

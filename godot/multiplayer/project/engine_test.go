@@ -36,6 +36,7 @@ func TestEngineGame3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	supplyBeaconFilter(t, d, func(int32, *multiplayer.Entity) bool { return true })
 	sp := map[string]*multiplayer.Spawner{}
 	for _, s := range d.Spawners {
 		sp[s.Path] = s
@@ -183,7 +184,7 @@ func TestEngineGame3(t *testing.T) {
 			t.Errorf("engine: %s", l)
 		}
 	}
-	if want := "G3 recorded: K players 1 items 1 badges 1 drops 2, K2 players 1 items 1 badges 1 drops 2"; !slices.Contains(res.Stdout, want) {
+	if want := "G3 recorded: K players 1 items 1 badges 1 drops 2 beacons 0, K2 players 1 items 1 badges 1 drops 2 beacons 2"; !slices.Contains(res.Stdout, want) {
 		t.Errorf("the recording's clients: want %q in\n%s", want, out)
 	}
 	rec := map[int32][][]byte{}
@@ -219,6 +220,15 @@ func game3SameBytes(t *testing.T, godotSent map[int32][][]byte) {
 		t.Fatal(err)
 	}
 	d.Synchronizers = nil // the recording has no clock
+	// Each beacon is shown to the peer it is named after, until the test moves 1001's to 1002.
+	var moved1001 atomic.Bool
+	supplyBeaconFilter(t, d, func(peer int32, e *multiplayer.Entity) bool {
+		shown := e.Owner()
+		if e.Name() == "Beacon1001" && moved1001.Load() {
+			shown = 1002
+		}
+		return peer == shown
+	})
 	sp := map[string]*multiplayer.Spawner{}
 	for _, s := range d.Spawners {
 		sp[s.Path] = s
@@ -264,6 +274,9 @@ func game3SameBytes(t *testing.T, godotSent map[int32][][]byte) {
 		if _, err := srv.Spawn(sp["Game/DropSpawner"], "", "Drop"+name, &multiplayer.SpawnOptions{Arg: []any{"Drop" + name, godot.Vector2{X: 5, Y: 6}}}); err != nil {
 			t.Error(err)
 		}
+		if _, err := srv.Spawn(sp["Game/BeaconSpawner"], "res://beacon.tscn", "Beacon"+name, &multiplayer.SpawnOptions{Owner: id, State: map[string]any{"label": "beacon of " + name}}); err != nil {
+			t.Error(err)
+		}
 	}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -286,7 +299,7 @@ func game3SameBytes(t *testing.T, godotSent map[int32][][]byte) {
 		t.Fatal(err)
 	}
 	defer c1.Close(ctx)
-	waitSpawns(4) // player, item, badge, drop
+	waitSpawns(5) // player, item, badge, drop, beacon
 	for range 3 {
 		srv.Tick()
 	}
@@ -295,7 +308,13 @@ func game3SameBytes(t *testing.T, godotSent map[int32][][]byte) {
 		t.Fatal(err)
 	}
 	defer c2.Close(ctx)
-	waitSpawns(10) // 1001's player, item and drop to 1002; 1002's player, item, badge and drop
+	waitSpawns(11) // 1001's player, item and drop to 1002; 1002's player, item, badge, drop and beacon
+	for range 3 {
+		srv.Tick()
+	}
+	// The beacon of 1001 is shown to 1002 instead: the filter, run again at the next tick,
+	// despawns it on 1001 and spawns it on 1002.
+	moved1001.Store(true)
 	for range 3 {
 		srv.Tick()
 	}
@@ -317,6 +336,22 @@ func game3SameBytes(t *testing.T, godotSent map[int32][][]byte) {
 			}
 		}
 	}
+}
+
+// supplyBeaconFilter gives the beacon's synchronizer, whose filter the loader cannot read, the
+// filter visible, and removes that gap; it fails t on any other gap.
+func supplyBeaconFilter(t *testing.T, d *Declarations, visible func(peer int32, e *multiplayer.Entity) bool) {
+	t.Helper()
+	for _, g := range d.Gaps {
+		if g.Scene != "res://beacon.tscn" || g.Sync == nil || g.Sync.Path != "BeaconSync" {
+			t.Fatalf("unexpected gap %v", g)
+		}
+		g.Sync.Visible = visible
+	}
+	if len(d.Gaps) != 1 {
+		t.Fatalf("gaps %v, want the beacon's filter", d.Gaps)
+	}
+	d.Gaps = nil
 }
 
 // replication keeps the server's replication and system packets (not CONFIRM_PATH, which

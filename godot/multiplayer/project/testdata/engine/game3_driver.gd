@@ -101,6 +101,7 @@ func record() -> void:
 	var sp = load("res://loop_peer.gd").new()
 	sp.id = 1
 	var players := {}
+	var beacons := {}
 	smp.peer_connected.connect(func(id):
 		var pl = load("res://player.tscn").instantiate()
 		pl.name = str(id)
@@ -117,6 +118,12 @@ func record() -> void:
 		b.text = "badge of %d" % id
 		sg.get_node("Badges").add_child(b, true)
 		sg.get_node("DropSpawner").spawn(["Drop%d" % id, Vector2(5, 6)])
+		var bc = load("res://beacon.tscn").instantiate()
+		bc.name = "Beacon%d" % id
+		bc.label = "beacon of %d" % id
+		bc.shown_to = id
+		sg.get_node("Beacons").add_child(bc, true)
+		beacons[id] = bc
 	)
 	smp.multiplayer_peer = sp
 	var k1 = loop_client("K", 1001, sp)
@@ -129,6 +136,10 @@ func record() -> void:
 		return
 	for i in 3:
 		await get_tree().process_frame
+	# The beacon of 1001 is shown to 1002 instead: its filter, run every frame, moves it.
+	beacons[1001].shown_to = 1002
+	for i in 3:
+		await get_tree().process_frame
 	# The owner stops sending its input first, so that none arrives for a freed node.
 	k1.get_node("Players/1001/Input/InputSync").public_visibility = false
 	k1.get_node("Players/1001/Aim/AimSync").public_visibility = false
@@ -137,9 +148,11 @@ func record() -> void:
 	players[1001].queue_free()
 	await get_tree().process_frame
 	await get_tree().process_frame
-	out("recorded: K players %d items %d badges %d drops %d, K2 players %d items %d badges %d drops %d" % [
+	out("recorded: K players %d items %d badges %d drops %d beacons %d, K2 players %d items %d badges %d drops %d beacons %d" % [
 		k1.get_node("Players").get_child_count(), count(k1, "Items"), k1.get_node("Badges").get_child_count(), k1.get_node("Drops").get_child_count(),
-		k2.get_node("Players").get_child_count(), count(k2, "Items"), k2.get_node("Badges").get_child_count(), k2.get_node("Drops").get_child_count()])
+		k1.get_node("Beacons").get_child_count(),
+		k2.get_node("Players").get_child_count(), count(k2, "Items"), k2.get_node("Badges").get_child_count(), k2.get_node("Drops").get_child_count(),
+		k2.get_node("Beacons").get_child_count()])
 	for e in sp.sent:
 		out("REC %d %s" % [e[0], e[1].hex_encode()])
 
