@@ -1,6 +1,7 @@
 package multiplayer
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,9 @@ const (
 	// (MultiplayerSpawner.spawn with an argument).
 	CustomScene = 0xff
 )
+
+// ErrSpawnLimit is Spawn's error when the spawner already has SpawnLimit entities.
+var ErrSpawnLimit = errors.New("spawn limit reached")
 
 // Replication holds the Server's replication settings (a Server field). The zero value is the
 // engine's defaults.
@@ -179,8 +183,13 @@ type Spawner struct {
 	// DespawnOnDisconnect despawns an entity when its owner disconnects, as games do in
 	// peer_disconnected (the engine frees only the nodes a disconnected peer spawned itself).
 	DespawnOnDisconnect bool
+	// SpawnLimit is spawn_limit: at most this many of the spawner's entities at once (0: no
+	// limit, the engine's default). Spawn refuses more with ErrSpawnLimit, as the clients
+	// would refuse their SPAWN ("Spawn limit reached!").
+	SpawnLimit int
 
 	node   *Node
+	live   int     // entities spawned and not despawned; guarded by sc.mu
 	entity *Entity // the entity whose scene holds a nested spawner; nil for the Server's own
 }
 
@@ -202,6 +211,9 @@ func validateScene(sc *Scene, seen map[*Scene]bool) error {
 		}
 		if len(sp.Scenes) >= CustomScene {
 			return fmt.Errorf("scene %q spawner %q: %d scenes (at most %d)", sc.Path, sp.Path, len(sp.Scenes), CustomScene-1)
+		}
+		if sp.SpawnLimit < 0 {
+			return fmt.Errorf("scene %q spawner %q: negative spawn limit %d", sc.Path, sp.Path, sp.SpawnLimit)
 		}
 		for _, inner := range append(slices.Clone(sp.Scenes), sp.Custom) {
 			if err := validateScene(inner, seen); err != nil {

@@ -2,6 +2,7 @@ package multiplayer
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -232,5 +233,40 @@ func TestVisibilityAsksPeerZero(t *testing.T) {
 	s.Tick() // the filter asked about peer 0 again: every peer gets it
 	if n := spawns(3); n != 1 {
 		t.Errorf("after a tick, peer 3's spawns %d, want a SPAWN", n)
+	}
+}
+
+// TestSpawnLimit: a spawner with SpawnLimit refuses more live entities than that, as the
+// clients would refuse their SPAWN; a despawn frees a place; a nested copy has its own count.
+func TestSpawnLimit(t *testing.T) {
+	item := &Scene{Path: "res://item.tscn"}
+	player := &Scene{Path: "res://p.tscn", Spawners: []*Spawner{{Path: "Sp", SpawnPath: "Items", Scenes: []*Scene{item}, SpawnLimit: 1}}}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{player}, SpawnLimit: 2}
+	s, _ := tickScene(t, []*Spawner{sp}, 2)
+	a, err := s.Spawn(sp, "res://p.tscn", "A", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Spawn(sp, "res://p.tscn", "B", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Spawn(sp, "res://p.tscn", "C", nil); !errors.Is(err, ErrSpawnLimit) {
+		t.Errorf("a third spawn: %v, want ErrSpawnLimit", err)
+	}
+	for _, e := range []*Entity{a, b} {
+		if _, err := s.Spawn(e.SpawnerAt("Sp"), "res://item.tscn", "I", nil); err != nil {
+			t.Errorf("%s's first item: %v", e.Name(), err)
+		}
+		if _, err := s.Spawn(e.SpawnerAt("Sp"), "res://item.tscn", "J", nil); !errors.Is(err, ErrSpawnLimit) {
+			t.Errorf("%s's second item: %v, want ErrSpawnLimit", e.Name(), err)
+		}
+	}
+	a.Despawn()
+	if _, err := s.Spawn(sp, "res://p.tscn", "C", nil); err != nil {
+		t.Errorf("after a despawn: %v", err)
+	}
+	if err := s.AddSpawner(&Spawner{Path: "W/Bad", SpawnPath: "W", SpawnLimit: -1}); err == nil {
+		t.Error("a negative spawn limit accepted")
 	}
 }

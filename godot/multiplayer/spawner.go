@@ -183,6 +183,9 @@ func (s *Server) addSpawnerLocked(r *replicator, sp *Spawner) error {
 	if len(sp.Scenes) >= CustomScene {
 		return fmt.Errorf("multiplayer: spawner %q: %d scenes (at most %d)", sp.Path, len(sp.Scenes), CustomScene-1)
 	}
+	if sp.SpawnLimit < 0 {
+		return fmt.Errorf("multiplayer: spawner %q: negative spawn limit %d", sp.Path, sp.SpawnLimit)
+	}
 	seen := map[*Scene]bool{}
 	for _, sc := range append(slices.Clone(sp.Scenes), sp.Custom) {
 		if err := validateScene(sc, seen); err != nil {
@@ -407,7 +410,7 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	}
 	for _, t := range e.scene.Spawners {
 		e.nested = append(e.nested, &Spawner{Path: joinPath(e.path, t.Path), SpawnPath: joinPath(e.path, t.SpawnPath),
-			Scenes: t.Scenes, Custom: t.Custom, DespawnOnDisconnect: t.DespawnOnDisconnect, entity: e})
+			Scenes: t.Scenes, Custom: t.Custom, DespawnOnDisconnect: t.DespawnOnDisconnect, SpawnLimit: t.SpawnLimit, entity: e})
 	}
 	for _, st := range e.syncs {
 		for _, pr := range st.cfg.Properties {
@@ -433,6 +436,9 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 			return nil, fmt.Errorf("multiplayer: spawner %q: its entity was despawned", sp.Path)
 		}
 		return nil, fmt.Errorf("multiplayer: spawner %q was not added to the server", sp.Path)
+	}
+	if sp.SpawnLimit > 0 && sp.live >= sp.SpawnLimit {
+		return nil, fmt.Errorf("multiplayer: spawner %q: %w (%d)", sp.Path, ErrSpawnLimit, sp.SpawnLimit)
 	}
 	if r.byPath[e.path] != nil {
 		// The clients' spawn path has a child of that name: they would refuse the SPAWN.
@@ -466,6 +472,7 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	if e.parent != nil {
 		e.parent.children = append(e.parent.children, e)
 	}
+	sp.live++
 	// The synchronizers enter the tree (on_replication_start), then the node is ready and
 	// spawned (_node_ready).
 	for _, st := range e.syncs {
@@ -527,6 +534,7 @@ func (r *replicator) despawn(e *Entity) {
 		r.despawn(e.children[i])
 	}
 	e.children = nil
+	e.spawner.live--
 	for _, c := range e.nested {
 		if r.spawners[c.Path] == c {
 			delete(r.spawners, c.Path)

@@ -33,7 +33,7 @@ func TestGame3(t *testing.T) {
 	}
 	player := players.Scenes[0]
 	if len(player.Spawners) != 1 || player.Spawners[0].Path != "ItemSpawner" || player.Spawners[0].SpawnPath != "Items" ||
-		len(player.Spawners[0].Scenes) != 1 || player.Spawners[0].Scenes[0].Path != "res://item.tscn" {
+		len(player.Spawners[0].Scenes) != 1 || player.Spawners[0].Scenes[0].Path != "res://item.tscn" || player.Spawners[0].SpawnLimit != 4 {
 		t.Errorf("the player's nested spawners %+v", player.Spawners)
 	}
 	auth := map[string]multiplayer.Authority{}

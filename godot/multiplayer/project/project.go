@@ -1,7 +1,7 @@
 // Package project learns a Godot 4 game's multiplayer surface from its project folder, so that
 // a Go server (package godot/multiplayer) mirrors the client without hand-written declarations:
 // it parses the .tscn scenes (node paths, scripts, MultiplayerSpawner scene lists and spawn
-// paths, nested spawners, MultiplayerSynchronizer replication configs, intervals and
+// paths, nested spawners, spawn limits, MultiplayerSynchronizer replication configs, intervals and
 // visibility) and the .gd scripts (@rpc methods with their modes, inheritance, rpc_config()
 // calls, spawn functions, authorities and visibility filters set in code).
 //
@@ -616,6 +616,13 @@ func (l *layout) spawner(n *SceneNode, full, spawnPath string, code *sceneCode, 
 		return nil, errAt(n.file, n.Line, "spawner %s has no spawn_path", n.Path)
 	}
 	sp := &multiplayer.Spawner{Path: full, SpawnPath: spawnPath}
+	if v, ok := n.Props["spawn_limit"]; ok {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 0 {
+			return nil, errAt(n.file, n.Line, "spawn_limit = %s: want a count", v)
+		}
+		sp.SpawnLimit = k
+	}
 	if v, ok := n.Props["_spawnable_scenes"]; ok {
 		name, args, ok := call(v)
 		if !ok || name != "PackedStringArray" {
