@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gamewire/gamewire/godot"
+	"github.com/gamewire/gamewire/godot/multiplayer"
+	"github.com/gamewire/gamewire/godot/multiplayer/project"
 	"github.com/gamewire/gamewire/internal/harness/godot4"
 )
 
@@ -155,5 +160,77 @@ func TestGodotMPServeProjectGaps(t *testing.T) {
 	m.stop(t)
 	if want := "not served as the game does: " + dir + "/w.gd:4: spawn_function = func(data): return Node.new(): the loader reads a method of the script"; !strings.Contains(m.logs.String(), want) {
 		t.Errorf("stderr %q lacks %q", m.logs.String(), want)
+	}
+}
+
+// --explain names the SPAWNs of nested spawners and custom spawns with the project's names:
+// test game 3's player, its item (by the player's own spawner) and a drop through the spawn
+// function, with their spawn state.
+func TestGodotMPServeProjectExplainsNestedAndCustom(t *testing.T) {
+	p, err := project.Load("../../godot/multiplayer/project/testdata/game3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Instance(p.MainScene, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Gaps = nil // the beacon's filter: no beacon here
+	var out strings.Builder
+	n := newNamer(d, &out)
+	srv := &multiplayer.Server{Replication: multiplayer.Replication{TickInterval: multiplayer.NoLimit},
+		NewPeerID: func(*http.Request) int32 { return 2001 }}
+	if err := d.Apply(srv); err != nil {
+		t.Fatal(err)
+	}
+	spawns := make(chan struct{}, 8)
+	srv.Trace = func(dir string, peer int32, pkt []byte) {
+		n.trace(dir, peer, pkt)
+		if dir == "out" && pkt[0] == byte(multiplayer.CmdSpawn) {
+			spawns <- struct{}{}
+		}
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Shutdown(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := multiplayer.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	sp := map[string]*multiplayer.Spawner{}
+	for _, s := range d.Spawners {
+		sp[s.Path] = s
+	}
+	e, err := srv.Spawn(sp["Game/PlayerSpawner"], "res://player.tscn", "2001", &multiplayer.SpawnOptions{Owner: 2001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Spawn(e.SpawnerAt("ItemSpawner"), "res://item.tscn", "Sword", &multiplayer.SpawnOptions{State: map[string]any{"kind": 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Spawn(sp["Game/DropSpawner"], "", "Drop1", &multiplayer.SpawnOptions{Arg: []any{"Drop1", godot.Vector2{X: 5, Y: 6}}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		select {
+		case <-spawns:
+		case <-ctx.Done():
+			t.Fatal("no SPAWN")
+		}
+	}
+	n.mu.Lock()
+	text := out.String()
+	n.mu.Unlock()
+	for _, want := range []string{
+		`out 2001 SPAWN by Game/PlayerSpawner: "2001" net id 1 scene res://player.tscn state hp=10 player=2001`,
+		`out 2001 SPAWN by Game/Players/2001/ItemSpawner: "Sword" net id 3 scene res://item.tscn state kind=3`,
+		`out 2001 SPAWN by Game/DropSpawner: "Drop1" net id 5 custom (spawn_function) res://drop.tscn state amount=1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the explanation lacks %q:\n%s", want, text)
+		}
 	}
 }
