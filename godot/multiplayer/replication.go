@@ -178,7 +178,8 @@ type Spawner struct {
 	// Scenes are the spawnable scenes, in the spawner's order (the scene id is the index).
 	Scenes []*Scene
 	// Custom is the scene that the clients' spawn_function returns, for entities spawned with
-	// an argument (scene id CustomScene); nil if the spawner has no spawn function.
+	// an argument (scene id CustomScene); nil if the spawner has no spawn function, or if the
+	// scene depends on the argument (then each Spawn says it: SpawnOptions.Custom).
 	Custom *Scene
 	// DespawnOnDisconnect despawns an entity when its owner disconnects, as games do in
 	// peer_disconnected (the engine frees only the nodes a disconnected peer spawned itself).

@@ -270,3 +270,37 @@ func TestSpawnLimit(t *testing.T) {
 		t.Error("a negative spawn limit accepted")
 	}
 }
+
+// TestCustomSceneBySpawn: a custom spawn whose scene depends on the argument says it with
+// SpawnOptions.Custom: the SPAWN carries that scene's synchronizers and spawn state.
+func TestCustomSceneBySpawn(t *testing.T) {
+	tree := &Scene{Path: "res://tree.tscn", Synchronizers: []*SyncConfig{{Path: "S", Properties: []Property{{Path: ".:height", Spawn: true, Default: int64(3)}}}}}
+	rock := &Scene{Path: "res://rock.tscn"}
+	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E"}
+	s, trs := tickScene(t, []*Spawner{sp}, 2)
+	if _, err := s.Spawn(sp, "", "X", &SpawnOptions{Arg: "tree"}); err == nil {
+		t.Error("a custom spawn without a scene accepted")
+	}
+	if _, err := s.Spawn(sp, "", "T", &SpawnOptions{Arg: "tree", Custom: tree}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Spawn(sp, "", "R", &SpawnOptions{Arg: "rock", Custom: rock}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range trs[2].take() {
+		if p[0] == byte(CmdSpawn) {
+			info, err := Decode(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%s %d %d", info.Name, *info.SceneID, len(info.SyncIDs)))
+		}
+	}
+	if want := []string{"T 255 1", "R 255 0"}; !slices.Equal(got, want) {
+		t.Errorf("SPAWNs %v, want %v", got, want)
+	}
+	if _, err := s.Spawn(sp, "", "B", &SpawnOptions{Custom: &Scene{Synchronizers: []*SyncConfig{{Path: "S", Properties: []Property{{Path: "bad"}}}}}}); err == nil {
+		t.Error("a bad custom scene accepted")
+	}
+}

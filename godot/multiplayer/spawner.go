@@ -284,6 +284,9 @@ type SpawnOptions struct {
 	Owner int32
 	// Arg is the argument of a custom spawn (scene ""), passed to the clients' spawn_function.
 	Arg any
+	// Custom, for a custom spawn, is the scene the clients' spawn_function returns for Arg,
+	// when it depends on the argument; nil means the spawner's Custom.
+	Custom *Scene
 	// State, when set, is the entity's initial state: a struct or map that SetState applies to
 	// each of its synchronizers.
 	State any
@@ -370,10 +373,17 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	}
 	e := &Entity{r: r, spawner: sp, name: name, path: joinPath(sp.SpawnPath, name), owner: opts.Owner, parent: sp.entity}
 	if scene == "" {
-		if sp.Custom == nil {
+		custom := sp.Custom
+		if opts.Custom != nil {
+			if err := validateScene(opts.Custom, map[*Scene]bool{}); err != nil {
+				return nil, fmt.Errorf("multiplayer: spawn: %w", err)
+			}
+			custom = opts.Custom
+		}
+		if custom == nil {
 			return nil, fmt.Errorf("multiplayer: spawner %q has no custom spawn", sp.Path)
 		}
-		e.scene, e.sceneID = sp.Custom, CustomScene
+		e.scene, e.sceneID = custom, CustomScene
 		if e.arg, err = s.sc.encoding.AppendCompressed(nil, opts.Arg); err != nil {
 			return nil, fmt.Errorf("multiplayer: spawn argument: %w", err)
 		}

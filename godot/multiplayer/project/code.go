@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,10 @@ type Gap struct {
 	Spawner *multiplayer.Spawner
 	// Sync is the synchronizer whose authority or visibility the loader could not read, or nil.
 	Sync *multiplayer.SyncConfig
+	// Scenes, for a spawn function that returns one of several scenes by its argument, are
+	// those scenes laid out: each Spawn passes the one its argument picks as
+	// SpawnOptions.Custom.
+	Scenes []*multiplayer.Scene
 }
 
 func (g Gap) String() string { return g.Where + ": " + g.What }
@@ -326,6 +331,7 @@ type spawnFn struct {
 	res    string // the scene it instantiates; "" for nodes built in code
 	unread string // why the loader cannot tell what it returns
 	where  string
+	scenes []string // the scenes it may return, when it names several
 }
 
 // codeOf reads what the scripts of a scene's nodes (paths relative to the scene's root) do to
@@ -568,6 +574,11 @@ func (p *Project) spawnFnOf(s *Script, v, where string) spawnFn {
 		}
 	case len(scenes) == 0 && instantiates == 0:
 		return spawnFn{where: fwhere} // plain nodes made with .new(): nothing to replicate
+	}
+	if len(scenes) > 1 {
+		list := keys(scenes)
+		slices.Sort(list)
+		return spawnFn{where: fwhere, scenes: list, unread: fmt.Sprintf("spawn function %s returns one of %s by its argument; pass the one each Spawn's argument picks as SpawnOptions.Custom (Gap.Scenes)", name, strings.Join(list, ", "))}
 	}
 	return spawnFn{where: fwhere, unread: fmt.Sprintf("spawn function %s: the loader cannot tell which scene it returns (%d instantiate calls, scenes %v)", name, instantiates, keys(scenes))}
 }

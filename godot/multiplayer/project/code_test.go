@@ -175,9 +175,9 @@ spawn_path = NodePath("..")
 			}},
 		{"a spawn function of one of two scenes", "extends Node\nfunc _ready():\n\t$Sp.spawn_function = _make\nfunc _make(data):\n\tif data:\n\t\treturn load(\"res://e.tscn\").instantiate()\n\treturn preload(\"res://f.tscn\").instantiate()\n",
 			func(t *testing.T, d *Declarations, sc *multiplayer.Scene) {
-				wantGap(t, d, "s.gd:4", "cannot tell which scene it returns", nil)
-				if d.Gaps[0].Spawner != sc.Spawners[0] {
-					t.Errorf("the gap's spawner %v", d.Gaps[0].Spawner)
+				wantGap(t, d, "s.gd:4", "returns one of res://e.tscn, res://f.tscn by its argument; pass the one each Spawn's argument picks as SpawnOptions.Custom", nil)
+				if g := d.Gaps[0]; g.Spawner != sc.Spawners[0] || len(g.Scenes) != 2 || g.Scenes[0] != sc || g.Scenes[1].Path != "res://f.tscn" || len(g.Scenes[1].Synchronizers) != 1 {
+					t.Errorf("the gap's spawner %v and scenes %+v", g.Spawner, g.Scenes)
 				}
 			}},
 		{"a lambda spawn function", "extends Node\nfunc _ready():\n\t$Sp.spawn_function = func(d):\n\t\treturn Node.new()\n",
@@ -190,6 +190,8 @@ spawn_path = NodePath("..")
 			writeFile(t, dir+"/project.godot", "[application]\nrun/main_scene=\"res://m.tscn\"\n")
 			writeFile(t, dir+"/m.tscn", main)
 			writeFile(t, dir+"/e.tscn", scene)
+			writeFile(t, dir+"/f.tscn", "[gd_scene format=3]\n[sub_resource type=\"SceneReplicationConfig\" id=\"c\"]\nproperties/0/path = NodePath(\".:w\")\n"+
+				"[node name=\"F\" type=\"Node\"]\n[node name=\"FSync\" type=\"MultiplayerSynchronizer\" parent=\".\"]\nreplication_config = SubResource(\"c\")\n")
 			writeFile(t, dir+"/s.gd", c.script)
 			p := load(t, dir)
 			d, err := p.Instance(p.MainScene, "")

@@ -639,6 +639,16 @@ func (l *layout) spawner(n *SceneNode, full, spawnPath string, code *sceneCode, 
 	}
 	if fn, ok := code.spawnFns[n.Path]; ok {
 		switch {
+		case fn.unread != "" && len(fn.scenes) > 0:
+			g := Gap{Where: fn.where, What: fn.unread + " for " + full, Scene: scene, Spawner: sp}
+			for _, res := range fn.scenes {
+				sc, err := l.spawnable(res)
+				if err != nil {
+					return nil, fmt.Errorf("%s: spawn function of %s: %w", fn.where, n.Path, err)
+				}
+				g.Scenes = append(g.Scenes, sc)
+			}
+			l.gaps = append(l.gaps, g)
 		case fn.unread != "":
 			l.gaps = append(l.gaps, Gap{Where: fn.where, What: fn.unread + "; set Spawner.Custom of " + full, Scene: scene, Spawner: sp})
 		case fn.res == "":
