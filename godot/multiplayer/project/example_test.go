@@ -1,6 +1,7 @@
 package project_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -74,4 +75,30 @@ func props(ps []multiplayer.Property) string {
 		parts = append(parts, fmt.Sprintf("%s%s, %s)", s, p.Mode, godot.VarToStr(p.Default)))
 	}
 	return strings.Join(parts, " ")
+}
+
+// What a project's scripts set in a way the loader cannot read comes back as gaps, with the
+// file and line: here the beacon's visibility filter depends on a variable. The program
+// supplies it from Go, drops the gap, and Apply accepts the declarations.
+func ExampleDeclarations_gaps() {
+	p, err := project.Load("testdata/game3")
+	if err != nil {
+		panic(err)
+	}
+	d, err := p.Instance(p.MainScene, "")
+	if err != nil {
+		panic(err)
+	}
+	srv := &multiplayer.Server{}
+	fmt.Println(errors.Is(d.Apply(srv), project.ErrNotRead))
+	for _, g := range d.Gaps {
+		fmt.Println(g.Where, g.Scene, g.Sync.Path)
+		g.Sync.Visible = func(peer int32, e *multiplayer.Entity) bool { return peer == e.Owner() }
+	}
+	d.Gaps = nil
+	fmt.Println(d.Apply(srv))
+	// Output:
+	// true
+	// testdata/game3/beacon.gd:9 res://beacon.tscn BeaconSync
+	// <nil>
 }
