@@ -9,8 +9,9 @@ import (
 )
 
 // Script is what the loader reads from a GDScript file: its base, its class name, its @rpc
-// methods (with Node.rpc_config() calls found in it), and which of its nodes it hands to the
-// peer a node is named after.
+// methods (with Node.rpc_config() calls found in it), which of its nodes it hands to the peer a
+// node is named after, and (unexported, applied by Project.Instance to the nodes the script is
+// on) the spawn functions, authorities and visibility it sets in code.
 type Script struct {
 	// Path is the script's resource path ("res://player.gd").
 	Path string
