@@ -304,3 +304,24 @@ func TestCustomSceneBySpawn(t *testing.T) {
 		t.Error("a bad custom scene accepted")
 	}
 }
+
+// TestSynchronizerWithRPCs: a path-based synchronizer whose node is declared with RPCs (a
+// script on the synchronizer) is the same node; a second synchronizer there is refused.
+func TestSynchronizerWithRPCs(t *testing.T) {
+	n := MustNode("W/Sync", RPC{Name: "ping", Mode: ModeAnyPeer})
+	s := &Server{Replication: Replication{TickInterval: NoLimit}, Nodes: []*Node{n},
+		Synchronizers: []*SyncConfig{{Path: "W/Sync", Properties: []Property{{Path: ".:v", Mode: ReplicateAlways, Default: 1}}}}}
+	if err := s.init(); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Synchronizer("W/Sync")
+	if st == nil {
+		t.Fatal("no synchronizer at W/Sync")
+	}
+	if st.node != n {
+		t.Errorf("the synchronizer's node %p, want the declared node %p", st.node, n)
+	}
+	if _, err := s.AddSynchronizer(&SyncConfig{Path: "W/Sync"}); err == nil {
+		t.Error("a second synchronizer on the node accepted")
+	}
+}

@@ -236,8 +236,12 @@ func (s *Server) addSynchronizerLocked(r *replicator, cfg *SyncConfig) (*SyncSta
 		return nil, err
 	}
 	sc := s.sc
-	if sc.nodes[cfg.Path] != nil {
-		return nil, fmt.Errorf("multiplayer: node %q declared twice", cfg.Path)
+	if old := sc.nodes[cfg.Path]; old != nil {
+		// A synchronizer whose script has RPCs, declared as a node: the same node.
+		if r.byNode[old] != nil {
+			return nil, fmt.Errorf("multiplayer: synchronizer %q declared twice", cfg.Path)
+		}
+		n = old
 	}
 	auth := int32(cfg.Authority)
 	if auth == 0 {
