@@ -85,6 +85,9 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 		}
 		playerSpawner = d.Spawners[i]
 		if len(playerSpawner.Scenes) == 0 {
+			if playerSpawner.Custom != nil {
+				return fmt.Errorf("gamewire godot mp serve: spawner %q spawns only through its spawn function, whose argument the command cannot make up: serve the game from Go (SpawnOptions.Arg)", *players)
+			}
 			return fmt.Errorf("gamewire godot mp serve: spawner %q has no spawnable scene", *players)
 		}
 		playerSpawner.DespawnOnDisconnect = true

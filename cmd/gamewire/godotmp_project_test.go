@@ -133,6 +133,7 @@ func TestGodotMPServeProjectErrors(t *testing.T) {
 		{[]string{"--project", dir, "--spawn-players", "World/Nope"}, 1, `no spawner "World/Nope" in res://world.tscn (spawners: World/PlayerSpawner, World/HintSpawner, World/Level/Zone/Area/BombSpawner, World/FxSpawner)`},
 		{[]string{"--project", dir, "--scene", "res://nope.tscn"}, 1, "scene res://nope.tscn is not in the project"},
 		{[]string{"--project", t.TempDir()}, 1, "has no main scene: give --scene"},
+		{[]string{"--project", dir, "--spawn-players", "World/FxSpawner"}, 1, `spawner "World/FxSpawner" spawns only through its spawn function`},
 	} {
 		var out, errb strings.Builder
 		code := run(append([]string{"godot", "mp", "serve"}, c.args...), strings.NewReader(""), &out, &errb)
