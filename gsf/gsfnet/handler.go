@@ -65,8 +65,9 @@ type Request struct {
 }
 
 // request is a Request with what the server keeps about it. A session reuses its requests
-// (Session.spareReq), since a handler must not use its Request once it has returned; the
-// handler's context, which it may keep, is allocated for every request.
+// (Session.spareReq; in order, the one Session.inReq), since a handler must not use its
+// Request once it has returned; the handler's context, which it may keep, is allocated for
+// every request.
 type request struct {
 	Request
 	ctx *reqContext

@@ -136,16 +136,17 @@ type Server struct {
 	AcceptRate  float64
 	AcceptBurst int
 	// MaxBufferedBytes limits the memory that all connections together hold in buffers for
-	// the frames they are receiving, beyond the first gsf.BaseBufferSize (4 KiB) of each, and
-	// in the copies of frames larger than 4 KiB that are being handled (default
-	// DefaultMaxBufferedBytes). A connection whose frame needs more than is left is closed,
+	// the frames they are receiving, beyond the first gsf.BaseBufferSize (4 KiB) of each, and,
+	// with OutOfOrder, in the copies of frames larger than 4 KiB that are being handled
+	// (default DefaultMaxBufferedBytes; in order, a message is handled where it was received,
+	// without a copy). A connection whose frame needs more than is left is closed,
 	// once the messages read before are answered. Clients that send the first part of large
 	// frames and then nothing hold this memory until ReadTimeout closes them; the limit keeps
 	// them from holding more: 10 000 connections holding most of a 64 KiB frame each would
 	// hold 680 MiB. With the defaults, received frames take at most MaxConns × 4 KiB +
-	// MaxBufferedBytes (40 MiB + 64 MiB) while they are read, and MaxConns × MaxInFlight ×
-	// 4 KiB more (2.5 GiB) if every connection has MaxInFlight small requests held by slow
-	// handlers; lower MaxInFlight to lower that.
+	// MaxBufferedBytes (40 MiB + 64 MiB) while they are read, and with OutOfOrder
+	// MaxConns × MaxInFlight × 4 KiB more (2.5 GiB) if every connection has MaxInFlight small
+	// requests held by slow handlers; lower MaxInFlight to lower that.
 	MaxBufferedBytes int
 	// MaxInFlight limits the messages of one connection being handled or waiting for their
 	// response to be written (default DefaultMaxInFlight). 1 handles a connection's messages
@@ -486,6 +487,10 @@ func (s *Session) serve() {
 // read runs the reader loop as the reader of generation gen. The goroutine whose reading
 // ends (rather than being handed over) ends the session.
 func (s *Session) read(gen uint64) {
+	if s.inOrder {
+		s.end(s.readInOrder())
+		return
+	}
 	if handedOver, err := s.readLoop(gen); !handedOver {
 		s.end(err)
 	}
@@ -653,6 +658,92 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			s.tmu.Unlock()
 			return true, nil
 		}
+		s.inHandler = false
+		s.tmu.Unlock()
+		if !s.fr.FrameBuffered() {
+			// About to wait for the network: nothing may stay held (see sendResponse).
+			s.out.flushHeld()
+		}
+	}
+}
+
+// readInOrder is the reader loop of a session whose messages are handled in order (the
+// default, Server.OutOfOrder unset): every message is handled on the reader goroutine, which
+// never hands reading over, and its response is queued before the next frame is read.
+//
+// A message is therefore decoded where it lies in the FrameReader's buffer, into the one
+// request the session reuses, without a copy: the buffer is not read into again until the
+// handler has returned and its response is encoded, and a handler must not use the Request
+// or its Body after it returns (see Handler). Responses are encoded into the session's own
+// buffer with its own gsf.Encoder, which only this goroutine uses. The clock is read once
+// per read from the connection (connReader), not once per message: the messages of one read
+// were all read at that time, and a handler's deadline runs from it.
+func (s *Session) readInOrder() error {
+	r := &s.inReq
+	r.Session = s
+	for {
+		err := s.fr.ReadMessageInto(&r.Header, &r.Body)
+		s.inFrame, s.frameStart = false, 0
+		if err != nil {
+			var de *bitproto.DecodeError
+			if errors.As(err, &de) || errors.Is(err, gsf.ErrNullMessage) {
+				return &messageError{err}
+			}
+			return err
+		}
+		now := s.readAt
+		s.lastFrame = now
+		if s.fr.Buffered() > 0 {
+			// The next frame has begun in the same read: its read timeout runs from then.
+			s.inFrame, s.frameStart = true, now
+		}
+		// An in-flight slot (held until the response is written); while there is none, stop
+		// reading.
+		select {
+		case s.sem <- struct{}{}:
+		default:
+			s.out.flushHeld() // held responses hold slots
+			select {
+			case s.sem <- struct{}{}:
+			case <-s.done:
+				return s.Err()
+			}
+			now = monoNow() // the wait may have been long
+			s.lastFrame = now
+		}
+		if r.Header.IsResponse() {
+			// Clients send requests and notifies; the reference has no use for a response
+			// from a client either.
+			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
+			<-s.sem
+			continue
+		}
+		ctx := &reqContext{Context: s.ctx, r: &r.Request}
+		if s.handlerTimeout > 0 {
+			ctx.deadline = now + s.handlerTimeout
+		}
+		r.ctx = ctx
+		s.tmu.Lock()
+		s.inHandler = true
+		s.handlerStart = now
+		s.slowFlushed = false
+		watched := s.watched
+		s.watched = true
+		s.tmu.Unlock()
+		if !watched {
+			s.srv.watchdog.watch(s)
+		}
+		queued := s.respond(r)
+		ctx.release()
+		r.ctx = nil
+		if !queued {
+			<-s.sem
+		}
+		if s.failCause.Load() != nil {
+			// A handler failed under CloseOnError: nothing more is handled.
+			return errDraining
+		}
+		s.tmu.Lock()
 		s.inHandler = false
 		s.tmu.Unlock()
 		if !s.fr.FrameBuffered() {
@@ -860,6 +951,9 @@ func setInternal(h *gsf.Header) {
 // sendResponse encodes and queues a response. A body that does not encode is logged and
 // answered with an internal error.
 func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
+	if s.inOrder {
+		return s.sendResponseInOrder(h, body)
+	}
 	b, err := s.encodeSafely(h, body)
 	if err != nil {
 		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
@@ -878,6 +972,41 @@ func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
 	}
 	s.bufs.put(b)
 	return err == nil
+}
+
+// sendResponseInOrder is sendResponse on the reader goroutine of a session whose messages are
+// handled in order (readInOrder): the response is encoded into the session's own buffer, and
+// held for the next message's when that message is buffered whole and has an in-flight slot
+// waiting for it (the watchdog writes what is held when a handler is slow).
+func (s *Session) sendResponseInOrder(h *gsf.Header, body any) bool {
+	frame, err := s.encodeInOrder(h, body)
+	if err != nil {
+		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
+		setInternal(h)
+		if frame, err = s.encodeInOrder(h, nil); err != nil {
+			return false
+		}
+	}
+	mode := sendNow
+	if len(s.sem) < cap(s.sem) && s.fr.FrameBuffered() {
+		mode = sendHeld
+	}
+	err = s.out.enqueue(frame, kindResponse, mode)
+	if cap(frame) <= maxKeep {
+		s.inBuf = frame[:0]
+	}
+	return err == nil
+}
+
+// encodeInOrder encodes a framed message into the session's buffer of readInOrder, with a panic
+// (of a body's MarshalBits) turned into an error.
+func (s *Session) encodeInOrder(h *gsf.Header, body any) (frame []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			frame, err = nil, fmt.Errorf("gsfnet: panic while encoding: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return s.inEnc.AppendMessage(s.inBuf[:0], h, body)
 }
 
 // encodeSafely is encodeFrame with a panic (of a body's MarshalBits) turned into an error.
