@@ -66,8 +66,8 @@ type Request struct {
 
 // request is a Request with what the server keeps about it. A session reuses its requests
 // (Session.spareReq; in order, the one Session.inReq), since a handler must not use its
-// Request once it has returned; the handler's context, which it may keep, is allocated for
-// every request.
+// Request once it has returned; the handler's context, which it may keep, is never reused (in
+// order, contexts are allocated a slab at a time: Session.newContext).
 type request struct {
 	Request
 	ctx *reqContext

@@ -336,7 +336,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	inFlight := limit(srv.MaxInFlight, DefaultMaxInFlight)
 	if inFlight == 0 {
-		inFlight = 1 << 30 // no limit: a channel of empty structs allocates no buffer
+		inFlight = 1 << 62 // no limit
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Session{
@@ -346,7 +346,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		ip:             ip,
 		ctx:            ctx,
 		cancel:         cancel,
-		sem:            make(chan struct{}, inFlight),
+		slots:          newSlots(inFlight),
 		idleTimeout:    limit(srv.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:    limit(srv.ReadTimeout, DefaultReadTimeout),
 		handlerTimeout: limit(srv.HandlerTimeout, DefaultHandlerTimeout),
@@ -459,11 +459,7 @@ func (srv *Server) closeListeners() error {
 }
 
 // releaseSlots frees the in-flight slots of written responses.
-func (s *Session) releaseSlots(n int) {
-	for range n {
-		<-s.sem
-	}
-}
+func (s *Session) releaseSlots(n int) { s.slots.release(n) }
 
 // serve runs a session: the writer goroutine, the reader loop, and the end of the session.
 func (s *Session) serve() {
@@ -607,20 +603,16 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			s.inFrame, s.frameStart = true, now
 		}
 		// An in-flight slot; while there is none, stop reading.
-		select {
-		case s.sem <- struct{}{}:
-		default:
+		if !s.slots.tryAcquire() {
 			s.out.flushHeld() // held responses hold slots
-			select {
-			case s.sem <- struct{}{}:
-			case <-s.done:
+			if !s.slots.acquire(s.done) {
 				return false, s.Err()
 			}
 			s.lastFrame = monoNow() // the wait may have been long
 		}
 		r, err := s.newRequest(payload, now)
 		if err != nil {
-			<-s.sem
+			s.slots.release(1)
 			return false, err
 		}
 		if r.Header.IsResponse() {
@@ -628,7 +620,7 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			// from a client either.
 			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
 			s.freeRequest(r)
-			<-s.sem
+			s.slots.release(1)
 			continue
 		}
 		s.handlers.Add(1)
@@ -699,13 +691,9 @@ func (s *Session) readInOrder() error {
 		}
 		// An in-flight slot (held until the response is written); while there is none, stop
 		// reading.
-		select {
-		case s.sem <- struct{}{}:
-		default:
+		if !s.slots.tryAcquire() {
 			s.out.flushHeld() // held responses hold slots
-			select {
-			case s.sem <- struct{}{}:
-			case <-s.done:
+			if !s.slots.acquire(s.done) {
 				return s.Err()
 			}
 			now = monoNow() // the wait may have been long
@@ -715,10 +703,11 @@ func (s *Session) readInOrder() error {
 			// Clients send requests and notifies; the reference has no use for a response
 			// from a client either.
 			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
-			<-s.sem
+			s.slots.release(1)
 			continue
 		}
-		ctx := &reqContext{Context: s.ctx, r: &r.Request}
+		ctx := s.newContext()
+		ctx.Context, ctx.r = s.ctx, &r.Request
 		if s.handlerTimeout > 0 {
 			ctx.deadline = now + s.handlerTimeout
 		}
@@ -737,7 +726,7 @@ func (s *Session) readInOrder() error {
 		ctx.release()
 		r.ctx = nil
 		if !queued {
-			<-s.sem
+			s.slots.release(1)
 		}
 		if s.failCause.Load() != nil {
 			// A handler failed under CloseOnError: nothing more is handled.
@@ -753,6 +742,22 @@ func (s *Session) readInOrder() error {
 	}
 }
 
+// ctxSlab is the number of handler contexts readInOrder allocates at once.
+const ctxSlab = 32
+
+// newContext returns a new, zero handler context for readInOrder. A handler may keep its
+// context, so none is ever reused; they are allocated ctxSlab at a time, which costs a
+// fraction of an allocation each, and a context kept long keeps the others of its slab alive
+// (ctxSlab × 48 bytes).
+func (s *Session) newContext() *reqContext {
+	if len(s.ctxs) == 0 {
+		s.ctxs = make([]reqContext, ctxSlab)
+	}
+	c := &s.ctxs[0]
+	s.ctxs = s.ctxs[1:]
+	return c
+}
+
 // inlineBudget is how long a handler runs on the reader goroutine before another goroutine
 // takes over reading (give or take the watchdog's tick, watchTick).
 const inlineBudget = 200 * time.Microsecond
@@ -765,7 +770,7 @@ const inlineBudget = 200 * time.Microsecond
 func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) {
 	s.tmu.Lock()
 	defer s.tmu.Unlock()
-	if s.reader != r.gen || !s.inHandler || len(s.sem) == cap(s.sem) || !s.fr.FrameBuffered() {
+	if s.reader != r.gen || !s.inHandler || s.slots.full() || !s.fr.FrameBuffered() {
 		return false, nil
 	}
 	return true, s.out.enqueue(frame, kindResponse, sendHeld)
@@ -842,7 +847,7 @@ func (s *Session) handle(r *request) {
 	r.ctx.release()
 	s.freeRequest(r)
 	if !queued {
-		<-s.sem
+		s.slots.release(1)
 	}
 }
 
@@ -988,7 +993,7 @@ func (s *Session) sendResponseInOrder(h *gsf.Header, body any) bool {
 		}
 	}
 	mode := sendNow
-	if len(s.sem) < cap(s.sem) && s.fr.FrameBuffered() {
+	if !s.slots.full() && s.fr.FrameBuffered() {
 		mode = sendHeld
 	}
 	err = s.out.enqueue(frame, kindResponse, mode)

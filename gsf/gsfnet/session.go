@@ -25,7 +25,7 @@ type Session struct {
 	fr       *gsf.FrameReader
 	bufs     bufCache                // scratch buffers: received frames being handled, responses being encoded
 	spareReq atomic.Pointer[request] // a request for reuse (newRequest, freeRequest)
-	sem      chan struct{}           // in-flight slots: one per message from read to handled (and answered)
+	slots    *slots                  // in-flight slots: one per message from read to handled (and answered)
 
 	// The reader goroutine's own, when messages are handled in order (readInOrder): the
 	// request it reuses, the encoder and buffer of the responses, and when the last read from
@@ -33,6 +33,7 @@ type Session struct {
 	inReq  request
 	inEnc  gsf.Encoder
 	inBuf  []byte
+	ctxs   []reqContext // handler contexts not handed out yet (newContext)
 	readAt time.Duration
 
 	handlers sync.WaitGroup // running handlers
