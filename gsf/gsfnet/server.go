@@ -707,7 +707,7 @@ func (s *Session) readInOrder() error {
 			continue
 		}
 		ctx := s.newContext()
-		ctx.Context, ctx.r = s.ctx, &r.Request
+		ctx.sess, ctx.r = s, &r.Request
 		if s.handlerTimeout > 0 {
 			ctx.deadline = now + s.handlerTimeout
 		}
@@ -748,7 +748,7 @@ const ctxSlab = 32
 // newContext returns a new, zero handler context for readInOrder. A handler may keep its
 // context, so none is ever reused; they are allocated ctxSlab at a time, which costs a
 // fraction of an allocation each, and a context kept long keeps the others of its slab alive
-// (ctxSlab × 48 bytes).
+// (ctxSlab × 32 bytes).
 func (s *Session) newContext() *reqContext {
 	if len(s.ctxs) == 0 {
 		s.ctxs = make([]reqContext, ctxSlab)
@@ -808,7 +808,7 @@ func (s *Session) newRequest(payload []byte, now time.Duration) (*request, error
 	}
 	r.Request = Request{Header: m.Header, Body: m.Body, Session: s}
 	r.buf = b
-	r.ctx = &reqContext{Context: s.ctx, r: &r.Request}
+	r.ctx = &reqContext{sess: s, r: &r.Request}
 	if s.handlerTimeout > 0 {
 		r.ctx.deadline = now + s.handlerTimeout
 	}
