@@ -714,11 +714,21 @@ func TestEncoderAgreesWithAppendMessage(t *testing.T) {
 			body = make(chan int) // no wire form: both fail alike
 		}
 		prefix := []byte{byte(i), 0xff}
-		want, werr := AppendMessage(append([]byte(nil), prefix...), &h, body)
-		var err error
-		out, err = enc.AppendMessage(append(out[:0], prefix...), &h, body)
-		if (err == nil) != (werr == nil) || !bytes.Equal(out, want) {
-			t.Fatalf("%d: Encoder gives % x, %v; AppendMessage % x, %v", i, out, err, want, werr)
+		// The header, then one that starts alike (the bits the Encoder keeps), then one with
+		// another message type.
+		for j := range 3 {
+			switch j {
+			case 1:
+				h.RequestID, h.ResultCode, h.LogCorrelator = rng.Int32()>>rng.IntN(32), ResultCode(rng.IntN(3)), ""
+			case 2:
+				h.MsgType ^= 1
+			}
+			want, werr := AppendMessage(append([]byte(nil), prefix...), &h, body)
+			var err error
+			out, err = enc.AppendMessage(append(out[:0], prefix...), &h, body)
+			if (err == nil) != (werr == nil) || !bytes.Equal(out, want) {
+				t.Fatalf("%d.%d: Encoder gives % x, %v; AppendMessage % x, %v", i, j, out, err, want, werr)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package gsf
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -310,14 +311,15 @@ func (fr *FrameReader) ReadMessageInto(h *Header, body *RawBody) error {
 func AppendPayload(dst []byte, h *Header, body any) ([]byte, error) {
 	st := writerPool.Get().(*msgWriter)
 	defer writerPool.Put(st)
-	return appendPayload(&st.w, dst, h, body)
+	return appendPayload(&st.w, nil, dst, h, body)
 }
 
-// appendPayload is AppendPayload with the bit writer w, which it leaves reset to nil.
-func appendPayload(w *bitstream.Writer, dst []byte, h *Header, body any) ([]byte, error) {
+// appendPayload is AppendPayload with the bit writer w, which it leaves reset to nil, and the
+// cache of e (nil: none; see writeMessage).
+func appendPayload(w *bitstream.Writer, e *Encoder, dst []byte, h *Header, body any) ([]byte, error) {
 	w.Reset(dst)
 	defer w.Reset(nil)
-	if err := writeMessage(w, h, body); err != nil {
+	if err := writeMessage(w, e, h, body); err != nil {
 		return dst, err
 	}
 	return w.Bytes(), nil
@@ -328,7 +330,7 @@ func appendPayload(w *bitstream.Writer, dst []byte, h *Header, body any) ([]byte
 func AppendMessage(dst []byte, h *Header, body any) ([]byte, error) {
 	st := writerPool.Get().(*msgWriter)
 	defer writerPool.Put(st)
-	return appendMessage(&st.w, dst, h, body)
+	return appendMessage(&st.w, nil, dst, h, body)
 }
 
 // An Encoder appends framed messages as [AppendMessage] does, with a bit writer of its own
@@ -336,21 +338,63 @@ func AppendMessage(dst []byte, h *Header, body any) ([]byte, error) {
 // about a quarter of encoding a small response). A connection that encodes its messages one
 // at a time keeps one. The zero Encoder is ready to use; it is not safe for concurrent use,
 // and holds no reference to what it encoded once a call returns.
+//
+// An Encoder also keeps the bits that start the last message it encoded: the message's and the
+// header's null bits, flags, svcClass and msgType, which a connection's responses mostly share
+// (a client's requests of one kind and their responses); a message that starts alike takes them
+// as one write, where encoding them costs five.
 type Encoder struct {
 	w bitstream.Writer
+
+	start          uint64 // the starting bits, right-aligned
+	startBits      int    // their number; 0: none kept
+	flags, msgType int32  // what they encode
+	class          ServiceClass
 }
 
 // AppendMessage appends a framed message to dst, as the function [AppendMessage] does.
 func (e *Encoder) AppendMessage(dst []byte, h *Header, body any) ([]byte, error) {
-	return appendMessage(&e.w, dst, h, body)
+	return appendMessage(&e.w, e, dst, h, body)
 }
 
-// appendMessage is AppendMessage with the bit writer w.
-func appendMessage(w *bitstream.Writer, dst []byte, h *Header, body any) ([]byte, error) {
+// writeStart writes the message's and the header object's null bits (both 0), flags, svcClass
+// and msgType: the bits kept from the last message when it started alike.
+func (e *Encoder) writeStart(w *bitstream.Writer, h *Header) {
+	if e.startBits == 0 || h.Flags != e.flags || h.SvcClass != e.class || h.MsgType != e.msgType {
+		var sb [16]byte
+		var t bitstream.Writer
+		t.Reset(sb[:0])
+		writeStart(&t, h)
+		n := t.Len()
+		if n > 64 {
+			e.startBits = 0
+			writeStart(w, h)
+			return
+		}
+		var b [8]byte
+		copy(b[:], t.Bytes())
+		e.start, e.startBits = binary.BigEndian.Uint64(b[:])>>(64-n), n
+		e.flags, e.class, e.msgType = h.Flags, h.SvcClass, h.MsgType
+	}
+	w.WriteBits(e.start, e.startBits)
+}
+
+// writeStart writes the message's and the header object's null bits (both 0), flags, svcClass
+// and msgType.
+func writeStart(w *bitstream.Writer, h *Header) {
+	w.WriteNull(false) // the message
+	w.WriteNull(false) // the header object
+	w.WriteInt32(h.Flags)
+	w.WriteInt32(int32(h.SvcClass))
+	w.WriteInt32(h.MsgType)
+}
+
+// appendMessage is AppendMessage with the bit writer w and the cache of e (nil: none).
+func appendMessage(w *bitstream.Writer, e *Encoder, dst []byte, h *Header, body any) ([]byte, error) {
 	start := len(dst)
 	// Most payloads are shorter than 127 bytes: reserve one byte for the length prefix, and
 	// move the payload if the prefix turns out longer.
-	out, err := appendPayload(w, append(dst, 0), h, body)
+	out, err := appendPayload(w, e, append(dst, 0), h, body)
 	if err != nil {
 		return dst, err
 	}
@@ -381,7 +425,7 @@ func (m *Message) Append(dst []byte) ([]byte, error) {
 func WriteMessage(w io.Writer, h *Header, body any) error {
 	st := writerPool.Get().(*msgWriter)
 	defer writerPool.Put(st)
-	buf, err := appendMessage(&st.w, st.buf[:0], h, body)
+	buf, err := appendMessage(&st.w, nil, st.buf[:0], h, body)
 	if err != nil {
 		return err
 	}
@@ -399,12 +443,15 @@ type msgWriter struct {
 
 var writerPool = sync.Pool{New: func() any { return new(msgWriter) }}
 
-func writeMessage(w *bitstream.Writer, h *Header, body any) error {
-	w.WriteNull(false) // the message
-	w.WriteNull(false) // the header object
-	if err := h.MarshalBits(w); err != nil {
-		return err
+// writeMessage writes the payload of a message: its start (writeStart, from the cache of e
+// unless e is nil), the rest of the header and the body.
+func writeMessage(w *bitstream.Writer, e *Encoder, h *Header, body any) error {
+	if e != nil {
+		e.writeStart(w, h)
+	} else {
+		writeStart(w, h)
 	}
+	h.marshalRest(w)
 	switch b := body.(type) {
 	case RawBody:
 		if err := writeRaw(w, &b); err != nil {
