@@ -72,7 +72,10 @@ func (p UnknownPolicy) String() string {
 // MaxMessageBytes before allocating anything, and runs the handler of each message itself. By
 // default a connection's messages are handled one after the other and its responses leave in
 // the order of the requests, as the reference server does and as the real client expects: a
-// handler that blocks holds up the messages behind it.
+// handler that blocks holds up the messages behind it. A message handled in order is decoded
+// where it was received, in the connection's read buffer, which is not read into again until
+// its handler has returned: its Request and Body are the handler's until then (see Handler),
+// and a handler that keeps the body clones it.
 //
 // With OutOfOrder set, a handler that runs longer than 200 µs (it waits for a database, say)
 // keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
