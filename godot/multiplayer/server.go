@@ -391,14 +391,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 
-	var pc *peerConn
 	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
-	hw := &hijackWriter{ResponseWriter: w, wrap: func(nc net.Conn) net.Conn {
-		pc = &peerConn{Conn: nc, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout), writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
-			msgBudget: min(int64(maxMsg), 1<<40)*2 + 1024,
-			b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
-		return pc
-	}}
+	hw := &hijackWriter{ResponseWriter: w}
 	c, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
 	if err != nil {
 		release()
@@ -406,25 +400,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.sc.log.Debug("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
+	pc := &peerConn{Conn: hw.conn, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout),
+		msgBudget: min(int64(maxMsg), 1<<40)*2 + 1024,
+		b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
+	tr := newWSTransport(c, hw.conn, hw.ahead, pc, wsOptions{maxMessage: maxMsg,
+		maxPackets: limit(s.MaxQueuePackets, DefaultMaxQueuePackets), maxBytes: limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
+		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
+		pingInterval: timeout(s.PingInterval, DefaultPingInterval), pingTimeout: timeout(s.PingTimeout, DefaultPingTimeout)})
+	pc.stop = tr.closed
 	// The peer is served on a goroutine of its own: returning lets net/http's connection
 	// goroutine end and free the request, its buffers and its stack.
-	go s.serve(c, pc, id, r.RemoteAddr, release)
+	go s.serve(tr, pc, id, r.RemoteAddr, release)
 }
 
 // serve serves an upgraded peer until it disconnects.
-func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string, release func()) {
+func (s *Server) serve(tr *wsTransport, pc *peerConn, id int32, remote string, release func()) {
 	defer s.wg.Done()
-	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
-	c.SetReadLimit(int64(maxMsg))
-	tr := newWSTransport(c, pc, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
-		timeout(s.WriteTimeout, DefaultWriteTimeout))
-	if pc != nil {
-		pc.mu.Lock()
-		pc.stop = tr.closed
-		pc.mu.Unlock()
-	}
-	pingTimeout := timeout(s.PingTimeout, DefaultPingTimeout)
-	pg := startPinger(c, tr, timeout(s.PingInterval, DefaultPingInterval), pingTimeout)
+	tr.startPing()
 	sc := s.sc
 	p := sc.newPeer(id, tr)
 
@@ -440,7 +432,7 @@ func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string,
 	pending := p.pending
 	sc.mu.Unlock()
 	s.mu.Lock()
-	s.conns[id] = &serverConn{peer: p, tr: tr, closeNow: func() { c.CloseNow() }}
+	s.conns[id] = &serverConn{peer: p, tr: tr, closeNow: tr.closeNow}
 	closing := s.closing
 	s.mu.Unlock()
 	if closing {
@@ -456,8 +448,7 @@ func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string,
 
 	// The engine does not look at the text/binary flag; neither does the server.
 	receive := func(msg []byte) { sc.receive(p, msg) }
-	readLoop(c, pc, func(msg []byte) bool { return sc.handleCharged(pc, msg, receive) })
-	pg.stop()
+	tr.readLoop(func(msg []byte) bool { return sc.handleCharged(pc, msg, receive) })
 	tr.close(-1, "")
 	<-tr.done
 	sc.removePeer(p)
