@@ -103,6 +103,9 @@ func (t *wsTransport) startLocked() {
 	}
 }
 
+// copiesPackets marks wsTransport as a copyingTransport: packets are framed into its queue.
+func (t *wsTransport) copiesPackets() {}
+
 func (t *wsTransport) send(pkt []byte) bool { return t.enqueue(opBinary, pkt, false) }
 
 // sendLazy queues pkt as send does, but lets it wait up to lazyDelay for more packets, so that
