@@ -63,6 +63,12 @@ type ClientOptions struct {
 // Client is a Go peer that connects to a Godot multiplayer server (or a Server) the way a
 // Godot client with WebSocketMultiplayerPeer does, for bots and tests. It sends byte for byte
 // what the engine sends for the same calls.
+//
+// Over WebSocket, RPC, RPCID and SendBytes write their packet on the calling goroutine when no
+// other write is under way, so that they return once the kernel has taken it (a server that
+// does not read holds them up to WriteTimeout, then the connection is dropped); calls made by the
+// client's handlers, and calls made while another write is under way, are written by the
+// connection's writer goroutine.
 type Client struct {
 	id       int32
 	sc       *scene
@@ -236,17 +242,30 @@ func (c *Client) Peers() []int32 {
 }
 
 // RPC calls the named method of node n on every connected peer (Node.rpc).
-func (c *Client) RPC(n *Node, method string, args ...any) error { return c.sc.rpc(0, n, method, args) }
+func (c *Client) RPC(n *Node, method string, args ...any) error {
+	if t, ok := c.tr.(*wsTransport); ok && t.holdCaller() {
+		defer t.release()
+	}
+	return c.sc.rpc(0, n, method, args)
+}
 
 // RPCID calls the named method of node n as Node.rpc_id(id, …) does: on the server for 1, on
 // another client through the server's relay, on all peers for 0, on all but -id for id < 0.
 func (c *Client) RPCID(id int32, n *Node, method string, args ...any) error {
+	if t, ok := c.tr.(*wsTransport); ok && t.holdCaller() {
+		defer t.release()
+	}
 	return c.sc.rpc(id, n, method, args)
 }
 
 // SendBytes sends data as SceneMultiplayer.send_bytes(data, id) does: id 1 goes straight to the
 // server; any other id (0, the default in GDScript, included) is relayed.
-func (c *Client) SendBytes(id int32, data []byte) error { return c.sc.sendBytes(id, data) }
+func (c *Client) SendBytes(id int32, data []byte) error {
+	if t, ok := c.tr.(*wsTransport); ok && t.holdCaller() {
+		defer t.release()
+	}
+	return c.sc.sendBytes(id, data)
+}
 
 // Close closes the connection with Close 1000 (disconnect_peer(1)) after the queued packets and
 // waits until it has ended or ctx is done.

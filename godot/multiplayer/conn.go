@@ -48,6 +48,8 @@ type wsTransport struct {
 
 	lazyTimer *time.Timer // wakes the writer for packets sent with sendLazy
 	lazyArmed bool        // guarded by mu
+	holds     int         // hold calls not released yet (guarded by mu)
+	handling  bool        // a client's reader is handling a message (guarded by mu)
 
 	// Liveness: a ping every pingInterval, answered within pingTimeout (guarded by mu).
 	pingInterval, pingTimeout time.Duration
@@ -55,7 +57,8 @@ type wsTransport struct {
 	pingWaiting               bool
 	pingSeq                   uint64
 
-	fr frameReader
+	fr        frameReader
+	holdReads bool // the reader holds the writer while it handles a message (a server peer)
 }
 
 // lazyDelay is how long a packet sent with sendLazy may wait for others to share its write.
@@ -79,6 +82,7 @@ func newWSTransport(lib *websocket.Conn, rw io.ReadWriter, ahead []byte, pc *pee
 		done: make(chan struct{}), closed: make(chan struct{}), rdone: make(chan struct{})}
 	if pc != nil {
 		t.w = pc.Conn
+		t.holdReads = true
 	}
 	if o.writeTimeout > 0 {
 		t.watchdog = time.AfterFunc(time.Hour, t.closeNow)
@@ -122,7 +126,7 @@ func (t *wsTransport) enqueue(op byte, pkt []byte, lazy bool) bool {
 		t.mu.Unlock()
 		return false
 	}
-	if lazy && !t.running {
+	if (lazy || t.holds > 0) && !t.running {
 		if !t.lazyArmed {
 			t.lazyArmed = true
 			if t.lazyTimer == nil {
@@ -283,6 +287,15 @@ func (t *wsTransport) write(b []byte) error {
 // writer sends queued frames and ends when there are none; after close() it sends what was
 // queued before and then the Close frame, as wslay sends its queue before a queued Close.
 func (t *wsTransport) writer() {
+	if t.drain() {
+		t.closeSequence()
+	}
+}
+
+// drain writes the queued frames until none is left; t.running is set. It reports whether the
+// Close sequence is due (the transport is closed; t.running stays set); otherwise it has
+// cleared t.running, or the connection failed and the writer has finished.
+func (t *wsTransport) drain() bool {
 	for {
 		if b := t.take(); b != nil {
 			err := t.write(b)
@@ -291,7 +304,7 @@ func (t *wsTransport) writer() {
 				t.close(-1, "")
 				t.closeNow()
 				t.finish()
-				return
+				return false
 			}
 			continue
 		}
@@ -302,14 +315,18 @@ func (t *wsTransport) writer() {
 		}
 		select {
 		case <-t.closed:
+			t.mu.Unlock()
+			return true
 		default:
 			t.running = false
 			t.mu.Unlock()
-			return
+			return false
 		}
-		t.mu.Unlock()
-		break
 	}
+}
+
+// closeSequence sends the Close frame after the queue and waits for the peer's.
+func (t *wsTransport) closeSequence() {
 	if t.closeCode < 0 || t.closeCode == websocket.StatusPolicyViolation {
 		// A peer that does not read would not answer the Close handshake either. Drop the
 		// connection at once.
@@ -330,6 +347,55 @@ func (t *wsTransport) writer() {
 	}
 	t.closeNow()
 	t.finish()
+}
+
+// hold defers the writer's start: packets queued from now on wait for release (or, sent by
+// someone else meanwhile, at most lazyDelay), which writes them on its caller's goroutine if no
+// writer runs. A call made while handling a message then costs no goroutine hand-off.
+func (t *wsTransport) hold() {
+	t.mu.Lock()
+	t.holds++
+	t.mu.Unlock()
+}
+
+// holdCaller holds for a call made on a client, unless the client's reader is handling a
+// message: the reader must stay free to read (writing on it could block both ends while each
+// writes to the other), so a call its handlers make is written by the writer goroutine. It
+// reports whether it held.
+func (t *wsTransport) holdCaller() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.handling {
+		return false
+	}
+	t.holds++
+	return true
+}
+
+// setHandling records whether a client's reader is handling a message.
+func (t *wsTransport) setHandling(on bool) {
+	t.mu.Lock()
+	t.handling = on
+	t.mu.Unlock()
+}
+
+// release ends a hold and writes what is queued, unless a writer runs or other holds remain.
+func (t *wsTransport) release() {
+	t.mu.Lock()
+	t.holds--
+	if t.holds > 0 || t.running || t.finished || t.head == len(t.pend) {
+		t.mu.Unlock()
+		return
+	}
+	t.running = true
+	if t.lazyArmed {
+		t.lazyArmed = false
+		t.lazyTimer.Stop()
+	}
+	t.mu.Unlock()
+	if t.drain() {
+		go t.closeSequence()
+	}
 }
 
 // written releases the bytes of a written batch, and the buffer of a large one.
@@ -436,7 +502,18 @@ func (t *wsTransport) readLoop(fn func(msg []byte) bool) {
 			continue
 		default:
 		}
-		if !fn(msg) {
+		if t.holdReads {
+			t.hold()
+		} else {
+			t.setHandling(true)
+		}
+		ok := fn(msg)
+		if t.holdReads {
+			t.release()
+		} else {
+			t.setHandling(false)
+		}
+		if !ok {
 			return
 		}
 	}
