@@ -167,6 +167,11 @@ func (t *wsTransport) appendLocked(op byte, pkt []byte) {
 		n := copy(t.pend, t.pend[t.head:])
 		t.pend, t.head = t.pend[:n], 0
 	}
+	if need := len(t.pend) + len(pkt) + maxFrameHeader; need > cap(t.pend) {
+		// Grow within the queue's bound, so that a full queue holds no more than maxBytes.
+		size := max(min(2*cap(t.pend), t.maxBytes), need, 512)
+		t.pend = append(make([]byte, 0, size), t.pend...)
+	}
 	before := len(t.pend)
 	t.pend = appendFrame(t.pend, op, pkt, t.client)
 	t.pendFrames++

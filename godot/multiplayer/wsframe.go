@@ -332,9 +332,8 @@ func (fr *frameReader) next() (msg []byte, op byte, err error) {
 			}
 			msg = fr.buf[:m]
 		}
-		if op == opText && !utf8.Valid(msg) {
-			return nil, 0, &closeError{websocket.StatusInvalidFramePayloadData, "a text message that is not UTF-8"}
-		}
+		// A text message is not checked for UTF-8: the engine reads its bytes as it reads a
+		// binary message's.
 		return msg, op, nil
 	}
 }
