@@ -64,10 +64,14 @@ var ErrServerClosed = errors.New("multiplayer: server closed")
 //
 // Memory: an idle peer costs the server about 5–12 KB (one goroutine; its writer runs only
 // while there is something to write, and its buffers are released when idle). The worst case
-// per peer is MaxQueueBytes + 24 × MaxQueuePackets + 3 × MaxMessageBytes + 12 KiB (its queue
-// full, a message being read, a batch being written), 1.29 MiB with the defaults: 5.2 GiB
-// for MaxConns (4096) peers that all stop reading while the server sends to them. Lower
+// per peer is MaxQueueBytes + 2 × MaxMessageBytes + 77 KiB (its queue full, a message being
+// read, a 64 KiB batch being written, the goroutines), 1.2 MiB with the defaults: 4.8 GiB for
+// MaxConns (4096) peers that all stop reading while the server sends to them. Lower
 // MaxQueueBytes or MaxConns to lower it.
+//
+// The WebSocket opening handshake is github.com/coder/websocket's; the frames that follow are
+// read and written by the package on the upgraded connection (RFC 6455: pings are answered,
+// the Close handshake is completed, a protocol violation is answered with Close 1002).
 //
 // Callbacks and RPC handlers run on the goroutine that reads the calling peer's connection:
 // calls from one peer run in order, calls from different peers concurrently.
