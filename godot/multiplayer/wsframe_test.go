@@ -386,3 +386,24 @@ func TestHeldWritesGoOut(t *testing.T) {
 		t.Fatal("a packet sent during a handler of its peer waits for the handler")
 	}
 }
+
+// TestAppendCompressedFast: the fast path of AppendCompressed writes what the encoder does.
+func TestAppendCompressedFast(t *testing.T) {
+	vals := []any{true, false, []byte{}, []byte{1}, []byte{1, 2, 3, 4}, []byte{1, 2, 3, 4, 5}, make([]byte, 1023)}
+	for _, n := range []int64{0, 1, -1, 127, 128, -128, -129, 32767, 32768, -32769, 1 << 31, -(1 << 31) - 1, 1<<63 - 1, -1 << 63} {
+		vals = append(vals, n, int(n))
+	}
+	for _, v := range vals {
+		fast, err := Encoding{}.AppendCompressed([]byte{9}, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := Encoding{}.appendCompressedSlow([]byte{9}, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fast, slow) {
+			t.Errorf("%T %v: % x, the encoder % x", v, v, fast, slow)
+		}
+	}
+}
