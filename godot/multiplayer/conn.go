@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -26,7 +27,9 @@ type wsTransport struct {
 	maxPackets   int
 	maxBytes     int
 	writeTimeout time.Duration
-	watchdog     *time.Timer // drops the connection when a write takes longer than writeTimeout
+	watchdog     *time.Timer  // drops the connection when a write takes longer than writeTimeout
+	writeStart   atomic.Int64 // when the write under way began (monoNow), 0 if none
+	dogArmed     atomic.Bool  // the watchdog is armed
 
 	mu         sync.Mutex
 	pend       []byte        // queued frames; pend[head:] are not written yet
@@ -46,10 +49,14 @@ type wsTransport struct {
 	closeWhy  string
 	rdone     chan struct{} // closed when the reader has ended
 
-	lazyTimer *time.Timer // wakes the writer for packets sent with sendLazy
-	lazyArmed bool        // guarded by mu
-	holds     int         // hold calls not released yet (guarded by mu)
-	handling  bool        // a client's reader is handling a message (guarded by mu)
+	// lazyTimer wakes the writer for packets sent with sendLazy or held (see hold). Armed by the
+	// first such packet, it is left to fire even when release has written the packet meanwhile
+	// (it then finds nothing to do), so that a busy connection costs one timer operation per
+	// lazyDelay rather than one per packet.
+	lazyTimer *time.Timer
+	lazyArmed bool // guarded by mu
+	holds     int  // hold calls not released yet (guarded by mu)
+	handling  bool // a client's reader is handling a message (guarded by mu)
 
 	// Liveness: a ping every pingInterval, answered within pingTimeout (guarded by mu).
 	pingInterval, pingTimeout time.Duration
@@ -85,7 +92,7 @@ func newWSTransport(lib *websocket.Conn, rw io.ReadWriter, ahead []byte, pc *pee
 		t.holdReads = true
 	}
 	if o.writeTimeout > 0 {
-		t.watchdog = time.AfterFunc(time.Hour, t.closeNow)
+		t.watchdog = time.AfterFunc(time.Hour, t.watch)
 		t.watchdog.Stop()
 	}
 	t.fr = frameReader{src: rw, pc: pc, client: pc == nil, maxMsg: o.maxMessage,
@@ -277,16 +284,50 @@ func (t *wsTransport) close(code int, why string) {
 	})
 }
 
-// write writes b within the write timeout.
+// monoBase is the origin of the transports' write clocks.
+var monoBase = time.Now()
+
+// monoNow is the time since monoBase, in nanoseconds, never 0.
+func monoNow() int64 { return int64(time.Since(monoBase)) + 1 }
+
+// write writes b within the write timeout. The watchdog is not reset for every write: it is
+// armed when a write finds it idle, and when it fires it drops the connection if the write
+// under way began writeTimeout ago, waits for the rest of the timeout if one began later, and
+// goes idle if none is under way. Busy or idle, a connection costs about one timer operation
+// per writeTimeout.
 func (t *wsTransport) write(b []byte) error {
 	if t.watchdog == nil {
 		_, err := t.w.Write(b)
 		return err
 	}
-	t.watchdog.Reset(t.writeTimeout)
+	t.writeStart.Store(monoNow())
+	if !t.dogArmed.Load() && t.dogArmed.CompareAndSwap(false, true) {
+		t.watchdog.Reset(t.writeTimeout)
+	}
 	_, err := t.w.Write(b)
-	t.watchdog.Stop()
+	t.writeStart.Store(0)
 	return err
+}
+
+// watch is the watchdog's timer function.
+func (t *wsTransport) watch() {
+	for {
+		start := t.writeStart.Load()
+		if start == 0 {
+			t.dogArmed.Store(false)
+			if t.writeStart.Load() == 0 || !t.dogArmed.CompareAndSwap(false, true) {
+				return
+			}
+			continue // a write began meanwhile, and found the watchdog still armed
+		}
+		elapsed := time.Duration(monoNow() - start)
+		if elapsed >= t.writeTimeout {
+			t.closeNow()
+			return
+		}
+		t.watchdog.Reset(t.writeTimeout - elapsed)
+		return
+	}
 }
 
 // writer sends queued frames and ends when there are none; after close() it sends what was
@@ -393,10 +434,6 @@ func (t *wsTransport) release() {
 		return
 	}
 	t.running = true
-	if t.lazyArmed {
-		t.lazyArmed = false
-		t.lazyTimer.Stop()
-	}
 	t.mu.Unlock()
 	if t.drain() {
 		go t.closeSequence()
@@ -427,6 +464,9 @@ func (t *wsTransport) finish() {
 	t.mu.Unlock()
 	if t.lazyTimer != nil {
 		t.lazyTimer.Stop()
+	}
+	if t.watchdog != nil {
+		t.watchdog.Stop()
 	}
 	close(t.done)
 }

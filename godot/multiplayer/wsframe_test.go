@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -406,4 +407,41 @@ func TestAppendCompressedFast(t *testing.T) {
 			t.Errorf("%T %v: % x, the encoder % x", v, v, fast, slow)
 		}
 	}
+}
+
+// TestWriteTimeout: a peer that stops reading while the server writes to it is dropped once a
+// write has been blocked for WriteTimeout, before its queue fills.
+func TestWriteTimeout(t *testing.T) {
+	gone := make(chan int32, 1)
+	const queue = 64 << 20
+	s := &Server{WriteTimeout: 200 * time.Millisecond, MaxQueueBytes: queue, PingInterval: NoLimit,
+		OnDisconnect: func(p *Peer) { gone <- p.ID() }}
+	url := testServer(t, s)
+	c, br, err := upgradeRaw(t, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	_, idMsg := serverFrame(t, br)
+	id := int32(binary.LittleEndian.Uint32(idMsg))
+	s.mu.Lock()
+	tr := s.conns[id].tr.(*wsTransport)
+	s.mu.Unlock()
+	big := make([]byte, 60000)
+	start := time.Now()
+	for range queue / len(big) / 2 { // at most half the queue: it must not be what drops the peer
+		if s.SendBytes(id, big) != nil {
+			break
+		}
+	}
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a peer that does not read is still connected after 10 s")
+	}
+	if peak := tr.peak(); peak >= queue {
+		t.Fatalf("the queue filled (%d bytes)", peak)
+	}
+	t.Logf("dropped after %v, %d bytes queued at most", time.Since(start), tr.peak())
 }
