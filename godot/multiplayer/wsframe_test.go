@@ -234,7 +234,8 @@ func serverFrame(t *testing.T, br *bufio.Reader) (byte, []byte) {
 // connection; a protocol violation gets Close 1002 and a message over MaxMessageBytes 1009.
 func TestServerFraming(t *testing.T) {
 	got := make(chan []byte, 4)
-	s := &Server{MaxMessageBytes: 1000, PingInterval: NoLimit, OnBytes: func(p *Peer, b []byte) { got <- b }}
+	// No relay: no ADD_PEER between the frames the test expects.
+	s := &Server{MaxMessageBytes: 1000, PingInterval: NoLimit, NoRelay: true, OnBytes: func(p *Peer, b []byte) { got <- b }}
 	url := testServer(t, s)
 	open := func() (io.Writer, *bufio.Reader, func()) {
 		c, br, err := upgradeRaw(t, url, nil)
