@@ -628,14 +628,23 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 	allConfirmed, copied := true, true
 	var stack [8]*Peer
 	targets := stack[:0]
-	for pid, q := range sc.peers {
-		if (to > 0 && pid != to) || (to < 0 && pid == -to) || !sc.rpcVisible(n, pid) {
-			continue
+	add := func(pid int32, q *Peer) {
+		if !sc.rpcVisible(n, pid) {
+			return
 		}
 		targets = append(targets, q)
 		allConfirmed = allConfirmed && q.sent[id]
 		_, ok := sc.transportFor(pid).(copyingTransport)
 		copied = copied && ok
+	}
+	if to > 0 {
+		add(to, sc.peers[to]) // one peer: no walk over all of them
+	} else {
+		for pid, q := range sc.peers {
+			if to == 0 || pid != -to {
+				add(pid, q)
+			}
+		}
 	}
 	// Build the packets first, so that one too large for the other end sends nothing.
 	var pkt, wide, pathForm []byte
