@@ -63,6 +63,7 @@ type wsTransport struct {
 	pingTimer                 *time.Timer
 	pingWaiting               bool
 	pingSeq                   uint64
+	onPong                    func() // tests: the pong of a ping arrived
 
 	fr        frameReader
 	holdReads bool // the reader holds the writer while it handles a message (a server peer)
@@ -521,6 +522,9 @@ func (t *wsTransport) gotPong(payload []byte) {
 		return // unsolicited, or an old one
 	}
 	t.pingWaiting = false
+	if t.onPong != nil {
+		t.onPong()
+	}
 	select {
 	case <-t.closed:
 	default:

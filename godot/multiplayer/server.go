@@ -205,8 +205,9 @@ type Server struct {
 	accepts   *budget               // AcceptRate, guarded by mu
 	closing   bool
 	wg        sync.WaitGroup
-	hs        []*http.Server // the servers Serve runs
-	enetHosts []*enet.Host   // the hosts ServeENet serves
+	hs        []*http.Server   // the servers Serve runs
+	onPong    func(peer int32) // tests: a peer answered a ping
+	enetHosts []*enet.Host     // the hosts ServeENet serves
 }
 
 type serverConn struct {
@@ -411,6 +412,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		maxPackets: limit(s.MaxQueuePackets, DefaultMaxQueuePackets), maxBytes: limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
 		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
 		pingInterval: timeout(s.PingInterval, DefaultPingInterval), pingTimeout: timeout(s.PingTimeout, DefaultPingTimeout)})
+	if s.onPong != nil {
+		tr.onPong = func() { s.onPong(id) }
+	}
 	pc.stop = tr.closed
 	// The peer is served on a goroutine of its own: returning lets net/http's connection
 	// goroutine end and free the request, its buffers and its stack.
