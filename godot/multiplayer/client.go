@@ -115,6 +115,7 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 	msg, _, err := tr.fr.next()
 	stop()
 	if err != nil {
+		close(tr.rdone) // a Close the server sent is answered without waiting for more
 		conn.CloseNow()
 		if ctx.Err() != nil {
 			err = ctx.Err()

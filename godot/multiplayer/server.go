@@ -169,10 +169,11 @@ type Server struct {
 	// 1 KiB round trips (a call and its answer) gets ~2 000 a second.
 	PeerBytesPerSecond int
 	PeerBurstBytes     int
-	// ReadTimeout bounds the time from the first frame of a message to its last, and
-	// MaxMessageBytes × 2 + 1 KiB the bytes on the wire in between (frame headers, empty
-	// continuation frames, control frames); past either the connection is dropped. 0 means
-	// DefaultReadTimeout.
+	// ReadTimeout bounds the time a message takes to arrive once it has begun (from the first
+	// read that has to wait for the rest of it: a message that arrives whole costs no
+	// deadline), and MaxMessageBytes × 2 + 1 KiB the bytes on the wire from its first frame to
+	// its last (frame headers, empty continuation frames, control frames); past either the
+	// connection is dropped. 0 means DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// HandshakeTimeout bounds the time from accepting a TCP connection to the end of the
 	// upgrade request's headers, when the Server serves with Serve or ListenAndServe (mounted on
