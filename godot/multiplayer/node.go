@@ -251,6 +251,8 @@ func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
 			}
 			rawBuf, _ = godot.Append(rawBuf[:0], part)
 			plain = rawBuf
+		} else if fastArg(ptr, part) {
+			continue
 		} else if b, ok := ptr.(*[]byte); ok && len(part) >= 8 && binary.LittleEndian.Uint32(part) == uint32(godot.TypePackedByteArray) &&
 			int(binary.LittleEndian.Uint32(part[4:])) <= len(part)-8 {
 			// A PackedByteArray into a []byte, as the decoder would (splitArgs checked the
@@ -268,6 +270,30 @@ func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
 		}
 	}
 	return m.invoke(fr.In)
+}
+
+// fastArg decodes the compressed variant part into *ptr where that takes no decoder: an int
+// into an int or int64, a bool into a bool, as the decoder would. It reports whether it did.
+func fastArg(ptr any, part []byte) bool {
+	switch godot.Type(part[0] & 0x3f) {
+	case godot.TypeInt:
+		switch p := ptr.(type) {
+		case *int64:
+			*p = compressedInt(part)
+			return true
+		case *int:
+			if n := compressedInt(part); int64(int(n)) == n {
+				*p = int(n)
+				return true
+			}
+		}
+	case godot.TypeBool:
+		if p, ok := ptr.(*bool); ok {
+			*p = part[0]&0x80 != 0
+			return true
+		}
+	}
+	return false
 }
 
 // invoke calls the handler; a panic is returned as an error wrapping ErrHandlerPanic, so that

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"reflect"
 	"testing"
 	"time"
 
@@ -445,4 +447,33 @@ func TestWriteTimeout(t *testing.T) {
 		t.Fatalf("the queue filled (%d bytes)", peak)
 	}
 	t.Logf("dropped after %v, %d bytes queued at most", time.Since(start), tr.peak())
+}
+
+// TestFastArg: the arguments decoded without the decoder are what the decoder gives.
+func TestFastArg(t *testing.T) {
+	var vals []any
+	for _, n := range []int64{0, 1, -1, 127, -129, 40000, -1 << 31, 1 << 40, -1 << 63} {
+		vals = append(vals, n)
+	}
+	vals = append(vals, true, false)
+	dec := Encoding{}.decOptions()
+	for _, v := range vals {
+		part, err := AppendCompressed(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf [12]byte
+		for _, ptrs := range [][2]any{{new(int), new(int)}, {new(int64), new(int64)}, {new(bool), new(bool)}} {
+			fast, slow := ptrs[0], ptrs[1]
+			if !fastArg(fast, part) {
+				continue
+			}
+			if err := dec.Unmarshal(plainVariant(part, &buf), slow); err != nil {
+				t.Fatalf("%v into %T: fast path taken, the decoder fails: %v", v, slow, err)
+			}
+			if f, s := fmt.Sprint(reflect.ValueOf(fast).Elem()), fmt.Sprint(reflect.ValueOf(slow).Elem()); f != s {
+				t.Errorf("%v into %T: %s, the decoder %s", v, slow, f, s)
+			}
+		}
+	}
 }
