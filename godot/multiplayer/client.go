@@ -136,7 +136,12 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 	c.closeNow = tr.closeNow
 	tr.startPing()
 	go c.run(func() {
-		tr.readLoop(func(msg []byte) bool { c.sc.receive(c.server, msg); return true })
+		tr.readLoop(func(msg []byte) bool {
+			tr.setHandling(true) // calls made by the handlers go to the writer goroutine
+			c.sc.receive(c.server, msg)
+			tr.setHandling(false)
+			return true
+		})
 	}, func() {
 		tr.close(-1, "")
 		<-tr.done

@@ -65,8 +65,7 @@ type wsTransport struct {
 	pingSeq                   uint64
 	onPong                    func() // tests: the pong of a ping arrived
 
-	fr        frameReader
-	holdReads bool // the reader holds the writer while it handles a message (a server peer)
+	fr frameReader
 }
 
 // lazyDelay is how long a packet sent with sendLazy may wait for others to share its write.
@@ -90,7 +89,6 @@ func newWSTransport(lib *websocket.Conn, rw io.ReadWriter, ahead []byte, pc *pee
 		done: make(chan struct{}), closed: make(chan struct{}), rdone: make(chan struct{})}
 	if pc != nil {
 		t.w = pc.Conn
-		t.holdReads = true
 	}
 	if o.writeTimeout > 0 {
 		t.watchdog = time.AfterFunc(time.Hour, t.watch)
@@ -551,18 +549,7 @@ func (t *wsTransport) readLoop(fn func(msg []byte) bool) {
 			continue
 		default:
 		}
-		if t.holdReads {
-			t.hold()
-		} else {
-			t.setHandling(true)
-		}
-		ok := fn(msg)
-		if t.holdReads {
-			t.release()
-		} else {
-			t.setHandling(false)
-		}
-		if !ok {
+		if !fn(msg) {
 			return
 		}
 	}

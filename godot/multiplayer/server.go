@@ -456,7 +456,13 @@ func (s *Server) serve(tr *wsTransport, pc *peerConn, id int32, remote string, r
 	}
 
 	// The engine does not look at the text/binary flag; neither does the server.
-	receive := func(msg []byte) { sc.receive(p, msg) }
+	// What a handler sends this peer is written by this goroutine once the message is handled
+	// (before the budget's wait), not handed to the writer goroutine.
+	receive := func(msg []byte) {
+		tr.hold()
+		sc.receive(p, msg)
+		tr.release()
+	}
 	tr.readLoop(func(msg []byte) bool { return sc.handleCharged(pc, msg, receive) })
 	tr.close(-1, "")
 	<-tr.done
