@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -108,4 +110,31 @@ func TestCloseHandshake(t *testing.T) {
 		t.Fatal("the client did not end at the server's Close")
 	}
 	t.Logf("Disconnect took %v", time.Since(start))
+}
+
+// TestTLS: over wss:// (TLS under the frames, the caller's HTTPClient for the handshake) a call
+// and its answer go through, and the Close handshake completes.
+func TestTLS(t *testing.T) {
+	var srvNode *Node
+	srvNode = MustNode("Main", RPC{Name: "ping", Mode: ModeAnyPeer, Handler: func(p *Peer, data []byte) {
+		p.RPC(srvNode, "pong", data)
+	}}, RPC{Name: "pong"})
+	s := &Server{Nodes: []*Node{srvNode}}
+	hs := httptest.NewTLSServer(s)
+	defer hs.Close()
+	defer s.Close()
+	got := make(chan []byte, 1)
+	n := MustNode("Main", RPC{Name: "ping", Mode: ModeAnyPeer}, RPC{Name: "pong", Handler: func(p *Peer, data []byte) { got <- data }})
+	c := dial(t, "wss"+strings.TrimPrefix(hs.URL, "https"), &ClientOptions{Nodes: []*Node{n}, HTTPClient: hs.Client()})
+	if err := c.RPCID(1, n, "ping", []byte("over TLS")); err != nil {
+		t.Fatal(err)
+	}
+	if b := wait(t, got); string(b) != "over TLS" {
+		t.Fatalf("%q", b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait/2)
+	defer cancel()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
