@@ -356,3 +356,45 @@ func FuzzFrameReader(f *testing.F) {
 		}
 	})
 }
+
+// burstStream is 64 KiB of 30-byte binary messages from a client.
+func burstStream() []byte {
+	var b []byte
+	for len(b) < 64<<10 {
+		b = append(b, cframe(0x82, make([]byte, 30))...)
+	}
+	return b
+}
+
+// BenchmarkMultiplayerFrameBurstDecode: the frame reader reads a burst of small messages
+// (through its buffer, which stays at 512 bytes for them); the yardstick
+// BenchmarkMultiplayerFrameBurstCopy reads the same bytes into one buffer.
+func BenchmarkMultiplayerFrameBurstDecode(b *testing.B) {
+	stream := burstStream()
+	src := bytes.NewReader(stream)
+	fr := frameReader{src: src, maxMsg: DefaultMaxMessageBytes}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		src.Reset(stream)
+		for {
+			if _, _, err := fr.next(); err != nil {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkMultiplayerFrameBurstCopy is the yardstick of BenchmarkMultiplayerFrameBurstDecode:
+// the same bytes read into a buffer of the same size.
+func BenchmarkMultiplayerFrameBurstCopy(b *testing.B) {
+	stream := burstStream()
+	src := bytes.NewReader(stream)
+	buf := make([]byte, len(stream))
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		src.Reset(stream)
+		io.ReadFull(src, buf)
+	}
+}
