@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -396,5 +397,61 @@ func BenchmarkMultiplayerFrameBurstCopy(b *testing.B) {
 	for b.Loop() {
 		src.Reset(stream)
 		io.ReadFull(src, buf)
+	}
+}
+
+// TestFrameReaderRandomFragments: random messages, cut into random fragments with pings
+// between them, are read back whole and in order, and every ping is seen.
+func TestFrameReaderRandomFragments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var stream []byte
+	var want [][]byte
+	pings := 0
+	for range 300 {
+		msg := make([]byte, rng.IntN(3000))
+		for i := range msg {
+			msg[i] = byte(rng.Uint32())
+		}
+		want = append(want, msg)
+		rest, first := msg, true
+		for {
+			n := min(len(rest), rng.IntN(700))
+			fin := n == len(rest)
+			b0 := byte(0)
+			if first {
+				b0 = opBinary
+			}
+			if fin {
+				b0 |= 0x80
+			}
+			stream = append(stream, cframe(b0, rest[:n])...)
+			rest, first = rest[n:], false
+			if fin {
+				break
+			}
+			if rng.IntN(3) == 0 {
+				stream = append(stream, cframe(0x89, []byte{byte(pings)})...)
+				pings++
+			}
+		}
+	}
+	for _, pieces := range []bool{false, true} {
+		msgs, got, _, err := readAll(stream, pieces, DefaultMaxMessageBytes)
+		if err != io.EOF {
+			t.Fatal(err)
+		}
+		if len(msgs) != len(want) || len(got) != pings {
+			t.Fatalf("%d messages of %d, %d pings of %d", len(msgs), len(want), len(got), pings)
+		}
+		for i := range msgs {
+			if !bytes.Equal(msgs[i], want[i]) {
+				t.Fatalf("message %d differs", i)
+			}
+		}
+		for i, p := range got {
+			if len(p) != 1 || p[0] != byte(i) {
+				t.Fatalf("ping %d: % x", i, p)
+			}
+		}
 	}
 }
