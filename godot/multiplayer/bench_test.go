@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/gamewire/gamewire/godot"
@@ -28,6 +29,32 @@ func BenchmarkMultiplayerRPCRoundTrip(b *testing.B) {
 }
 
 func benchRPC(b *testing.B, size, clients int) {
+	run := setupRPC(b, size, clients)
+	pkt, _ := AppendRemoteCall(nil, 1, false, 0, "", []any{1, make([]byte, size)})
+	b.SetBytes(int64(2 * len(pkt)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	run(b.N)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+}
+
+// share runs n round trips split among the clients, each on a goroutine of its own, and
+// returns when all are done.
+func share(n, clients int, roundTrips func(client, count int)) {
+	var wg sync.WaitGroup
+	for i := range clients {
+		k := n / clients
+		if i < n%clients {
+			k++
+		}
+		wg.Go(func() { roundTrips(i, k) })
+	}
+	wg.Wait()
+}
+
+// setupRPC starts a server and clients for benchRPC and returns what runs n round trips.
+func setupRPC(b *testing.B, size, clients int) func(n int) {
 	var srvNode *Node
 	srvNode = MustNode("Main",
 		RPC{Name: "ping", Mode: ModeAnyPeer, Handler: func(p *Peer, seq int, data []byte) {
@@ -57,28 +84,15 @@ func benchRPC(b *testing.B, size, clients int) {
 		}
 	}
 	data := make([]byte, size)
-	pkt, _ := AppendRemoteCall(nil, 1, false, 0, "", []any{1, data})
-	b.SetBytes(int64(2 * len(pkt)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for i, c := range cls {
-		share := b.N / clients
-		if i < b.N%clients {
-			share++
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range share {
+	return func(n int) {
+		share(n, clients, func(i, k int) {
+			c := cls[i]
+			for j := range k {
 				c.c.RPCID(1, c.node, "ping", j, data)
 				<-c.pong
 			}
-		}()
+		})
 	}
-	wg.Wait()
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
 }
 
 // BenchmarkWebSocketEchoRoundTrip is the yardstick: the same WebSocket library on the same
@@ -93,6 +107,19 @@ func BenchmarkWebSocketEchoRoundTrip(b *testing.B) {
 }
 
 func benchEcho(b *testing.B, size, clients int) {
+	run := setupEcho(b, size, clients)
+	pkt, _ := AppendRemoteCall(nil, 1, false, 0, "", []any{1, make([]byte, size)})
+	b.SetBytes(int64(2 * len(pkt)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	run(b.N)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+}
+
+// setupEcho starts the echo server and clients for benchEcho and returns what runs n round
+// trips.
+func setupEcho(b *testing.B, size, clients int) func(n int) {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
@@ -110,7 +137,7 @@ func benchEcho(b *testing.B, size, clients int) {
 			}
 		}
 	}))
-	defer hs.Close()
+	b.Cleanup(hs.Close)
 	url := "ws" + strings.TrimPrefix(hs.URL, "http")
 	pkt, _ := AppendRemoteCall(nil, 1, false, 0, "", []any{1, make([]byte, size)})
 	conns := make([]*websocket.Conn, clients)
@@ -120,31 +147,48 @@ func benchEcho(b *testing.B, size, clients int) {
 			b.Fatal(err)
 		}
 		c.SetReadLimit(1 << 20)
-		defer c.CloseNow()
+		b.Cleanup(func() { c.CloseNow() })
 		conns[i] = c
 	}
-	b.SetBytes(int64(2 * len(pkt)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		share := b.N / clients
-		if i < b.N%clients {
-			share++
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	return func(n int) {
+		share(n, clients, func(i, k int) {
+			c := conns[i]
 			msg := append([]byte(nil), pkt...)
-			for range share {
+			for range k {
 				c.Write(context.Background(), websocket.MessageBinary, msg)
 				c.Read(context.Background())
 			}
-		}()
+		})
 	}
-	wg.Wait()
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+}
+
+// BenchmarkMultiplayerRPCRoundTripRatio runs the RPC round trips of
+// BenchmarkMultiplayerRPCRoundTrip and the echoes of its yardstick in alternating blocks of 200,
+// so that both see the same load of a shared machine, and reports their rates and the ratio
+// (RPC / echo; above 1 the RPC is faster). One op is one round trip of each.
+func BenchmarkMultiplayerRPCRoundTripRatio(b *testing.B) {
+	for _, size := range benchSizes {
+		for _, n := range benchClients {
+			b.Run(fmt.Sprintf("size=%d/clients=%d", size, n), func(b *testing.B) {
+				rpc, echo := setupRPC(b, size, n), setupEcho(b, size, n)
+				const block = 200
+				var tRPC, tEcho time.Duration
+				b.ResetTimer()
+				for done := 0; done < b.N; done += block {
+					k := min(block, b.N-done)
+					t0 := time.Now()
+					rpc(k)
+					t1 := time.Now()
+					echo(k)
+					tRPC, tEcho = tRPC+t1.Sub(t0), tEcho+time.Since(t1)
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/tRPC.Seconds(), "rpc-roundtrips/s")
+				b.ReportMetric(float64(b.N)/tEcho.Seconds(), "echo-roundtrips/s")
+				b.ReportMetric(tEcho.Seconds()/tRPC.Seconds(), "ratio")
+			})
+		}
+	}
 }
 
 // BenchmarkMultiplayerRemoteCallEncode: a cached-form REMOTE_CALL with (int, Vector2, String)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -62,6 +63,12 @@ type ClientOptions struct {
 // Client is a Go peer that connects to a Godot multiplayer server (or a Server) the way a
 // Godot client with WebSocketMultiplayerPeer does, for bots and tests. It sends byte for byte
 // what the engine sends for the same calls.
+//
+// Over WebSocket, RPC, RPCID and SendBytes write their packet on the calling goroutine when no
+// other write is under way, so that they return once the kernel has taken it (a server that
+// does not read holds them up to WriteTimeout, then the connection is dropped); calls made by the
+// client's handlers, and calls made while another write is under way, are written by the
+// connection's writer goroutine.
 type Client struct {
 	id       int32
 	sc       *scene
@@ -82,37 +89,84 @@ func Dial(ctx context.Context, url string, opts *ClientOptions) (*Client, error)
 	if opts == nil {
 		opts = &ClientOptions{}
 	}
-	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: opts.HTTPHeader, HTTPClient: opts.HTTPClient, Subprotocols: opts.Subprotocols})
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	capture := &captureTransport{rt: hc.Transport}
+	if capture.rt == nil {
+		capture.rt = http.DefaultTransport
+	}
+	hcc := *hc
+	hcc.Transport = capture
+	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: opts.HTTPHeader, HTTPClient: &hcc, Subprotocols: opts.Subprotocols})
 	if err != nil {
 		return nil, fmt.Errorf("multiplayer: dial %s: %w", url, err)
 	}
-	conn.SetReadLimit(int64(limit(opts.MaxMessageBytes, DefaultMaxMessageBytes)))
-	_, msg, err := conn.Read(ctx)
-	if err != nil {
+	if capture.body == nil {
 		conn.CloseNow()
+		return nil, fmt.Errorf("multiplayer: dial %s: the upgraded connection was not found", url)
+	}
+	tr := newWSTransport(conn, capture.body, nil, nil, wsOptions{maxMessage: limit(opts.MaxMessageBytes, DefaultMaxMessageBytes),
+		maxPackets: limit(opts.MaxQueuePackets, DefaultMaxQueuePackets), maxBytes: limit(opts.MaxQueueBytes, DefaultMaxQueueBytes),
+		writeTimeout: timeout(opts.WriteTimeout, DefaultWriteTimeout),
+		pingInterval: timeout(opts.PingInterval, DefaultPingInterval), pingTimeout: timeout(opts.PingTimeout, DefaultPingTimeout)})
+	stop := context.AfterFunc(ctx, tr.closeNow)
+	msg, _, err := tr.fr.next()
+	stop()
+	if err != nil {
+		close(tr.rdone) // a Close the server sent is answered without waiting for more
+		conn.CloseNow()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
 		return nil, fmt.Errorf("multiplayer: reading the peer id: %w", err)
 	}
 	if len(msg) != 4 || int32(binary.LittleEndian.Uint32(msg)) < 2 {
-		conn.Close(1000, "")
+		tr.close(1000, "")
+		close(tr.rdone) // the Close goes out without waiting for the server's
+		<-tr.done
 		return nil, fmt.Errorf("multiplayer: invalid ID received from server (% x): %w", msg, ErrBadPacket)
 	}
-	tr := newWSTransport(conn, nil, limit(opts.MaxQueuePackets, DefaultMaxQueuePackets), limit(opts.MaxQueueBytes, DefaultMaxQueueBytes),
-		timeout(opts.WriteTimeout, DefaultWriteTimeout))
 	c, err := newClient(int32(binary.LittleEndian.Uint32(msg)), tr, opts)
 	if err != nil {
 		conn.CloseNow()
 		return nil, err
 	}
-	c.closeNow = func() { conn.CloseNow() }
-	pg := startPinger(conn, tr, timeout(opts.PingInterval, DefaultPingInterval), timeout(opts.PingTimeout, DefaultPingTimeout))
+	c.closeNow = tr.closeNow
+	tr.startPing()
 	go c.run(func() {
-		readLoop(conn, nil, func(msg []byte) bool { c.sc.receive(c.server, msg); return true })
+		tr.readLoop(func(msg []byte) bool {
+			tr.setHandling(true) // calls made by the handlers go to the writer goroutine
+			c.sc.receive(c.server, msg)
+			tr.setHandling(false)
+			return true
+		})
 	}, func() {
-		pg.stop()
 		tr.close(-1, "")
 		<-tr.done
 	})
 	return c, nil
+}
+
+// captureTransport keeps the connection of a WebSocket upgrade response (net/http hands it
+// over as the response's body), for the client to read and write frames on after the
+// library's handshake.
+type captureTransport struct {
+	rt   http.RoundTripper
+	body io.ReadWriteCloser
+}
+
+// RoundTrip implements http.RoundTripper.
+func (c *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(r)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		return resp, err
+	}
+	if rwc, ok := resp.Body.(io.ReadWriteCloser); ok {
+		c.body = rwc
+	}
+	return resp, nil
 }
 
 // newClient makes the client of id over tr, the transport to the server.
@@ -194,17 +248,30 @@ func (c *Client) Peers() []int32 {
 }
 
 // RPC calls the named method of node n on every connected peer (Node.rpc).
-func (c *Client) RPC(n *Node, method string, args ...any) error { return c.sc.rpc(0, n, method, args) }
+func (c *Client) RPC(n *Node, method string, args ...any) error {
+	if t, ok := c.tr.(*wsTransport); ok && t.holdCaller() {
+		defer t.release()
+	}
+	return c.sc.rpc(0, n, method, args)
+}
 
 // RPCID calls the named method of node n as Node.rpc_id(id, …) does: on the server for 1, on
 // another client through the server's relay, on all peers for 0, on all but -id for id < 0.
 func (c *Client) RPCID(id int32, n *Node, method string, args ...any) error {
+	if t, ok := c.tr.(*wsTransport); ok && t.holdCaller() {
+		defer t.release()
+	}
 	return c.sc.rpc(id, n, method, args)
 }
 
 // SendBytes sends data as SceneMultiplayer.send_bytes(data, id) does: id 1 goes straight to the
 // server; any other id (0, the default in GDScript, included) is relayed.
-func (c *Client) SendBytes(id int32, data []byte) error { return c.sc.sendBytes(id, data) }
+func (c *Client) SendBytes(id int32, data []byte) error {
+	if t, ok := c.tr.(*wsTransport); ok && t.holdCaller() {
+		defer t.release()
+	}
+	return c.sc.sendBytes(id, data)
+}
 
 // Close closes the connection with Close 1000 (disconnect_peer(1)) after the queued packets and
 // waits until it has ended or ctx is done.

@@ -368,6 +368,18 @@ func goRelayScenario(t *testing.T, nA, nB int) (a, b [][]byte) {
 	return waitPackets(ss.rec, 2001, nA), waitPackets(ss.rec, 2002, nB)
 }
 
+// TestEnginePing: the engine's peers (Godot's WebSocketPeer in the browser) answer the
+// server's ping frames with pongs of the same payload, which the server matches.
+func TestEnginePing(t *testing.T) {
+	r := runEngine(t)
+	r.ss.rec.mu.Lock()
+	defer r.ss.rec.mu.Unlock()
+	if r.ss.rec.pongs[1001] == 0 || r.ss.rec.pongs[2001] == 0 {
+		t.Fatalf("pongs by peer: %v", r.ss.rec.pongs)
+	}
+	t.Logf("pongs by peer: %v", r.ss.rec.pongs)
+}
+
 // TestEngineDisconnect: the server's Disconnect reaches the engine as server_disconnected, and a
 // client that closes its peer is reported by OnDisconnect and DEL_PEER.
 func TestEngineDisconnect(t *testing.T) {

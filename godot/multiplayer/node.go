@@ -2,6 +2,7 @@ package multiplayer
 
 import (
 	"crypto/md5"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -232,44 +233,79 @@ func (m *method) call(p *Peer, rc *RemoteCall, dec godot.DecodeMode) error {
 	if len(parts) != len(m.fn.Params) {
 		return perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s takes %s, got %d", m.Name, plural(len(m.fn.Params), "argument"), len(parts))
 	}
-	in := make([]reflect.Value, 1+len(parts))
-	in[0] = reflect.ValueOf(p)
-	var buf [12]byte
+	fr := m.fn.Frame()
+	defer m.fn.Release(fr)
+	fr.In[0] = reflect.ValueOf(p)
+	if cap(fr.Scratch) < 12 {
+		fr.Scratch = make([]byte, 12)
+	}
+	buf := (*[12]byte)(fr.Scratch[:12])
 	var rawBuf []byte
 	for i, part := range parts {
-		ptr := reflect.New(m.fn.Params[i])
+		ptr := fr.Ptr(i)
 		var plain []byte
 		if rc.BytesOnly {
-			if b, ok := ptr.Interface().(*[]byte); ok {
+			if b, ok := ptr.(*[]byte); ok {
 				*b = append([]byte(nil), part...)
-				in[1+i] = ptr.Elem()
 				continue
 			}
 			rawBuf, _ = godot.Append(rawBuf[:0], part)
 			plain = rawBuf
+		} else if fastArg(ptr, part) {
+			continue
+		} else if b, ok := ptr.(*[]byte); ok && len(part) >= 8 && binary.LittleEndian.Uint32(part) == uint32(godot.TypePackedByteArray) &&
+			int(binary.LittleEndian.Uint32(part[4:])) <= len(part)-8 {
+			// A PackedByteArray into a []byte, as the decoder would (splitArgs checked the
+			// variant): its bytes, copied, since the handler may keep them.
+			*b = make([]byte, binary.LittleEndian.Uint32(part[4:]))
+			copy(*b, part[8:])
+			continue
 		} else {
-			plain = plainVariant(part, &buf)
+			plain = plainVariant(part, buf)
 		}
-		if err := dec.Unmarshal(plain, ptr.Interface()); err != nil {
+		if err := dec.Unmarshal(plain, ptr); err != nil {
 			pe := perr(CmdRemoteCall, rc.ArgsOffset, ErrArgs, "%s argument %d: %v", m.Name, i, err)
 			pe.Cause = err
 			return pe
 		}
-		in[1+i] = ptr.Elem()
 	}
-	return m.invoke(in)
+	return m.invoke(fr.In)
+}
+
+// fastArg decodes the compressed variant part into *ptr where that takes no decoder: an int
+// into an int or int64, a bool into a bool, as the decoder would. It reports whether it did.
+func fastArg(ptr any, part []byte) bool {
+	switch godot.Type(part[0] & 0x3f) {
+	case godot.TypeInt:
+		switch p := ptr.(type) {
+		case *int64:
+			*p = compressedInt(part)
+			return true
+		case *int:
+			if n := compressedInt(part); int64(int(n)) == n {
+				*p = int(n)
+				return true
+			}
+		}
+	case godot.TypeBool:
+		if p, ok := ptr.(*bool); ok {
+			*p = part[0]&0x80 != 0
+			return true
+		}
+	}
+	return false
 }
 
 // invoke calls the handler; a panic is returned as an error wrapping ErrHandlerPanic, so that
 // one peer's call cannot take the server down.
 func (m *method) invoke(in []reflect.Value) error {
 	err := m.fn.Call(in)
+	if err == nil {
+		return nil
+	}
 	var pe *rpcfunc.PanicError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("multiplayer: RPC %s: %w: %v\n%s", m.Name, ErrHandlerPanic, pe.Value, pe.Stack)
 	}
-	if err != nil {
-		return fmt.Errorf("multiplayer: RPC %s: %w", m.Name, err)
-	}
-	return nil
+	return fmt.Errorf("multiplayer: RPC %s: %w", m.Name, err)
 }

@@ -88,12 +88,13 @@ type recorder struct {
 	events []string
 	values map[int32][]any
 	errs   map[int32][]error
+	pongs  map[int32]int // pongs answering the server's pings, by peer
 	// changed is signalled at every packet traced.
 	changed testSignal
 }
 
 func newRecorder() *recorder {
-	return &recorder{in: map[int32][][]byte{}, out: map[int32][][]byte{}, values: map[int32][]any{}, errs: map[int32][]error{}}
+	return &recorder{in: map[int32][][]byte{}, out: map[int32][][]byte{}, values: map[int32][]any{}, errs: map[int32][]error{}, pongs: map[int32]int{}}
 }
 
 func (r *recorder) trace(dir string, peer int32, pkt []byte) {
@@ -215,7 +216,13 @@ func startScenarioServers(t interface{ Cleanup(func()) }) *scenarioServers {
 		rec.mu.Unlock()
 	}
 	base := func() *Server {
+		// Pings every 20 ms: the engine's peers must answer the server's ping frames.
 		return &Server{NewPeerID: idFromPath, Trace: rec.trace, OnError: onErr, OriginPatterns: []string{"*"},
+			PingInterval: 20 * time.Millisecond, PingTimeout: 5 * time.Second, onPong: func(id int32) {
+				rec.mu.Lock()
+				rec.pongs[id]++
+				rec.mu.Unlock()
+			},
 			OnConnect:    func(p *Peer) { rec.event("connect %d", p.ID()) },
 			OnDisconnect: func(p *Peer) { rec.event("disconnect %d", p.ID()) },
 			OnBytes:      func(p *Peer, b []byte) { rec.event("bytes %d %x", p.ID(), b) },

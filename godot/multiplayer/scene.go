@@ -58,6 +58,17 @@ type scene struct {
 	queued   atomic.Int64 // bytes queued for all peers so far (charged to the peer being handled)
 	refusals *refusalLog  // logs refused packets within a budget the input pays for
 	mode     packetMode   // the transfer mode and channel of what is being sent (guarded by mu)
+	scratch  []byte       // a packet being built for transports that copy it (guarded by mu)
+}
+
+// maxScratch bounds the scratch buffer a scene keeps.
+const maxScratch = 16 << 10
+
+// copyingTransport is a transport whose send, sendLazy and sendWait copy the packet before they
+// return, so that the caller may build the next one in the same buffer.
+type copyingTransport interface {
+	transport
+	copiesPackets()
 }
 
 func newScene(self int32, relay bool, nodes []*Node, h hooks, authTimeout time.Duration, enc Encoding) (*scene, error) {
@@ -614,21 +625,39 @@ func (sc *scene) sendRPC(to int32, n *Node, m *method, args []any) error {
 		id = sc.nextCache
 		sc.cacheIDs[n.path] = id
 	}
-	allConfirmed := true
+	allConfirmed, copied := true, true
 	var stack [8]*Peer
 	targets := stack[:0]
-	for pid, q := range sc.peers {
-		if (to > 0 && pid != to) || (to < 0 && pid == -to) || !sc.rpcVisible(n, pid) {
-			continue
+	add := func(pid int32, q *Peer) {
+		if !sc.rpcVisible(n, pid) {
+			return
 		}
 		targets = append(targets, q)
 		allConfirmed = allConfirmed && q.sent[id]
+		_, ok := sc.transportFor(pid).(copyingTransport)
+		copied = copied && ok
+	}
+	if to > 0 {
+		add(to, sc.peers[to]) // one peer: no walk over all of them
+	} else {
+		for pid, q := range sc.peers {
+			if to == 0 || pid != -to {
+				add(pid, q)
+			}
+		}
 	}
 	// Build the packets first, so that one too large for the other end sends nothing.
 	var pkt, wide, pathForm []byte
 	var err error
 	if allConfirmed {
-		pkt, err = sc.encoding.AppendRemoteCall(nil, id, false, m.id, "", args)
+		var buf []byte
+		if copied { // the transports copy what they are sent: build it in the scratch buffer
+			buf = sc.scratch[:0]
+		}
+		pkt, err = sc.encoding.AppendRemoteCall(buf, id, false, m.id, "", args)
+		if copied && cap(pkt) <= maxScratch {
+			sc.scratch = pkt[:0]
+		}
 	} else {
 		pathForm, err = sc.encoding.AppendRemoteCall(nil, 0, true, m.id, n.path, args)
 		if err == nil {

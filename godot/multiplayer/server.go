@@ -64,10 +64,14 @@ var ErrServerClosed = errors.New("multiplayer: server closed")
 //
 // Memory: an idle peer costs the server about 5–12 KB (one goroutine; its writer runs only
 // while there is something to write, and its buffers are released when idle). The worst case
-// per peer is MaxQueueBytes + 24 × MaxQueuePackets + 3 × MaxMessageBytes + 12 KiB (its queue
-// full, a message being read, a batch being written), 1.29 MiB with the defaults: 5.2 GiB
-// for MaxConns (4096) peers that all stop reading while the server sends to them. Lower
+// per peer is MaxQueueBytes + 2 × MaxMessageBytes + 77 KiB (its queue full, a message being
+// read, a 64 KiB batch being written, the goroutines), 1.2 MiB with the defaults: 4.8 GiB for
+// MaxConns (4096) peers that all stop reading while the server sends to them. Lower
 // MaxQueueBytes or MaxConns to lower it.
+//
+// The WebSocket opening handshake is github.com/coder/websocket's; the frames that follow are
+// read and written by the package on the upgraded connection (RFC 6455: pings are answered,
+// the Close handshake is completed, a protocol violation is answered with Close 1002).
 //
 // Callbacks and RPC handlers run on the goroutine that reads the calling peer's connection:
 // calls from one peer run in order, calls from different peers concurrently.
@@ -165,10 +169,11 @@ type Server struct {
 	// 1 KiB round trips (a call and its answer) gets ~2 000 a second.
 	PeerBytesPerSecond int
 	PeerBurstBytes     int
-	// ReadTimeout bounds the time from the first frame of a message to its last, and
-	// MaxMessageBytes × 2 + 1 KiB the bytes on the wire in between (frame headers, empty
-	// continuation frames, control frames); past either the connection is dropped. 0 means
-	// DefaultReadTimeout.
+	// ReadTimeout bounds the time a message takes to arrive once it has begun (from the first
+	// read that has to wait for the rest of it: a message that arrives whole costs no
+	// deadline), and MaxMessageBytes × 2 + 1 KiB the bytes on the wire from its first frame to
+	// its last (frame headers, empty continuation frames, control frames); past either the
+	// connection is dropped. 0 means DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// HandshakeTimeout bounds the time from accepting a TCP connection to the end of the
 	// upgrade request's headers, when the Server serves with Serve or ListenAndServe (mounted on
@@ -201,8 +206,9 @@ type Server struct {
 	accepts   *budget               // AcceptRate, guarded by mu
 	closing   bool
 	wg        sync.WaitGroup
-	hs        []*http.Server // the servers Serve runs
-	enetHosts []*enet.Host   // the hosts ServeENet serves
+	hs        []*http.Server   // the servers Serve runs
+	onPong    func(peer int32) // tests: a peer answered a ping
+	enetHosts []*enet.Host     // the hosts ServeENet serves
 }
 
 type serverConn struct {
@@ -391,14 +397,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 
-	var pc *peerConn
 	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
-	hw := &hijackWriter{ResponseWriter: w, wrap: func(nc net.Conn) net.Conn {
-		pc = &peerConn{Conn: nc, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout), writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
-			msgBudget: min(int64(maxMsg), 1<<40)*2 + 1024,
-			b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
-		return pc
-	}}
+	hw := &hijackWriter{ResponseWriter: w}
 	c, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: s.OriginPatterns, Subprotocols: s.Subprotocols})
 	if err != nil {
 		release()
@@ -406,25 +406,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.sc.log.Debug("multiplayer: upgrade refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
+	pc := &peerConn{Conn: hw.conn, readTimeout: timeout(s.ReadTimeout, DefaultReadTimeout),
+		msgBudget: min(int64(maxMsg), 1<<40)*2 + 1024,
+		b:         newBudget(rateLimit(s.PeerBytesPerSecond, DefaultPeerBytesPerSecond), rateLimit(s.PeerBurstBytes, DefaultPeerBurstBytes))}
+	tr := newWSTransport(c, hw.conn, hw.ahead, pc, wsOptions{maxMessage: maxMsg,
+		maxPackets: limit(s.MaxQueuePackets, DefaultMaxQueuePackets), maxBytes: limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
+		writeTimeout: timeout(s.WriteTimeout, DefaultWriteTimeout),
+		pingInterval: timeout(s.PingInterval, DefaultPingInterval), pingTimeout: timeout(s.PingTimeout, DefaultPingTimeout)})
+	if s.onPong != nil {
+		tr.onPong = func() { s.onPong(id) }
+	}
+	pc.stop = tr.closed
 	// The peer is served on a goroutine of its own: returning lets net/http's connection
 	// goroutine end and free the request, its buffers and its stack.
-	go s.serve(c, pc, id, r.RemoteAddr, release)
+	go s.serve(tr, pc, id, r.RemoteAddr, release)
 }
 
 // serve serves an upgraded peer until it disconnects.
-func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string, release func()) {
+func (s *Server) serve(tr *wsTransport, pc *peerConn, id int32, remote string, release func()) {
 	defer s.wg.Done()
-	maxMsg := limit(s.MaxMessageBytes, DefaultMaxMessageBytes)
-	c.SetReadLimit(int64(maxMsg))
-	tr := newWSTransport(c, pc, limit(s.MaxQueuePackets, DefaultMaxQueuePackets), limit(s.MaxQueueBytes, DefaultMaxQueueBytes),
-		timeout(s.WriteTimeout, DefaultWriteTimeout))
-	if pc != nil {
-		pc.mu.Lock()
-		pc.stop = tr.closed
-		pc.mu.Unlock()
-	}
-	pingTimeout := timeout(s.PingTimeout, DefaultPingTimeout)
-	pg := startPinger(c, tr, timeout(s.PingInterval, DefaultPingInterval), pingTimeout)
+	tr.startPing()
 	sc := s.sc
 	p := sc.newPeer(id, tr)
 
@@ -440,7 +441,7 @@ func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string,
 	pending := p.pending
 	sc.mu.Unlock()
 	s.mu.Lock()
-	s.conns[id] = &serverConn{peer: p, tr: tr, closeNow: func() { c.CloseNow() }}
+	s.conns[id] = &serverConn{peer: p, tr: tr, closeNow: tr.closeNow}
 	closing := s.closing
 	s.mu.Unlock()
 	if closing {
@@ -455,9 +456,14 @@ func (s *Server) serve(c *websocket.Conn, pc *peerConn, id int32, remote string,
 	}
 
 	// The engine does not look at the text/binary flag; neither does the server.
-	receive := func(msg []byte) { sc.receive(p, msg) }
-	readLoop(c, pc, func(msg []byte) bool { return sc.handleCharged(pc, msg, receive) })
-	pg.stop()
+	// What a handler sends this peer is written by this goroutine once the message is handled
+	// (before the budget's wait), not handed to the writer goroutine.
+	receive := func(msg []byte) {
+		tr.hold()
+		sc.receive(p, msg)
+		tr.release()
+	}
+	tr.readLoop(func(msg []byte) bool { return sc.handleCharged(pc, msg, receive) })
 	tr.close(-1, "")
 	<-tr.done
 	sc.removePeer(p)

@@ -178,9 +178,19 @@ type Encoding struct {
 	DoublePrecision bool
 }
 
-func (e Encoding) encOptions() godot.EncodeMode {
-	m, _ := godot.EncodeOptions{DoublePrecision: e.DoublePrecision}.EncodeMode() // valid options: no error
+// encModes are the encode modes of single and double precision, made once.
+var encModes = [2]godot.EncodeMode{mustEncodeMode(false), mustEncodeMode(true)}
+
+func mustEncodeMode(double bool) godot.EncodeMode {
+	m, _ := godot.EncodeOptions{DoublePrecision: double}.EncodeMode() // valid options: no error
 	return m
+}
+
+func (e Encoding) encOptions() godot.EncodeMode {
+	if e.DoublePrecision {
+		return encModes[1]
+	}
+	return encModes[0]
 }
 
 func (e Encoding) decOptions() godot.DecodeMode {
@@ -190,6 +200,28 @@ func (e Encoding) decOptions() godot.DecodeMode {
 
 // AppendCompressed is the package's AppendCompressed with e's settings.
 func (e Encoding) AppendCompressed(b []byte, v any) ([]byte, error) {
+	// The commonest argument types, as the encoder and the compression below would write them.
+	switch v := v.(type) {
+	case int:
+		return appendCompressedInt(b, int64(v)), nil
+	case int64:
+		return appendCompressedInt(b, v), nil
+	case bool:
+		if v {
+			return append(b, 0x81), nil
+		}
+		return append(b, 0x01), nil
+	case []byte:
+		b = binary.LittleEndian.AppendUint32(b, uint32(godot.TypePackedByteArray))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(v)))
+		b = append(b, v...)
+		return append(b, make([]byte, -len(v)&3)...), nil
+	}
+	return e.appendCompressedSlow(b, v)
+}
+
+// appendCompressedSlow is AppendCompressed through the Variant encoder.
+func (e Encoding) appendCompressedSlow(b []byte, v any) ([]byte, error) {
 	start := len(b)
 	b, err := e.encOptions().Append(b, v)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"sync"
 )
 
 var errorType = reflect.TypeFor[error]()
@@ -17,6 +18,47 @@ type Func struct {
 	fn     reflect.Value
 	Params []reflect.Type
 	errRet bool
+	frames sync.Pool // *Frame, reused from call to call
+}
+
+// Frame is the argument storage of one call: a value of each parameter's type, allocated once
+// and reused through Func.Frame and Func.Release, so that decoding a call's arguments into it
+// and making the call allocate nothing of their own.
+type Frame struct {
+	// In is what Call takes: In[0] is for the peer, In[1+i] is parameter i's storage
+	// (addressable and settable).
+	In []reflect.Value
+	// Scratch is the caller's, kept with the frame for the next call (a decoder's buffer).
+	Scratch []byte
+	ptrs    []any // *T of each parameter's storage
+}
+
+// Ptr returns a pointer (*T, for parameter type T) to parameter i's storage, for decoders that
+// take a pointer as an any: a pointer in an interface does not allocate.
+func (fr *Frame) Ptr(i int) any { return fr.ptrs[i] }
+
+// Frame returns a frame for one call, every parameter zero. Give it back with Release.
+func (f *Func) Frame() *Frame {
+	if fr, ok := f.frames.Get().(*Frame); ok {
+		return fr
+	}
+	fr := &Frame{In: make([]reflect.Value, 1+len(f.Params)), ptrs: make([]any, len(f.Params))}
+	for i, t := range f.Params {
+		p := reflect.New(t)
+		fr.ptrs[i] = p.Interface()
+		fr.In[1+i] = p.Elem()
+	}
+	return fr
+}
+
+// Release zeroes fr's values, so that it keeps nothing the call was given alive, and keeps it
+// for another call.
+func (f *Func) Release(fr *Frame) {
+	fr.In[0] = reflect.Value{}
+	for _, v := range fr.In[1:] {
+		v.SetZero()
+	}
+	f.frames.Put(fr)
 }
 
 // Bind checks that h is a function whose first parameter has type peer and that returns nothing
