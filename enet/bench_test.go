@@ -56,7 +56,7 @@ func roundTrips(b *testing.B, peers, size int) {
 	for _, p := range ps {
 		for range 20 {
 			p.Send(0, msg, Reliable)
-			p.Receive(ctx)
+			p.ReceiveInto(ctx, msg)
 		}
 	}
 	var left atomic.Int64
@@ -70,12 +70,13 @@ func roundTrips(b *testing.B, peers, size int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			buf := make([]byte, size)
 			for left.Add(-1) >= 0 {
 				if err := p.Send(0, msg, Reliable); err != nil {
 					b.Error(err)
 					return
 				}
-				if _, err := p.Receive(ctx); err != nil {
+				if _, _, _, err := p.ReceiveInto(ctx, buf); err != nil {
 					b.Error(err)
 					return
 				}

@@ -69,7 +69,7 @@ func (f Flags) String() string {
 type Packet struct {
 	// Channel is the channel it came on.
 	Channel uint8
-	// Data is the packet's bytes; the receiver owns them.
+	// Data is the packet's bytes; the receiver owns them (Receive never reuses them).
 	Data []byte
 	// Flags say how it travelled: Reliable, Unsequenced, UnreliableFragment, or 0 for
 	// unreliable sequenced.
@@ -172,6 +172,9 @@ var (
 	ErrTimeout = errors.New("enet: timeout")
 	// ErrRefused: the remote host answered the connection attempt with a DISCONNECT.
 	ErrRefused = errors.New("enet: connection refused")
+	// ErrShortBuffer: a packet longer than the buffer given to ReceiveInto (the packet stays
+	// queued).
+	ErrShortBuffer = errors.New("enet: buffer too short for packet")
 )
 
 // DisconnectError says why a peer is gone. It wraps ErrDisconnected, and ErrTimeout when the

@@ -61,6 +61,7 @@ type Host struct {
 	recvAddr       addrKey
 	recvLen        int
 	freeCmds       []*outCmd
+	pool           bufPool
 	cmdScratch     protocol.Command
 	stats          Stats
 }

@@ -539,7 +539,7 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 			return errCommand
 		}
 		p.unseqWindow[index/32] |= 1 << (index % 32)
-		p.deliver(c.ChannelID, append([]byte(nil), c.Payload...), Unsequenced)
+		p.deliver(c.ChannelID, h.copyPayload(c.Payload), Unsequenced)
 		return nil
 	case protocol.CmdSendReliable:
 		seq := c.ReliableSeq
@@ -553,7 +553,7 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		data := append([]byte(nil), c.Payload...)
+		data := h.copyPayload(c.Payload)
 		if seq == ch.inRelSeq+1 && len(ch.inReliable) == 0 {
 			ch.inRelSeq = seq
 			p.deliver(c.ChannelID, data, Reliable)
@@ -581,7 +581,7 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		data := append([]byte(nil), c.Payload...)
+		data := h.copyPayload(c.Payload)
 		if seq == ch.inRelSeq {
 			ch.inUnrelSeq = useq
 			p.deliver(c.ChannelID, data, 0)
@@ -706,8 +706,20 @@ func (h *Host) fragmentValid(c *protocol.Command) bool {
 		c.FragmentOffset < c.TotalLength && n <= c.TotalLength-c.FragmentOffset
 }
 
-func newFragments(c *protocol.Command, flags Flags, cost int) *inCmd {
-	return &inCmd{number: c.Number, flags: flags, data: make([]byte, c.TotalLength), fragCount: c.FragmentCount,
+// copyPayload copies a received packet out of the socket's buffer into a buffer of the host's
+// pool.
+func (h *Host) copyPayload(b []byte) []byte {
+	d := h.pool.get(len(b))
+	copy(d, b)
+	return d
+}
+
+func (h *Host) newFragments(c *protocol.Command, flags Flags, cost int) *inCmd {
+	// The buffer is cleared: fragments need not cover it (a hostile peer's overlap), and what
+	// they leave must not be another packet's bytes.
+	data := h.pool.get(int(c.TotalLength))
+	clear(data)
+	return &inCmd{number: c.Number, flags: flags, data: data, fragCount: c.FragmentCount,
 		fragRemaining: c.FragmentCount, fragments: make([]uint32, (c.FragmentCount+31)/32), cost: cost}
 }
 
@@ -764,7 +776,7 @@ func (h *Host) handleFragment(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		ic = newFragments(c, Reliable, cost)
+		ic = h.newFragments(c, Reliable, cost)
 		ic.relSeq = start
 		if ch.inReliable == nil {
 			ch.inReliable = map[uint16]*inCmd{}
@@ -814,7 +826,7 @@ func (h *Host) handleUnreliableFragment(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		ic = newFragments(c, UnreliableFragment, cost)
+		ic = h.newFragments(c, UnreliableFragment, cost)
 		ic.relSeq, ic.unrelSeq = seq, start
 		ch.inUnreliable = append(ch.inUnreliable, ic)
 	}

@@ -207,6 +207,7 @@ func (h *Host) checkOutgoing(p *Peer, d *datagram) bool {
 					for {
 						p.queued -= int(oc.fragLen)
 						p.outgoing = removeAt(p.outgoing, i)
+						h.freeOutCmd(oc) // dropped by the throttle
 						if i >= len(p.outgoing) {
 							break
 						}
