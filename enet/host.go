@@ -62,6 +62,8 @@ type Host struct {
 	recvLen        int
 	freeCmds       []*outCmd
 	pool           bufPool
+	drain          drainCheck
+	canDrain       bool // drain works on conn: the read loop sends acknowledgements itself
 	cmdScratch     protocol.Command
 	stats          Stats
 }
@@ -215,6 +217,7 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 		done:        make(chan struct{}),
 	}
 	h.udp, _ = conn.(*net.UDPConn)
+	h.canDrain = h.drain.init(h)
 	h.base = uint32(h.start.UnixMilli())
 	for i := range h.sessions {
 		h.sessions[i] = 0xFFFF
@@ -467,11 +470,20 @@ func (h *Host) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// readLoop reads datagrams and handles them.
+// maxReadBurst is the most datagrams the read loop handles before it sends what they call for
+// (acknowledgements, packets the acknowledgements of which freed the window), as C ENet's
+// enet_protocol_receive_incoming_commands reads at most 256 datagrams per call.
+const maxReadBurst = 256
+
+// readLoop reads datagrams and handles them. Where it can tell that the socket has no more
+// datagrams waiting (Linux), it then sends what they call for itself, from this goroutine:
+// acknowledgements for everything read since the last time in one datagram per peer, as C
+// ENet's enet_host_service does. Elsewhere the service goroutine does it.
 func (h *Host) readLoop() {
 	defer h.loops.Done()
 	buf := make([]byte, 65536)
 	wake := false
+	burst := 0
 	for {
 		var n int
 		var key addrKey
@@ -515,12 +527,21 @@ func (h *Host) readLoop() {
 		h.stats.BytesReceived += uint64(n)
 		h.recvAddr = key
 		p := h.handleDatagram(buf[:n], addr)
-		if p != nil && p.state != stateDisconnected {
-			// The service goroutine sends the acknowledgements (and what they let go): while
-			// datagrams keep coming, this loop reads on and they go out together, as C ENet
-			// acknowledges what one enet_host_service call received in one datagram.
+		if p != nil && p.state != stateDisconnected &&
+			(len(p.acks) > 0 || len(p.held) > 0 || len(p.outgoing) > 0) {
+			// While datagrams keep coming, this loop reads on and the acknowledgements go
+			// out together, as C ENet acknowledges what one enet_host_service call received
+			// in one datagram; the packets they are for reach Receive after them.
 			h.markDirty(p)
-			wake = true
+		}
+		if len(h.dirty) > 0 {
+			burst++
+			if !h.canDrain {
+				wake = true
+			} else if burst >= maxReadBurst || h.drain.empty() {
+				h.flushDirty()
+				burst = 0
+			}
 		}
 		h.mu.Unlock()
 		if wake {
@@ -567,16 +588,26 @@ func (h *Host) serviceLoop() {
 				h.flushPeer(p, true)
 			}
 		}
-		for i, p := range h.dirty {
-			h.dirty[i] = nil
-			p.dirty = false
-			if p.state != stateDisconnected {
-				h.flushPeer(p, true)
-			}
-		}
-		h.dirty = h.dirty[:0]
+		h.flushDirty()
 		h.mu.Unlock()
 	}
+}
+
+// flushDirty sends what is due for the peers marked dirty (the host's mutex held). A peer that
+// a flush marks again (a DISCONNECT queued) is flushed in the same call.
+func (h *Host) flushDirty() {
+	i := 0
+	for ; i < len(h.dirty) && i < 2*len(h.peers)+16; i++ {
+		p := h.dirty[i]
+		h.dirty[i] = nil
+		p.dirty = false
+		if p.state != stateDisconnected {
+			h.flushPeer(p, true)
+		}
+	}
+	n := copy(h.dirty, h.dirty[i:])
+	clear(h.dirty[n:])
+	h.dirty = h.dirty[:n]
 }
 
 func (h *Host) markDirty(p *Peer) {
