@@ -3,6 +3,7 @@ package enet
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"testing"
 
@@ -125,14 +126,27 @@ func TestReassemblyClearsPooledBuffer(t *testing.T) {
 
 // TestSteadyStateAllocs: reliable, unreliable and unsequenced round trips between two Go hosts,
 // sent with Send and received with ReceiveInto, allocate nothing once the hosts are warm.
+// The server echoes from a goroutine with ReceiveInto, then from a Handler.
 func TestSteadyStateAllocs(t *testing.T) {
+	for _, handler := range []bool{false, true} {
+		t.Run(fmt.Sprintf("handler=%v", handler), func(t *testing.T) { steadyStateAllocs(t, handler) })
+	}
+}
+
+func steadyStateAllocs(t *testing.T, handler bool) {
 	ctx := testCtx(t)
-	srv, err := Listen("udp4", "127.0.0.1:0", nil)
+	var so HostOptions
+	if handler {
+		so.Handler = echoHandler
+	}
+	srv, err := Listen("udp4", "127.0.0.1:0", &so)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	go echo(ctx, srv)
+	if !handler {
+		go echo(ctx, srv)
+	}
 	p, err := Dial(ctx, "udp", srv.LocalAddr().String(), &DialOptions{Channels: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -116,3 +116,33 @@ func ExamplePeer_ReceiveInto() {
 	// 3000 bytes do not fit in 16: grow
 	// 3000 bytes on channel 0, Reliable
 }
+
+// A Handler serves packets on the host's own goroutines, without a goroutine per peer: here an
+// echo server. The handler answers from the call; the packet's bytes are the host's until the
+// call returns (Send copies them).
+func ExampleHandler() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	echo := enet.HandlerFunc(func(p *enet.Peer, pk enet.Packet) {
+		p.Send(pk.Channel, pk.Data, pk.Flags)
+	})
+	srv, err := enet.Listen("udp4", "127.0.0.1:0", &enet.HostOptions{Handler: echo})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+
+	p, err := enet.Dial(ctx, "udp4", srv.LocalAddr().String(), &enet.DialOptions{Channels: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close()
+	p.Send(1, []byte("ping"), enet.Reliable)
+	pk, err := p.Receive(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%q on channel %d, %v\n", pk.Data, pk.Channel, pk.Flags)
+	// Output:
+	// "ping" on channel 1, Reliable
+}

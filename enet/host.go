@@ -63,6 +63,10 @@ type Host struct {
 	freeCmds       []*outCmd
 	pool           bufPool
 	drain          drainCheck
+	handler        Handler
+	handQ          []handled // released packets waiting for the handler
+	handSpare      []handled
+	handling       bool // a goroutine is calling the handler
 	canDrain       bool // drain works on conn: the read loop sends acknowledgements itself
 	cmdScratch     protocol.Command
 	stats          Stats
@@ -225,6 +229,9 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 	h.log = slog.New(slog.DiscardHandler)
 	if opts != nil && opts.Logger != nil {
 		h.log = opts.Logger
+	}
+	if opts != nil {
+		h.handler = opts.Handler
 	}
 	rand.Read(h.seed[:])
 	h.rnd = binary.LittleEndian.Uint32(h.seed[:])
@@ -543,7 +550,11 @@ func (h *Host) readLoop() {
 				burst = 0
 			}
 		}
+		handle := h.handlersDue()
 		h.mu.Unlock()
+		if handle {
+			h.runHandlers()
+		}
 		if wake {
 			h.signalWake()
 			wake = false
@@ -589,8 +600,51 @@ func (h *Host) serviceLoop() {
 			}
 		}
 		h.flushDirty()
+		handle := h.handlersDue()
 		h.mu.Unlock()
+		if handle {
+			h.runHandlers()
+		}
 	}
+}
+
+// handled is a packet for the handler and its peer.
+type handled struct {
+	p  *Peer
+	pk Packet
+}
+
+// handlersDue reports whether packets wait for the handler and no goroutine is calling it (the
+// host's mutex held).
+func (h *Host) handlersDue() bool { return len(h.handQ) > 0 && !h.handling }
+
+// runHandlers hands the released packets to the handler, one call at a time: a goroutine that
+// finds another calling it leaves its packets to that one, which takes them before it stops.
+// The caller is one of the host's goroutines and does not hold the mutex.
+func (h *Host) runHandlers() {
+	h.mu.Lock()
+	if !h.handlersDue() {
+		h.mu.Unlock()
+		return
+	}
+	h.handling = true
+	for len(h.handQ) > 0 && !h.closed {
+		q := h.handQ
+		h.handQ = h.handSpare[:0]
+		h.mu.Unlock()
+		for _, x := range q {
+			h.handler.HandlePacket(x.p, x.pk)
+		}
+		h.mu.Lock()
+		for i, x := range q {
+			x.p.uncharge(len(x.pk.Data))
+			h.pool.put(x.pk.Data)
+			q[i] = handled{}
+		}
+		h.handSpare = q[:0]
+	}
+	h.handling = false
+	h.mu.Unlock()
 }
 
 // flushDirty sends what is due for the peers marked dirty (the host's mutex held). A peer that
@@ -630,6 +684,9 @@ func (h *Host) Flush() {
 		if p != nil {
 			h.flushPeer(p, false)
 		}
+	}
+	if h.handlersDue() {
+		h.signalWake() // the service goroutine calls the handler
 	}
 }
 

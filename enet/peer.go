@@ -258,6 +258,9 @@ func (p *Peer) Send(ch uint8, data []byte, flags Flags) error {
 			h.markDirty(p)
 			wake = true
 		}
+		// Packets that this flush released go to the handler from the service goroutine,
+		// not from the caller's.
+		wake = wake || h.handlersDue()
 	}
 	h.mu.Unlock()
 	if wake {
@@ -438,19 +441,24 @@ func (p *Peer) ReceiveInto(ctx context.Context, buf []byte) (n int, channel uint
 // pop takes the first packet of the receive queue (the host's mutex held) and frees its share
 // of the buffer budget.
 func (p *Peer) pop() Packet {
-	h := p.h
 	pk := p.recvQ[p.recvHead]
 	p.recvQ[p.recvHead] = Packet{}
 	p.recvHead++
 	if p.recvHead == len(p.recvQ) {
 		p.recvQ, p.recvHead = p.recvQ[:0], 0
 	}
-	if p.state != stateDisconnected {
-		c := len(pk.Data) + inCmdOverhead
-		p.waiting -= c
-		h.buffered -= c
-	}
+	p.uncharge(len(pk.Data))
 	return pk
+}
+
+// uncharge frees the buffer budget of a delivered packet of n bytes once it is taken (the
+// host's mutex held); a peer that is gone has given its charges back already.
+func (p *Peer) uncharge(n int) {
+	if p.state != stateDisconnected {
+		c := n + inCmdOverhead
+		p.waiting -= c
+		p.h.buffered -= c
+	}
 }
 
 // waitLocked unlocks the host's mutex (held, with no packet queued) and waits for a packet, the
@@ -477,9 +485,17 @@ func (p *Peer) deliver(ch uint8, data []byte, flags Flags) {
 	p.held = append(p.held, Packet{Channel: ch, Data: data, Flags: flags})
 }
 
-// release makes the held packets available to Receive.
+// release makes the held packets available to Receive, or queues them for the handler.
 func (p *Peer) release() {
 	if len(p.held) == 0 {
+		return
+	}
+	if h := p.h; h.handler != nil {
+		for _, pk := range p.held {
+			h.handQ = append(h.handQ, handled{p, pk})
+		}
+		clear(p.held)
+		p.held = p.held[:0]
 		return
 	}
 	p.recvQ = append(p.recvQ, p.held...)
@@ -520,7 +536,11 @@ func (p *Peer) DisconnectNow(data uint32) {
 	h.mu.Lock()
 	h.now = h.clock()
 	h.disconnectNow(p, data)
+	wake := h.handlersDue()
 	h.mu.Unlock()
+	if wake {
+		h.signalWake() // the packets it released go to the handler
+	}
 }
 
 // Close disconnects the peer after what is queued is sent (DisconnectLater(0)) and waits until
