@@ -182,8 +182,9 @@ func BenchmarkENetTransfer10MB(b *testing.B) {
 				}
 			}
 		}()
+		buf := make([]byte, chunk)
 		for range total / chunk {
-			if _, err := sp.Receive(ctx); err != nil {
+			if _, _, _, err := sp.ReceiveInto(ctx, buf); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -62,12 +62,11 @@ type Host struct {
 	recvLen        int
 	freeCmds       []*outCmd
 	pool           bufPool
-	drain          drainCheck
+	rawRead        func() bool // the Linux read loop (rawread_linux.go), nil elsewhere
 	handler        Handler
 	handQ          []handled // released packets waiting for the handler
 	handSpare      []handled
 	handling       bool // a goroutine is calling the handler
-	canDrain       bool // drain works on conn: the read loop sends acknowledgements itself
 	cmdScratch     protocol.Command
 	stats          Stats
 }
@@ -221,7 +220,7 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 		done:        make(chan struct{}),
 	}
 	h.udp, _ = conn.(*net.UDPConn)
-	h.canDrain = h.drain.init(h)
+	h.initRawRead()
 	h.base = uint32(h.start.UnixMilli())
 	for i := range h.sessions {
 		h.sessions[i] = 0xFFFF
@@ -482,15 +481,17 @@ func (h *Host) Shutdown(ctx context.Context) error {
 // enet_protocol_receive_incoming_commands reads at most 256 datagrams per call.
 const maxReadBurst = 256
 
-// readLoop reads datagrams and handles them. Where it can tell that the socket has no more
-// datagrams waiting (Linux), it then sends what they call for itself, from this goroutine:
+// readLoop reads datagrams and handles them. On Linux, with a UDP socket, it reads until the
+// socket has no datagram left and then sends what they call for itself, from this goroutine:
 // acknowledgements for everything read since the last time in one datagram per peer, as C
-// ENet's enet_host_service does. Elsewhere the service goroutine does it.
+// ENet's enet_host_service does (rawread_linux.go). Elsewhere it hands that to the service
+// goroutine, which it wakes.
 func (h *Host) readLoop() {
 	defer h.loops.Done()
+	if h.rawRead != nil && h.rawRead() {
+		return
+	}
 	buf := make([]byte, 65536)
-	wake := false
-	burst := 0
 	for {
 		var n int
 		var key addrKey
@@ -507,58 +508,72 @@ func (h *Host) readLoop() {
 			}
 		}
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
+			if h.readError(err) {
 				return
 			}
-			h.mu.Lock()
-			closed := h.closed
-			h.mu.Unlock()
-			if closed {
-				return
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			// A UDP socket reports an ICMP port unreachable as a read error: go on.
-			h.log.Debug("enet: read", "err", err)
 			continue
 		}
-		h.mu.Lock()
-		if h.closed {
-			h.mu.Unlock()
+		closed, dirty := h.received(buf[:n], key, addr)
+		if closed {
 			return
 		}
-		h.now = h.clock()
-		h.stats.DatagramsReceived++
-		h.stats.BytesReceived += uint64(n)
-		h.recvAddr = key
-		p := h.handleDatagram(buf[:n], addr)
-		if p != nil && p.state != stateDisconnected &&
-			(len(p.acks) > 0 || len(p.held) > 0 || len(p.outgoing) > 0) {
-			// While datagrams keep coming, this loop reads on and the acknowledgements go
-			// out together, as C ENet acknowledges what one enet_host_service call received
-			// in one datagram; the packets they are for reach Receive after them.
-			h.markDirty(p)
-		}
-		if len(h.dirty) > 0 {
-			burst++
-			if !h.canDrain {
-				wake = true
-			} else if burst >= maxReadBurst || h.drain.empty() {
-				h.flushDirty()
-				burst = 0
-			}
-		}
-		handle := h.handlersDue()
-		h.mu.Unlock()
-		if handle {
-			h.runHandlers()
-		}
-		if wake {
+		if dirty {
 			h.signalWake()
-			wake = false
 		}
+	}
+}
+
+// readError reports whether a read error ends the read loop (the host is closed).
+func (h *Host) readError(err error) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return true
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		// A UDP socket reports an ICMP port unreachable as a read error: go on.
+		h.log.Debug("enet: read", "err", err)
+	}
+	return false
+}
+
+// received handles one datagram from key (addr, when not a UDP socket's). It reports whether the
+// host is closed, and whether peers wait for a flush.
+func (h *Host) received(b []byte, key addrKey, addr net.Addr) (closed, dirty bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return true, false
+	}
+	h.now = h.clock()
+	h.stats.DatagramsReceived++
+	h.stats.BytesReceived += uint64(len(b))
+	h.recvAddr = key
+	p := h.handleDatagram(b, addr)
+	if p != nil && p.state != stateDisconnected &&
+		(len(p.acks) > 0 || len(p.held) > 0 || len(p.outgoing) > 0) {
+		// The acknowledgements wait for the flush after the datagrams that came together,
+		// as C ENet acknowledges what one enet_host_service call received in one datagram;
+		// the packets they are for reach Receive after them.
+		h.markDirty(p)
+	}
+	return false, len(h.dirty) > 0
+}
+
+// flushReceived sends what the datagrams read since the last flush call for and hands their
+// packets to the handler (from the read loop, the mutex not held).
+func (h *Host) flushReceived() {
+	h.mu.Lock()
+	h.flushDirty()
+	handle := h.handlersDue()
+	h.mu.Unlock()
+	if handle {
+		h.runHandlers()
 	}
 }
 
