@@ -565,6 +565,16 @@ func (h *Host) received(b []byte, key addrKey, addr net.Addr) (closed, dirty boo
 	return false, len(h.dirty) > 0
 }
 
+// dropped counts a datagram of n bytes read and dropped before it was looked at (cut to the
+// read buffer's size).
+func (h *Host) dropped(n int) {
+	h.mu.Lock()
+	h.stats.DatagramsReceived++
+	h.stats.BytesReceived += uint64(n)
+	h.stats.DatagramsDropped++
+	h.mu.Unlock()
+}
+
 // flushReceived sends what the datagrams read since the last flush call for and hands their
 // packets to the handler (from the read loop, the mutex not held).
 func (h *Host) flushReceived() {

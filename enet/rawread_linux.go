@@ -4,11 +4,18 @@ import (
 	"errors"
 	"net"
 	"syscall"
+
+	"github.com/gamewire/gamewire/enet/protocol"
 )
 
-// initRawRead sets up the Linux read loop for a UDP socket: rawRead reads with recvfrom(2)
-// inside the socket's RawConn.Read, so that it sees the socket drained (EAGAIN) and sends the
-// acknowledgements of what it read then, before it waits for the next datagram.
+// readBatchSize is how many datagrams one recvmmsg(2) call may read.
+const readBatchSize = 16
+
+// initRawRead sets up the Linux read loop for a UDP socket: rawRead reads batches of datagrams
+// with recvmmsg(2) inside the socket's RawConn.Read, so that it sees the socket drained (a batch
+// shorter than asked for, or EAGAIN) and sends the acknowledgements of what it read then, before
+// it waits for the next datagram. Its buffers hold protocol.MaximumMTU bytes, as C ENet's: a
+// longer datagram is dropped, as C ENet drops it.
 func (h *Host) initRawRead() {
 	if h.udp == nil {
 		return
@@ -17,8 +24,7 @@ func (h *Host) initRawRead() {
 	if err != nil {
 		return
 	}
-	buf := make([]byte, 65536)
-	var rsa syscall.RawSockaddrAny
+	rb := newReadBatch(readBatchSize, protocol.MaximumMTU)
 	var closed bool
 	var rerr error
 	burst := 0
@@ -27,31 +33,40 @@ func (h *Host) initRawRead() {
 	// error for readError).
 	read := func(fd uintptr) bool {
 		for {
-			n, ap, err := recvfrom(int(fd), buf, &rsa)
+			n, err := rb.read(int(fd))
 			switch {
 			case err == syscall.EINTR:
 				continue
 			case err == syscall.EAGAIN:
-				if burst > 0 {
-					h.flushReceived()
-					burst = 0
-				}
-				return false
+				n = 0
 			case err != nil:
 				// ECONNREFUSED after an ICMP port unreachable, and the like.
 				rerr = err
 				return true
 			}
-			var dirty bool
-			closed, dirty = h.received(buf[:n], addrKey{ap: ap}, nil)
-			if closed {
-				return true
+			for i := range n {
+				b, from, truncated := rb.datagram(i)
+				if truncated {
+					h.dropped(len(b))
+					continue
+				}
+				var dirty bool
+				closed, dirty = h.received(b, addrKey{ap: from}, nil)
+				if closed {
+					return true
+				}
+				if dirty {
+					burst++
+				}
 			}
-			if dirty {
-				burst++
-				if burst >= maxReadBurst {
+			if n < readBatchSize || burst >= maxReadBurst {
+				// Drained (recvmmsg stops when no datagram is left), or a long burst.
+				if burst > 0 {
 					h.flushReceived()
 					burst = 0
+				}
+				if n < readBatchSize {
+					return false
 				}
 			}
 		}

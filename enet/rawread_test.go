@@ -38,3 +38,41 @@ func TestReadAddressFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestOversizedDatagramDropped: a datagram longer than the protocol's largest MTU (4096 bytes,
+// C ENet's receive buffer) is counted and dropped, and the host goes on serving.
+func TestOversizedDatagramDropped(t *testing.T) {
+	ctx := testCtx(t)
+	srv, err := Listen("udp4", "127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	go echo(ctx, srv)
+	p, err := Dial(ctx, "udp", srv.LocalAddr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Host().Close()
+	before := srv.Stats().DatagramsDropped
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	big := make([]byte, 5000)
+	big[0], big[1] = 0x80, 0x00 // peer 0, with a sent time: the rest is zeros
+	if _, err := c.WriteTo(big, srv.LocalAddr()); err != nil {
+		t.Fatal(err)
+	}
+	// The big datagram is in the server's socket before the client's packet.
+	if err := p.Send(0, []byte("after"), Reliable); err != nil {
+		t.Fatal(err)
+	}
+	if pk, err := p.Receive(ctx); err != nil || string(pk.Data) != "after" {
+		t.Fatalf("echo after the oversized datagram: %q, %v", pk.Data, err)
+	}
+	if d := srv.Stats().DatagramsDropped - before; d < 1 {
+		t.Fatalf("%d datagrams dropped, want the oversized one", d)
+	}
+}

@@ -2,13 +2,15 @@
 
 package enet
 
-// unsafe.go holds the package's one use of unsafe: reading a datagram and its source address
-// with recvfrom(2) directly. The read loop needs to see EAGAIN (the socket drained) to send the
-// acknowledgements of what it read at that moment, as C ENet does; net.UDPConn hides it, and
-// syscall.Recvfrom allocates the source address on every call. Reading this way instead of
-// asking SIOCINQ after each datagram saves one ioctl per datagram that calls for an
-// acknowledgement: 2 of the ~12 system calls of a loopback round trip, about 1.3 µs of its
-// 26 µs of CPU (BenchmarkENetRoundTrip/Handler/1Peers/64B, docs/performance.md).
+// unsafe.go holds the package's one use of unsafe: reading datagrams and their source
+// addresses with recvmmsg(2) directly. The read loop needs to see the socket drained to send
+// the acknowledgements of what it read at that moment, as C ENet does; net.UDPConn hides that,
+// and syscall.Recvfrom allocates the source address on every call. Reading a batch this way,
+// where a batch shorter than asked for says the socket is drained, takes 1 system call per
+// datagram that arrives alone where ReadFromUDPAddrPort plus a SIOCINQ ioctl took 3 (the read,
+// the ioctl, the read that fails with EAGAIN): 4 of the ~14 system calls of a loopback round
+// trip, 26 -> 22 µs of CPU per round trip (BenchmarkENetRoundTrip/Handler/1Peers/64B,
+// docs/performance.md).
 
 import (
 	"net"
@@ -18,31 +20,69 @@ import (
 	"unsafe"
 )
 
-// recvfrom reads one datagram from the non-blocking socket fd into b and returns its length and
-// source address (IPv4-mapped IPv6 addresses unmapped).
-func recvfrom(fd int, b []byte, rsa *syscall.RawSockaddrAny) (int, netip.AddrPort, error) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
+// mmsghdr is struct mmsghdr: a msghdr and the length received, padded to the msghdr's
+// alignment.
+type mmsghdr struct {
+	hdr syscall.Msghdr
+	n   uint32
+	_   [unsafe.Sizeof(uintptr(0)) - 4]byte
+}
+
+// readBatch is the memory of one recvmmsg(2) call: size datagrams of at most bufSize bytes.
+type readBatch struct {
+	hdrs  []mmsghdr
+	iovs  []syscall.Iovec
+	addrs []syscall.RawSockaddrAny
+	bufs  [][]byte
+}
+
+func newReadBatch(size, bufSize int) *readBatch {
+	b := &readBatch{hdrs: make([]mmsghdr, size), iovs: make([]syscall.Iovec, size),
+		addrs: make([]syscall.RawSockaddrAny, size), bufs: make([][]byte, size)}
+	for i := range b.hdrs {
+		b.bufs[i] = make([]byte, bufSize)
+		b.iovs[i].Base = &b.bufs[i][0]
+		b.iovs[i].SetLen(bufSize)
+		b.hdrs[i].hdr.Iov = &b.iovs[i]
+		b.hdrs[i].hdr.Iovlen = 1
+		b.hdrs[i].hdr.Name = (*byte)(unsafe.Pointer(&b.addrs[i]))
 	}
-	l := uint32(syscall.SizeofSockaddrAny)
-	n, _, e := syscall.Syscall6(syscall.SYS_RECVFROM, uintptr(fd), uintptr(p), uintptr(len(b)), 0,
-		uintptr(unsafe.Pointer(rsa)), uintptr(unsafe.Pointer(&l)))
+	return b
+}
+
+// read reads up to len(b.hdrs) datagrams from the non-blocking socket fd and returns how many.
+func (b *readBatch) read(fd int) (int, error) {
+	for i := range b.hdrs {
+		b.hdrs[i].hdr.Namelen = syscall.SizeofSockaddrAny
+		b.hdrs[i].hdr.Flags = 0
+		b.hdrs[i].n = 0
+	}
+	n, _, e := syscall.Syscall6(syscall.SYS_RECVMMSG, uintptr(fd), uintptr(unsafe.Pointer(&b.hdrs[0])),
+		uintptr(len(b.hdrs)), 0, 0, 0)
 	if e != 0 {
-		return 0, netip.AddrPort{}, e
+		return 0, e
 	}
-	switch rsa.Addr.Family {
+	return int(n), nil
+}
+
+// datagram returns the i-th datagram read, its source address (IPv4-mapped IPv6 addresses
+// unmapped), and whether it was cut to the buffer's size.
+func (b *readBatch) datagram(i int) (data []byte, from netip.AddrPort, truncated bool) {
+	h := &b.hdrs[i]
+	data = b.bufs[i][:min(int(h.n), len(b.bufs[i]))]
+	truncated = h.hdr.Flags&syscall.MSG_TRUNC != 0
+	switch rsa := &b.addrs[i]; rsa.Addr.Family {
 	case syscall.AF_INET:
 		sa := (*syscall.RawSockaddrInet4)(unsafe.Pointer(rsa))
 		port := (*[2]byte)(unsafe.Pointer(&sa.Port))
-		return int(n), netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(port[0])<<8|uint16(port[1])), nil
+		from = netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(port[0])<<8|uint16(port[1]))
 	case syscall.AF_INET6:
 		sa := (*syscall.RawSockaddrInet6)(unsafe.Pointer(rsa))
 		port := (*[2]byte)(unsafe.Pointer(&sa.Port))
-		return int(n), netip.AddrPortFrom(withZone(netip.AddrFrom16(sa.Addr).Unmap(), sa.Scope_id),
-			uint16(port[0])<<8|uint16(port[1])), nil
+		from = netip.AddrPortFrom(withZone(netip.AddrFrom16(sa.Addr).Unmap(), sa.Scope_id),
+			uint16(port[0])<<8|uint16(port[1]))
 	}
-	return int(n), netip.AddrPort{}, nil
+	return data, from, truncated
 }
 
 // withZone gives a link-local address its zone as the net package names it (the interface's
