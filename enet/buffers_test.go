@@ -125,7 +125,8 @@ func TestReassemblyClearsPooledBuffer(t *testing.T) {
 }
 
 // TestSteadyStateAllocs: reliable, unreliable and unsequenced round trips between two Go hosts,
-// sent with Send and received with ReceiveInto, allocate nothing once the hosts are warm.
+// and fragmented ones (reliable and unreliable fragments), sent with Send and received with
+// ReceiveInto, allocate nothing once the hosts are warm.
 // The server echoes from a goroutine with ReceiveInto, then from a Handler.
 func TestSteadyStateAllocs(t *testing.T) {
 	for _, handler := range []bool{false, true} {
@@ -152,9 +153,12 @@ func steadyStateAllocs(t *testing.T, handler bool) {
 		t.Fatal(err)
 	}
 	defer p.Host().Close()
-	msg := bytes.Repeat([]byte{7}, 1024)
-	buf := make([]byte, 2048)
-	for _, flags := range []Flags{Reliable, Unsequenced, 0} {
+	buf := make([]byte, 4096)
+	for _, c := range []struct {
+		n     int
+		flags Flags
+	}{{1024, Reliable}, {1024, Unsequenced}, {1024, 0}, {3000, Reliable}, {3000, UnreliableFragment}} {
+		msg, flags := bytes.Repeat([]byte{7}, c.n), c.flags
 		rt := func() {
 			if err := p.Send(1, msg, flags); err != nil {
 				t.Fatal(err)
@@ -169,7 +173,7 @@ func steadyStateAllocs(t *testing.T, handler bool) {
 		// On loopback nothing is lost: an unreliable round trip that would wait forever
 		// fails the test at testCtx's deadline.
 		if a := testing.AllocsPerRun(500, rt); a > 0.05 {
-			t.Errorf("%v round trip: %.2f allocations, want 0", flags, a)
+			t.Errorf("%d-byte %v round trip: %.2f allocations, want 0", c.n, flags, a)
 		}
 	}
 }

@@ -61,6 +61,8 @@ type Host struct {
 	recvAddr       addrKey
 	recvLen        int
 	freeCmds       []*outCmd
+	freeIn         []*inCmd
+	ready          []*inCmd // dispatchUnreliable's scratch
 	pool           bufPool
 	rawRead        func() bool // the Linux read loop (rawread_linux.go), nil elsewhere
 	handler        Handler
