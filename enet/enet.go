@@ -69,7 +69,8 @@ func (f Flags) String() string {
 type Packet struct {
 	// Channel is the channel it came on.
 	Channel uint8
-	// Data is the packet's bytes; the receiver owns them (Receive never reuses them).
+	// Data is the packet's bytes. From Receive, the caller owns them (the host never reuses
+	// them); in a Handler's call, they are the host's and valid only until it returns.
 	Data []byte
 	// Flags say how it travelled: Reliable, Unsequenced, UnreliableFragment, or 0 for
 	// unreliable sequenced.
