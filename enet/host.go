@@ -65,6 +65,9 @@ type Host struct {
 	ready          []*inCmd // dispatchUnreliable's scratch
 	pool           bufPool
 	rawRead        func() bool // the Linux read loop (rawread_linux.go), nil elsewhere
+	wbatch         *writeBatch // the datagrams of the flush under way (Linux)
+	sendBatch      func()      // sends wbatch
+	batching       bool        // write adds to wbatch
 	handler        Handler
 	handQ          []handled // released packets waiting for the handler
 	handSpare      []handled
@@ -658,11 +661,18 @@ func (h *Host) runHandlers() {
 	for len(h.handQ) > 0 && !h.closed {
 		q := h.handQ
 		h.handQ = h.handSpare[:0]
+		// The answers to several packets go out with one sendmmsg(2) after the calls.
+		batch := h.sendBatch != nil && len(q) > 1
+		h.batching = h.batching || batch
 		h.mu.Unlock()
 		for _, x := range q {
 			h.handler.HandlePacket(x.p, x.pk)
 		}
 		h.mu.Lock()
+		if batch && h.batching {
+			h.sendBatch()
+			h.batching = false
+		}
 		for i, x := range q {
 			x.p.uncharge(len(x.pk.Data))
 			h.pool.put(x.pk.Data)
@@ -677,6 +687,14 @@ func (h *Host) runHandlers() {
 // flushDirty sends what is due for the peers marked dirty (the host's mutex held). A peer that
 // a flush marks again (a DISCONNECT queued) is flushed in the same call.
 func (h *Host) flushDirty() {
+	if h.sendBatch != nil && len(h.dirty) > 1 && !h.batching {
+		// Datagrams to several peers: one sendmmsg(2) for all of them.
+		h.batching = true
+		defer func() {
+			h.sendBatch()
+			h.batching = false
+		}()
+	}
 	i := 0
 	for ; i < len(h.dirty) && i < 2*len(h.peers)+16; i++ {
 		p := h.dirty[i]
@@ -757,6 +775,9 @@ func (h *Host) ipCount(k addrKey, d int) int {
 
 // write sends one datagram to p.
 func (h *Host) write(p *Peer, b []byte) {
+	if h.batchWrite(p, b) {
+		return
+	}
 	var err error
 	if h.udp != nil && p.key.s == "" {
 		_, err = h.udp.WriteToUDPAddrPort(b, p.key.ap)

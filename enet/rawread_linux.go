@@ -71,6 +71,7 @@ func (h *Host) initRawRead() {
 			}
 		}
 	}
+	h.initWriteBatch(rc)
 	h.rawRead = func() bool {
 		for {
 			rerr = nil
@@ -89,4 +90,75 @@ func (h *Host) initRawRead() {
 			}
 		}
 	}
+}
+
+// writeBatchSize is how many datagrams one sendmmsg(2) call may send.
+const writeBatchSize = 32
+
+// initWriteBatch sets up sending the datagrams of one flush with sendmmsg(2) (see
+// Host.sendBatch).
+func (h *Host) initWriteBatch(rc syscall.RawConn) {
+	var inet6, ok bool
+	if rc.Control(func(fd uintptr) {
+		sa, err := syscall.Getsockname(int(fd))
+		if err != nil {
+			return
+		}
+		switch sa.(type) {
+		case *syscall.SockaddrInet4:
+			ok = true
+		case *syscall.SockaddrInet6:
+			ok, inet6 = true, true
+		}
+	}) != nil || !ok {
+		return
+	}
+	w := newWriteBatch(writeBatchSize, protocol.MaximumMTU, inet6)
+	off := 0
+	// write is called by RawConn.Write with the socket's write lock held.
+	write := func(fd uintptr) bool {
+		for off < w.n {
+			n, err := w.send(int(fd), off)
+			switch {
+			case err == syscall.EINTR:
+			case err == syscall.EAGAIN:
+				return false
+			case err != nil:
+				// That datagram cannot go (as a failed WriteTo): skip it.
+				h.log.Debug("enet: write", "err", err)
+				off++
+			default:
+				for i := off; i < off+n; i++ {
+					h.stats.DatagramsSent++
+					h.stats.BytesSent += uint64(w.iovs[i].Len)
+				}
+				off += n
+			}
+		}
+		return true
+	}
+	h.wbatch = w
+	h.sendBatch = func() {
+		if w.n == 0 {
+			return
+		}
+		off = 0
+		if err := rc.Write(write); err != nil {
+			h.log.Debug("enet: write", "err", err)
+		}
+		w.n = 0
+	}
+}
+
+// batchWrite adds a datagram to the batch of the flush under way, and sends the batch when it
+// is full. It reports false when the datagram must be sent on its own.
+func (h *Host) batchWrite(p *Peer, b []byte) bool {
+	if !h.batching || p.key.s != "" {
+		return false
+	}
+	if h.wbatch.add(b, p.key.ap) {
+		return true
+	}
+	h.sendBatch()
+	return h.wbatch.add(b, p.key.ap)
 }

@@ -1,7 +1,9 @@
 package enet
 
 import (
+	"fmt"
 	"net"
+	"sync"
 	"testing"
 )
 
@@ -74,5 +76,63 @@ func TestOversizedDatagramDropped(t *testing.T) {
 	}
 	if d := srv.Stats().DatagramsDropped - before; d < 1 {
 		t.Fatalf("%d datagrams dropped, want the oversized one", d)
+	}
+}
+
+// TestManyPeersBatched: 50 peers of one client host exchange packets with a server at once, so
+// that the server's flushes and its handler's answers go to several peers together (one
+// sendmmsg on Linux), on an IPv4 and a dual-stack socket: every packet comes back, in order.
+func TestManyPeersBatched(t *testing.T) {
+	for _, c := range []struct {
+		name, network, listen string
+		handler               bool
+	}{
+		{"IPv4, Receive", "udp4", "127.0.0.1:0", false},
+		{"IPv4, Handler", "udp4", "127.0.0.1:0", true},
+		{"dual stack, Handler", "udp", "[::]:0", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			so := &HostOptions{MaxConnsPerIP: NoLimit}
+			if c.handler {
+				so.Handler = echoHandler
+			}
+			srv, err := Listen(c.network, c.listen, so)
+			if err != nil {
+				t.Skipf("no %s socket here: %v", c.network, err)
+			}
+			defer srv.Close()
+			if !c.handler {
+				go echo(ctx, srv)
+			}
+			cli, err := Listen("udp4", "127.0.0.1:0", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cli.Close()
+			_, port, _ := net.SplitHostPort(srv.LocalAddr().String())
+			var wg sync.WaitGroup
+			for i := range 50 {
+				p, err := cli.Connect(ctx, net.JoinHostPort("127.0.0.1", port), 2, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg.Go(func() {
+					for j := range 20 {
+						msg := fmt.Appendf(nil, "peer %d packet %d", i, j)
+						if err := p.Send(uint8(j%2), msg, Reliable); err != nil {
+							t.Error(err)
+							return
+						}
+						pk, err := p.Receive(ctx)
+						if err != nil || string(pk.Data) != string(msg) {
+							t.Errorf("peer %d: got %q, %v; want %q", i, pk.Data, err, msg)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+		})
 	}
 }

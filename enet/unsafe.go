@@ -3,14 +3,15 @@
 package enet
 
 // unsafe.go holds the package's one use of unsafe: reading datagrams and their source
-// addresses with recvmmsg(2) directly. The read loop needs to see the socket drained to send
+// addresses with recvmmsg(2) directly, and sending several at once with sendmmsg(2). The read loop needs to see the socket drained to send
 // the acknowledgements of what it read at that moment, as C ENet does; net.UDPConn hides that,
 // and syscall.Recvfrom allocates the source address on every call. Reading a batch this way,
 // where a batch shorter than asked for says the socket is drained, takes 1 system call per
 // datagram that arrives alone where ReadFromUDPAddrPort plus a SIOCINQ ioctl took 3 (the read,
 // the ioctl, the read that fails with EAGAIN): 4 of the ~14 system calls of a loopback round
 // trip, 26 -> 22 µs of CPU per round trip (BenchmarkENetRoundTrip/Handler/1Peers/64B,
-// docs/performance.md).
+// docs/performance.md). Sending the datagrams of one flush (acknowledgements to every peer that
+// sent something) with one sendmmsg(2) saves a system call per datagram beyond the first.
 
 import (
 	"net"
@@ -18,6 +19,8 @@ import (
 	"strconv"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // mmsghdr is struct mmsghdr: a msghdr and the length received, padded to the msghdr's
@@ -95,4 +98,68 @@ func withZone(a netip.Addr, scope uint32) netip.Addr {
 		return a.WithZone(ifi.Name)
 	}
 	return a.WithZone(strconv.FormatUint(uint64(scope), 10))
+}
+
+// writeBatch is the memory of one sendmmsg(2) call: up to size datagrams of at most bufSize
+// bytes, to IPv4 addresses (an AF_INET socket) or to IPv6 and IPv4-mapped ones (AF_INET6).
+type writeBatch struct {
+	hdrs  []mmsghdr
+	iovs  []syscall.Iovec
+	addrs []syscall.RawSockaddrInet6
+	bufs  [][]byte
+	n     int
+	inet6 bool
+}
+
+func newWriteBatch(size, bufSize int, inet6 bool) *writeBatch {
+	w := &writeBatch{hdrs: make([]mmsghdr, size), iovs: make([]syscall.Iovec, size),
+		addrs: make([]syscall.RawSockaddrInet6, size), bufs: make([][]byte, size), inet6: inet6}
+	for i := range w.hdrs {
+		w.bufs[i] = make([]byte, bufSize)
+		w.iovs[i].Base = &w.bufs[i][0]
+		w.hdrs[i].hdr.Iov = &w.iovs[i]
+		w.hdrs[i].hdr.Iovlen = 1
+		w.hdrs[i].hdr.Name = (*byte)(unsafe.Pointer(&w.addrs[i]))
+	}
+	return w
+}
+
+// add copies a datagram to ap into the batch. It reports false, and adds nothing, when the
+// datagram or the address does not fit (too long, a zone, IPv6 on an IPv4 socket) or the
+// batch is full.
+func (w *writeBatch) add(b []byte, ap netip.AddrPort) bool {
+	a := ap.Addr()
+	if w.n == len(w.hdrs) || len(b) > len(w.bufs[w.n]) || a.Zone() != "" || (!w.inet6 && !a.Is4()) {
+		return false
+	}
+	i := w.n
+	copy(w.bufs[i], b)
+	w.iovs[i].SetLen(len(b))
+	port := ap.Port()
+	if w.inet6 {
+		sa := &w.addrs[i]
+		*sa = syscall.RawSockaddrInet6{Family: syscall.AF_INET6, Addr: netip.AddrFrom16(a.As16()).As16()}
+		p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+		p[0], p[1] = byte(port>>8), byte(port)
+		w.hdrs[i].hdr.Namelen = syscall.SizeofSockaddrInet6
+	} else {
+		sa := (*syscall.RawSockaddrInet4)(unsafe.Pointer(&w.addrs[i]))
+		*sa = syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: a.As4()}
+		p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+		p[0], p[1] = byte(port>>8), byte(port)
+		w.hdrs[i].hdr.Namelen = syscall.SizeofSockaddrInet4
+	}
+	w.n++
+	return true
+}
+
+// send sends the batch's datagrams from the off-th on with sendmmsg(2) on the non-blocking
+// socket fd and returns how many went; an error is the off-th datagram's.
+func (w *writeBatch) send(fd, off int) (int, error) {
+	n, _, e := syscall.Syscall6(unix.SYS_SENDMMSG, uintptr(fd), uintptr(unsafe.Pointer(&w.hdrs[off])),
+		uintptr(w.n-off), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
 }
