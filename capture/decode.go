@@ -153,8 +153,8 @@ func (d *fastDecoder) layers(data []byte, lt layers.LinkType) (last gopacket.Lay
 		d.parsers[first] = p
 	}
 	if err := p.DecodeLayers(data, &d.decoded); err != nil || len(d.decoded) < 2 {
-		if len(d.decoded) < 2 {
-			d.decoded = d.decoded[:0]
+		if len(d.decoded) < 2 && !(len(d.decoded) == 1 && (first == layers.LayerTypeIPv4 || first == layers.LayerTypeIPv6)) {
+			d.decoded = d.decoded[:0] // (a raw IP packet keeps its IP layer: an IP fragment ends there)
 		}
 		return last, false
 	}

@@ -57,8 +57,13 @@ func FuzzReadDatagrams(f *testing.F) {
 		udpPacket(f, netip.MustParseAddrPort("10.0.0.1:5000"), netip.MustParseAddrPort("10.0.0.2:7777"), []byte("ping")),
 		udpPacket(f, netip.MustParseAddrPort("10.0.0.2:7777"), netip.MustParseAddrPort("10.0.0.1:5000"), []byte("pong")),
 	}))
+	c4, s4 := netip.MustParseAddrPort("10.0.0.1:5000"), netip.MustParseAddrPort("10.0.0.2:7777")
+	c6, s6 := netip.MustParseAddrPort("[fd00::1]:5000"), netip.MustParseAddrPort("[fd00::2]:7777")
+	frags := append(fragmentUDP(f, c4, s4, 1, pattern(100, 1), 32), fragmentUDP(f, c6, s6, 2, pattern(100, 2), 48)...)
+	frags[0], frags[1] = frags[1], frags[0]
+	f.Add(writeUDPCapture(f, frags))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		dr := ReadDatagrams(bytes.NewReader(in), &Options{MaxFlows: 4})
+		dr := ReadDatagrams(bytes.NewReader(in), &Options{MaxFlows: 4, MaxBufferedBytes: 4096})
 		n := 0
 		for d, err := range dr.All() {
 			if err != nil {
@@ -76,7 +81,10 @@ func FuzzReadDatagrams(f *testing.F) {
 				t.Fatalf("datagram %d: %d bytes of %d", d.Packet, len(d.Data), d.Length)
 			}
 		}
-		if st := dr.Stats(); st.UDP != n || st.UDP+st.Skipped != st.Packets || st.Flows > st.UDP {
+		// Every packet is a datagram returned, skipped, or an IP fragment held (the fragment
+		// that completes a datagram is returned or skipped with it).
+		if st := dr.Stats(); st.UDP != n || st.UDP+st.Skipped > st.Packets || st.Packets > st.UDP+st.Skipped+st.Fragments ||
+			st.LostFragments > st.Fragments || st.Flows > st.UDP {
 			t.Fatalf("stats %+v after %d datagrams", st, n)
 		}
 	})

@@ -91,6 +91,10 @@ type Options struct {
 	// ReorderTimeout is the capture time after which out-of-order data stops waiting for the
 	// segments before it, as when MaxBufferedBytes is reached. 0 means
 	// DefaultReorderTimeout.
+	//
+	// A DatagramReader holds IP fragments within the same bounds: MaxBufferedBytes in all
+	// (each fragment costs its captured bytes plus 96), and ReorderTimeout after a datagram's
+	// first fragment.
 	ReorderTimeout time.Duration
 	// MaxFlows bounds the UDP flows a DatagramReader tracks (about 150 bytes each); beyond
 	// it the flow seen least recently is forgotten. 0 means DefaultMaxFlows, NoLimit none.
@@ -130,6 +134,13 @@ type Stats struct {
 	// Snaplen is the capture's snapshot length (pcap; for pcapng the first interface's), 0
 	// when unknown.
 	Snaplen int
+	// Fragments counts the IP fragments of UDP datagrams (DatagramReader): a datagram that
+	// came in n fragments is returned once, with the fragment that completed it. LostFragments
+	// counts the fragments whose datagram never completed: one missing by ReorderTimeout or
+	// at the end of the capture, fragments that overlap or cannot be (past 65 535 bytes, a
+	// length not a multiple of 8), or the oldest dropped for MaxBufferedBytes.
+	Fragments     int
+	LostFragments int
 }
 
 // openCapture reads the file header of a pcap or pcapng capture from br and returns its packet

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"iter"
@@ -64,6 +65,10 @@ type Datagram struct {
 	Data []byte
 	// Length is the UDP payload's length on the wire, from the UDP header.
 	Length int
+	// Fragments is how many IP fragments carried the datagram, 0 when it was not fragmented.
+	// A fragmented datagram is returned when its fragments are all there: Packet and Time
+	// are those of the fragment that completed it.
+	Fragments int
 }
 
 // Missing returns the payload bytes the capture did not keep (cut by its snaplen), 0 when
@@ -72,13 +77,20 @@ func (d *Datagram) Missing() int { return max(d.Length-len(d.Data), 0) }
 
 // DatagramReader reads the UDP datagrams of a pcap or pcapng capture one by one: IPv4 and
 // IPv6 over Ethernet (with VLAN tags), Linux cooked capture (tcpdump -i any), loopback (BSD
-// null) and raw IP link types. Everything else (TCP, ARP, IP fragments after the first, …)
-// is counted in Stats.Skipped. Create it with [ReadDatagrams].
+// null) and raw IP link types. Datagrams that travelled in IP fragments (IPv4, and IPv6 with
+// the fragment header right after the fixed one) are reassembled and returned once, whole.
+// Everything else (TCP, ARP, fragments of other protocols, …) is counted in Stats.Skipped.
+// Create it with [ReadDatagrams].
 //
 // Memory: one packet record, plus about 150 bytes per flow (a capture of n bytes holds at
 // most n/50 flows, as a datagram takes at least 50 bytes of it: the bound is proportional to
 // the input); Options.MaxFlows bounds the flows tracked, after which the flow seen least
-// recently is forgotten (a later datagram of it starts a new flow with a new ID).
+// recently is forgotten (a later datagram of it starts a new flow with a new ID). Fragments
+// waiting for the rest of their datagram cost their captured bytes plus 96 bytes each, at most
+// Options.MaxBufferedBytes in all (the oldest incomplete datagram is dropped to make room),
+// plus one 64 KiB reassembly buffer; an incomplete datagram is dropped ReorderTimeout of
+// capture time after its first fragment. Dropped fragments are counted in
+// Stats.LostFragments.
 type DatagramReader struct {
 	opts     Options
 	r        io.Reader
@@ -93,7 +105,17 @@ type DatagramReader struct {
 	lru      flowEntry // sentinel of the list of flows, most recently seen first
 	nextID   uint64
 	d        Datagram
+	frag     *defrag // created at the first IP fragment
 }
+
+// What a packet of a capture was to a DatagramReader.
+type packetKind int
+
+const (
+	packetSkipped  packetKind = iota // not a UDP datagram, or filtered out
+	packetDatagram                   // a UDP datagram, or the fragment that completed one
+	packetHeld                       // an IP fragment held for reassembly
+)
 
 // DefaultMaxFlows is the default of Options.MaxFlows.
 const DefaultMaxFlows = 1 << 16
@@ -108,7 +130,8 @@ type flowEntry struct {
 
 // ReadDatagrams returns a reader of the UDP datagrams of the capture r (pcap or pcapng, told
 // apart by the magic number). opts nil means every default; of Options, Ports (keep the
-// datagrams with one of these ports on either side) and MaxFlows apply. Errors of the file
+// datagrams with one of these ports on either side), MaxFlows, and for IP fragments
+// MaxBufferedBytes and ReorderTimeout apply. Errors of the file
 // itself (not a capture, a record cut short) come from Next as an *Error.
 //
 //	dr := capture.ReadDatagrams(f, nil)
@@ -126,7 +149,8 @@ func ReadDatagrams(r io.Reader, opts *Options) *DatagramReader {
 }
 
 // Stats returns what the reader has read so far: Packets, UDP (the datagrams returned),
-// Skipped, Flows, Snaplen, and Truncated and MissingBytes (datagrams cut by the snaplen).
+// Skipped, Flows, Snaplen, Truncated and MissingBytes (datagrams cut by the snaplen), and
+// Fragments and LostFragments (IP fragments, and those whose datagram never completed).
 func (dr *DatagramReader) Stats() Stats { return dr.st }
 
 // Next returns the next UDP datagram, or io.EOF after the last one. After an error other
@@ -150,15 +174,20 @@ func (dr *DatagramReader) Next() (*Datagram, error) {
 			if err != io.EOF {
 				err = &Error{Packet: dr.st.Packets + 1, Offset: start, Err: err}
 			}
+			if dr.frag != nil {
+				dr.st.LostFragments = dr.frag.lost + dr.frag.pending() // never completed
+			}
 			dr.err = err
 			return nil, err
 		}
 		dr.st.Packets++
-		if dr.datagram(data, ci, dr.linkType(ci)) {
+		switch dr.datagram(data, ci, dr.linkType(ci)) {
+		case packetDatagram:
 			dr.st.UDP++
 			return &dr.d, nil
+		case packetSkipped:
+			dr.st.Skipped++
 		}
-		dr.st.Skipped++
 	}
 }
 
@@ -192,9 +221,37 @@ func (dr *DatagramReader) open() error {
 }
 
 // datagram decodes one packet into dr.d; it reports whether it was a UDP datagram that passed
-// the port filter.
-func (dr *DatagramReader) datagram(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) bool {
+// the port filter, a fragment held for reassembly, or neither.
+func (dr *DatagramReader) datagram(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) packetKind {
 	src, dst, udp, ok := dr.dec.decodeUDP(data, lt)
+	fragments := 0
+	if !ok {
+		if f, isFrag := dr.dec.ipFragment(); isFrag {
+			dr.st.Fragments++
+			if dr.frag == nil {
+				dr.frag = newDefrag(dr.opts)
+			}
+			r, done := dr.frag.add(f, ci.Timestamp, dr.st.Packets)
+			dr.st.LostFragments = dr.frag.lost
+			if !done {
+				return packetHeld
+			}
+			if len(r.payload) < 8 {
+				return packetSkipped // the snaplen cut the UDP header: no ports to tell
+			}
+			udp = &dr.dec.udp
+			*udp = layers.UDP{SrcPort: layers.UDPPort(binary.BigEndian.Uint16(r.payload)),
+				DstPort: layers.UDPPort(binary.BigEndian.Uint16(r.payload[2:])), Length: binary.BigEndian.Uint16(r.payload[4:])}
+			if int(udp.Length) > r.length || udp.Length < 8 {
+				udp.Length = uint16(r.length) // a header that lies: the fragments tell
+			}
+			udp.Payload = r.payload[8:min(len(r.payload), int(udp.Length))]
+			src, dst = netip.AddrPortFrom(f.key.src.Unmap(), uint16(udp.SrcPort)), netip.AddrPortFrom(f.key.dst.Unmap(), uint16(udp.DstPort))
+			fragments, ok = r.fragments, true
+			// The capture cut the datagram when it kept less than the UDP length.
+			ci.CaptureLength, ci.Length = len(udp.Payload), int(udp.Length)-8
+		}
+	}
 	if !ok && !dr.dec.known(lt) {
 		// A link type the fast path does not know (raw IP as link type 101, …): gopacket's
 		// own decoding.
@@ -202,7 +259,7 @@ func (dr *DatagramReader) datagram(data []byte, ci gopacket.CaptureInfo, lt laye
 		nl := p.NetworkLayer()
 		udp, _ = p.Layer(layers.LayerTypeUDP).(*layers.UDP)
 		if nl == nil || udp == nil {
-			return false
+			return packetSkipped
 		}
 		sa, _ := netip.AddrFromSlice(nl.NetworkFlow().Src().Raw())
 		da, _ := netip.AddrFromSlice(nl.NetworkFlow().Dst().Raw())
@@ -210,10 +267,10 @@ func (dr *DatagramReader) datagram(data []byte, ci gopacket.CaptureInfo, lt laye
 		ok = true
 	}
 	if !ok {
-		return false
+		return packetSkipped
 	}
 	if ps := dr.opts.Ports; len(ps) > 0 && !slices.Contains(ps, src.Port()) && !slices.Contains(ps, dst.Port()) {
-		return false
+		return packetSkipped
 	}
 	length := len(udp.Payload)
 	if udp.Length >= 8 {
@@ -226,12 +283,12 @@ func (dr *DatagramReader) datagram(data []byte, ci gopacket.CaptureInfo, lt laye
 	f.Datagrams++
 	f.Bytes += int64(length)
 	dr.d = Datagram{Packet: dr.st.Packets, Time: ci.Timestamp, Flow: f, Dir: dir, Src: src, Dst: dst,
-		Data: udp.Payload, Length: length}
+		Data: udp.Payload, Length: length, Fragments: fragments}
 	if ci.CaptureLength < ci.Length {
 		dr.st.Truncated++
 		dr.st.MissingBytes += int64(dr.d.Missing())
 	}
-	return true
+	return packetDatagram
 }
 
 // flow returns the flow of a datagram from src to dst, and its direction.

@@ -268,18 +268,11 @@ func udpPacket(t testing.TB, src, dst netip.AddrPort, payload []byte) []byte {
 
 func writeUDPCapture(t testing.TB, pkts [][]byte) []byte {
 	t.Helper()
-	var out bytes.Buffer
-	w := pcapgo.NewWriter(&out)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
+	times := make([]time.Time, len(pkts))
+	for i := range times {
+		times[i] = time.Unix(1700000000, int64(i)*1000)
 	}
-	for i, p := range pkts {
-		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1700000000, int64(i)*1000), CaptureLength: len(p), Length: len(p)}
-		if err := w.WritePacket(ci, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out.Bytes()
+	return capturedAt(t, pkts, times)
 }
 
 // TestReadDatagramsFlows: datagrams of several flows, interleaved, with TCP and a port filter;
