@@ -113,7 +113,7 @@ func (h *Host) initWriteBatch(rc syscall.RawConn) {
 	}) != nil || !ok {
 		return
 	}
-	w := newWriteBatch(writeBatchSize, protocol.MaximumMTU, inet6)
+	w := newWriteBatch(writeBatchSize, int(h.o.mtu), inet6) // no datagram sent is longer
 	off := 0
 	// write is called by RawConn.Write with the socket's write lock held.
 	write := func(fd uintptr) bool {
