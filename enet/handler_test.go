@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gamewire/gamewire/enet/enettest"
 )
 
 // echoHandler sends every packet back to its peer on its channel with its flags.
@@ -118,4 +120,26 @@ func TestHandlerOrderOneAtATime(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("%d of %d packets handled", handled.Load(), 2*n)
 	}
+}
+
+// TestHandlerOverLoss: a Handler server behind a lossy, reordering PacketConn (not a
+// *net.UDPConn: the read loop hands the flushes, and the handler calls, to the service
+// goroutine) echoes 300 reliable packets, fragmented ones among them, once each and in order.
+func TestHandlerOverLoss(t *testing.T) {
+	ctx := testCtx(t)
+	opts := HostOptions{MinimumTimeout: 20 * time.Second, MaximumTimeout: 60 * time.Second}
+	so := opts
+	so.Handler = echoHandler
+	srv, lsrv := lossyHost(t, enettest.LossOptions{Loss: 0.1, Duplicate: 0.05, Reorder: 0.1, Seed: 11}, &so)
+	cli, err := Listen("udp4", "127.0.0.1:0", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	p, err := cli.Connect(ctx, srv.LocalAddr().String(), 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reliableOverLoss(t, ctx, p, 300)
+	t.Logf("server conn: %+v", lsrv.Counts())
 }
