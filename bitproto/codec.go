@@ -212,6 +212,12 @@ func flatTarget(v any) ([]field, uptr) {
 	return nil, nil
 }
 
+// ptrSlotFree reports whether the ptrCache slot of v's type holds no type.
+func ptrSlotFree(v any) bool {
+	e := (*[2]uptr)(uptr(&v))
+	return ptrCache[ptrSlot(e[0])].Load() == nil
+}
+
 // ptrCodecMiss is ptrCodec for a type not in ptrCache, which it adds. It returns nil and nil
 // when v is not a pointer.
 func ptrCodecMiss(v any) (*codec, uptr) {
@@ -451,7 +457,7 @@ func (b *builder) structFields(t reflect.Type, c *codec) error {
 		}
 	}
 	c.covered = c.flat && len(c.fields) == t.NumField()
-	c.enc = func(e *encoder, p uptr) error { return encodeFields(e, c.fields, p) }
+	c.enc = func(e *encoder, p uptr) error { return encodeFields(e, e.w, c.fields, p) }
 	c.dec = func(d *decoder, p uptr) error {
 		_, err := decodeStructs(d, c.fields, p, 1, 0, false, nil)
 		return err
@@ -459,9 +465,10 @@ func (b *builder) structFields(t reflect.Type, c *codec) error {
 	return nil
 }
 
-// encodeFields writes the fields of the struct at p. The common leaf types are written inline.
-func encodeFields(e *encoder, fields []field, p uptr) error {
-	w := e.w
+// encodeFields writes the fields of the struct at p to w, which is e.w. The leaf types are
+// written inline; e is used only for the others (opCall), so that a flat struct (codec.flat)
+// is written without an encoder (e nil: Write's fast path).
+func encodeFields(e *encoder, w *bitstream.Writer, fields []field, p uptr) error {
 	for i := range fields {
 		f := &fields[i]
 		fp := addPtr(p, f.offset)
@@ -482,6 +489,8 @@ func encodeFields(e *encoder, fields []field, p uptr) error {
 			w.WriteFloat64(*(*float64)(fp))
 		case opString:
 			w.WriteString(*(*string)(fp))
+		case opDate:
+			w.WriteDate(*(*time.Time)(fp))
 		default:
 			if err := f.c.enc(e, fp); err != nil {
 				return withField(err, f.name)

@@ -701,3 +701,50 @@ func TestConcurrentDecodeTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFlatAgrees checks Write and WriteObject of a pointer to a flat struct, which write
+// its fields without an encoder (flatSource), against the encoder's path (Append of the struct
+// value), with values that take every form, and that they allocate nothing.
+func TestWriteFlatAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	str := func() string { return strings.Repeat("s", rng.IntN(3)*rng.IntN(100)) }
+	date := func() time.Time {
+		if rng.IntN(3) == 0 {
+			return time.Time{}
+		}
+		return time.Unix(rng.Int64N(1<<40)-1<<39, 0)
+	}
+	var w bitstream.Writer
+	for i := range 2000 {
+		v := leafAll{B: rng.IntN(2) == 0, U8: uint8(rng.Uint32()), I16: int16(rng.Uint32() >> rng.IntN(32)),
+			U16: uint16(rng.Uint32()), I32: int32(rng.Uint32() >> rng.IntN(32)), U32: rng.Uint32() >> rng.IntN(32),
+			I64: int64(rng.Uint64() >> rng.IntN(64)), U64: rng.Uint64() >> rng.IntN(64), F32: rng.Float32(),
+			F64: rng.NormFloat64(), D: date(), S: str(), T: str(), E: date()}
+		want, err := Append([]byte{0xa5}, v) // a value: the encoder's path
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Reset([]byte{0xa5})
+		if err := Write(&w, &v); err != nil || !reflect.DeepEqual(w.Bytes(), want) {
+			t.Fatalf("%d: Write gives % x, %v; want % x", i, w.Bytes(), err, want)
+		}
+		w.Reset(nil)
+		if err := WriteObject(&w, &v); err != nil {
+			t.Fatal(err)
+		}
+		var wo bitstream.Writer
+		wo.WriteNull(false)
+		if err := Write(&wo, v); err != nil || !reflect.DeepEqual(w.Bytes(), wo.Bytes()) {
+			t.Fatalf("%d: WriteObject gives % x, want % x (%v)", i, w.Bytes(), wo.Bytes(), err)
+		}
+	}
+	w.Reset(nil)
+	if err := WriteObject(&w, (*leafAll)(nil)); err != nil || !reflect.DeepEqual(w.Bytes(), []byte{0x80}) {
+		t.Fatalf("nil pointer: % x, %v", w.Bytes(), err)
+	}
+	v := leafAll{S: "name", I64: 1 << 40}
+	buf := make([]byte, 0, 256)
+	if a := testing.AllocsPerRun(100, func() { w.Reset(buf); _ = WriteObject(&w, &v) }); a != 0 {
+		t.Errorf("WriteObject of a flat struct allocates %v times", a)
+	}
+}

@@ -449,7 +449,7 @@ func sliceCodec(t reflect.Type, elem *codec) *codec {
 				// Objects of a plain struct: the null bit and the fields, inline.
 				for i := range s.len {
 					e.w.WriteBool(false)
-					if err := encodeFields(e, oc.fields, addPtr(s.data, uintptr(i)*size)); err != nil {
+					if err := encodeFields(e, e.w, oc.fields, addPtr(s.data, uintptr(i)*size)); err != nil {
 						return withIndex(err, i)
 					}
 				}

@@ -110,6 +110,10 @@ func Append(b []byte, v any) ([]byte, error) {
 
 // Write writes the wire form of v to w, at w's current bit position (see [Append]).
 func Write(w *bitstream.Writer, v any) error {
+	if fields, p := flatSource(v); fields != nil {
+		_ = encodeFields(nil, w, fields, p) // every field a leaf: no error, no encoder
+		return writerErr(w)
+	}
 	st := encPool.Get().(*encState)
 	st.e.w = w
 	err := encode(&st.e, v)
@@ -121,12 +125,33 @@ func Write(w *bitstream.Writer, v any) error {
 // WriteObject writes v as an object: a null bit, 1 when v is nil or a nil pointer, else 0
 // followed by v's wire form. This is how a GSF message writes its header and body.
 func WriteObject(w *bitstream.Writer, v any) error {
+	if fields, p := flatSource(v); fields != nil {
+		w.WriteNull(false)
+		_ = encodeFields(nil, w, fields, p) // every field a leaf: no error, no encoder
+		return writerErr(w)
+	}
 	if isNil(v) {
 		w.WriteNull(true)
 		return nil
 	}
 	w.WriteNull(false)
 	return Write(w, v)
+}
+
+// flatSource returns the fields of the struct v points to and the pointer, when v is a non-nil
+// pointer to a struct of leaf fields (the usual message body): Write and WriteObject then write
+// it without reflection or the encoder pool. Else it returns nil and nil, having added v's
+// type to ptrCache when it is a pointer and its slot is free, so that the next value of the
+// type takes the fast path (an encode never takes the slot of another type: two types that
+// share a slot would allocate an entry at every encode).
+func flatSource(v any) ([]field, uptr) {
+	if fields, p := flatTarget(v); fields != nil {
+		return fields, p
+	}
+	if ptrSlotFree(v) {
+		ptrCodecMiss(v)
+	}
+	return nil, nil
 }
 
 func isNil(v any) bool {

@@ -54,6 +54,40 @@ func ExampleReadMessage() {
 	// response USER_SERVER/GET_CLIENT_VERSION_INFO id=1: "133852.true"
 }
 
+// A connection's read loop reads each message into a struct of its own and answers it with an
+// Encoder of its own, appending the responses to one buffer that a single write sends.
+func ExampleEncoder() {
+	var stream []byte
+	for id := range int32(2) {
+		h := gsf.NewRequest(gsf.SvcUserServer, gsf.MsgGetClientVersionInfo, id+1)
+		stream, _ = gsf.AppendMessage(stream, &h, &GetClientVersionInfo{ClientName: "AmazingWorld"})
+	}
+	fr := gsf.NewFrameReader(bytes.NewReader(stream))
+	var req struct {
+		header gsf.Header
+		body   gsf.RawBody
+	}
+	var enc gsf.Encoder
+	var out []byte
+	for {
+		err := fr.ReadMessageInto(&req.header, &req.body)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		resp := gsf.NewResponse(&req.header)
+		if out, err = enc.AppendMessage(out, &resp, &struct{ Text string }{"133852.true"}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Printf("% x\n", out) // the first response is the reference server's, byte for byte
+	// Output: 15 21 c2 5c 04 6d 0c 10 30 58 31 33 33 38 35 32 2e 74 72 75 65 00 15 21 c2 5c 04 6d 14 10 30 58 31 33 33 38 35 32 2e 74 72 75 65 00
+}
+
 func ExampleNewResponse() {
 	req := gsf.NewRequest(gsf.SvcUserServer, 15, 7) // LOGIN
 	resp := gsf.NewResponse(&req)

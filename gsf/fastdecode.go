@@ -10,9 +10,9 @@ import (
 // body's null bit straight from the payload's bits, with a window of up to 64 bits in local
 // variables instead of a bitstream.Reader. It handles the messages that are not null, have a
 // header object and, if they are responses, no list of app codes. For anything else, errors
-// included, it reports false, having possibly changed m.Header; decode then decodes the message
+// included, it reports false, having possibly changed h; decode then decodes the message
 // through the reader, which overwrites the header and reports the error.
-func (m *Message) decodeFast(data []byte, n int) bool {
+func decodeFast(h *Header, b *RawBody, data []byte, n int) bool {
 	x, avail, wend, ok := bitwin.Window(data, 0)
 	if !ok {
 		if x, avail, wend, ok = bitwin.Tail(data, 0); !ok {
@@ -77,7 +77,6 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 		}
 		x, avail = x<<(size&63), avail-size
 	}
-	h := &m.Header
 	h.setRequest(flags, ServiceClass(class), msgType, id)
 	if h.IsService() {
 		var s string
@@ -129,7 +128,6 @@ func (m *Message) decodeFast(data []byte, n int) bool {
 			return false
 		}
 	}
-	b := &m.Body
 	b.data, b.start, b.end, b.present = data, int(wend-avail+1), n*8, int64(x) >= 0
 	return true
 }
@@ -174,7 +172,7 @@ func stringAt(data []byte, x uint64, avail, wend uint) (s string, x2 uint64, ava
 // words, from which the window is taken again twice, at offsets known to leave enough bits for
 // what follows, instead of checking each field's length against the window. It reports false for
 // any other shape, having changed nothing.
-func (m *Message) decodeRequest(data []byte, n int) bool {
+func decodeRequest(h *Header, b *RawBody, data []byte, n int) bool {
 	hi, lo := binary.BigEndian.Uint64(data), binary.BigEndian.Uint64(data[8:16])
 	flags := int32(int64(hi<<4) >> 60)
 	class, s := bitwin.Int32FormShortFirst(hi<<8 | lo>>56)
@@ -196,9 +194,7 @@ func (m *Message) decodeRequest(data []byte, n int) bool {
 	if x>>58 != 0b100000 && x>>58 != 0b101111 {
 		return false
 	}
-	h := &m.Header
 	h.setRequest(flags, ServiceClass(class), msgType, id)
-	b := &m.Body
 	b.data, b.start, b.end, b.present = data, int(p+s+7), n*8, int64(x<<6) >= 0
 	return true
 }

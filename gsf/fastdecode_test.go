@@ -17,10 +17,10 @@ import (
 func checkFastDecode(t *testing.T, data []byte, n int, reused *Message) (request bool) {
 	t.Helper()
 	var want Message
-	werr := want.decodeReader(data, n)
+	werr := decodeReader(&want.Header, &want.Body, data, n)
 	if isRequest(data) {
 		m := *reused
-		if request = m.decodeRequest(data, n); request {
+		if request = decodeRequest(&m.Header, &m.Body, data, n); request {
 			if werr != nil {
 				t.Fatalf("decodeRequest accepts % x, decodeReader fails: %v", data, werr)
 			}
@@ -31,7 +31,7 @@ func checkFastDecode(t *testing.T, data []byte, n int, reused *Message) (request
 			t.Fatalf("decodeRequest of % x failed and changed the message", data)
 		}
 	}
-	if !reused.decodeFast(data, n) {
+	if !decodeFast(&reused.Header, &reused.Body, data, n) {
 		return request // decode falls back on decodeReader
 	}
 	if werr != nil {
@@ -138,8 +138,15 @@ func TestFrameReaderReadMessage(t *testing.T) {
 
 	fr := NewFrameReader(bytes.NewReader(stream))
 	fr2 := NewFrameReader(bytes.NewReader(stream))
+	fr3 := NewFrameReader(bytes.NewReader(stream))
 	var m Message
 	var dec bitproto.Decoder
+	// ReadMessageInto decodes into a struct of the caller's, which held another message.
+	var into struct {
+		h    Header
+		body RawBody
+	}
+	into.h = Header{LogCorrelator: "old", AppString: "old", AppCodes: []AppCodeEntry{{Code: 1}}}
 	for i, want := range []Header{h, resp, n, h} {
 		if err := fr.ReadMessage(&m); err != nil {
 			t.Fatalf("message %d: %v", i, err)
@@ -155,6 +162,16 @@ func TestFrameReaderReadMessage(t *testing.T) {
 		if m2, err := ReadMessage(fr2); err != nil || !reflect.DeepEqual(m2, m) {
 			t.Fatalf("message %d: ReadMessage gives %+v, %v", i, m2, err)
 		}
+		if err := fr3.ReadMessageInto(&into.h, &into.body); err != nil || !reflect.DeepEqual(Message{Header: into.h, Body: into.body}, m) {
+			t.Fatalf("message %d: ReadMessageInto gives %+v %+v, %v", i, into.h, into.body, err)
+		}
+	}
+	if err := fr3.ReadMessageInto(&into.h, &into.body); !errors.Is(err, ErrNullMessage) || !reflect.DeepEqual(into.h, Header{}) || !reflect.DeepEqual(into.body, RawBody{}) {
+		t.Fatalf("ReadMessageInto, null message: %v, %+v %+v", err, into.h, into.body)
+	}
+	into.h.AppString = "old"
+	if err := fr3.ReadMessageInto(&into.h, &into.body); err != io.EOF || !reflect.DeepEqual(into.h, Header{}) {
+		t.Fatalf("ReadMessageInto at the end: %v, %+v", err, into.h)
 	}
 	// A null message: an error, and the header of the message before is gone.
 	if err := fr.ReadMessage(&m); !errors.Is(err, ErrNullMessage) || !reflect.DeepEqual(m, Message{}) {
@@ -204,7 +221,7 @@ func TestDecodeFastTail(t *testing.T) {
 			t.Fatal(err)
 		}
 		var m Message
-		if !m.decodeFast(p, len(p)) || !equalHeader(m.Header, canonical(h)) || !m.Body.IsNull() {
+		if !decodeFast(&m.Header, &m.Body, p, len(p)) || !equalHeader(m.Header, canonical(h)) || !m.Body.IsNull() {
 			t.Fatalf("% x: %+v", p, m)
 		}
 		for i := range p {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -685,6 +686,50 @@ func TestEncodeAllocs(t *testing.T) {
 	var buf2 bytes.Buffer
 	if err := WriteMessage(&buf2, &h, body); err != nil || buf2.String() != string(unhex(t, seedRequest)) {
 		t.Errorf("WriteMessage: % x %v", buf2.Bytes(), err)
+	}
+	// An Encoder writes what AppendMessage writes, reused from one message to the next, and
+	// allocates nothing either.
+	var enc Encoder
+	if out, err := enc.AppendMessage(buf[:0], &h, body); err != nil || string(out) != string(unhex(t, seedRequest)) {
+		t.Errorf("Encoder: % x %v", out, err)
+	}
+	if a := testing.AllocsPerRun(200, func() { _, _ = enc.AppendMessage(buf[:0], &h, body) }); a != 0 {
+		t.Errorf("Encoder.AppendMessage allocates %v times", a)
+	}
+}
+
+func TestEncoderAgreesWithAppendMessage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	var enc Encoder
+	var out []byte
+	for i := range 2000 {
+		h := randHeader(rng)
+		var body any
+		switch rng.IntN(4) {
+		case 0:
+			body = &GetClientVersionInfoRequest{ClientName: strings.Repeat("n", rng.IntN(200))}
+		case 1:
+			body = &struct{ A, B int32 }{int32(rng.Uint32()), 1}
+		case 2:
+			body = make(chan int) // no wire form: both fail alike
+		}
+		prefix := []byte{byte(i), 0xff}
+		// The header, then one that starts alike (the bits the Encoder keeps), then one with
+		// another message type.
+		for j := range 3 {
+			switch j {
+			case 1:
+				h.RequestID, h.ResultCode, h.LogCorrelator = rng.Int32()>>rng.IntN(32), ResultCode(rng.IntN(3)), ""
+			case 2:
+				h.MsgType ^= 1
+			}
+			want, werr := AppendMessage(append([]byte(nil), prefix...), &h, body)
+			var err error
+			out, err = enc.AppendMessage(append(out[:0], prefix...), &h, body)
+			if (err == nil) != (werr == nil) || !bytes.Equal(out, want) {
+				t.Fatalf("%d.%d: Encoder gives % x, %v; AppendMessage % x, %v", i, j, out, err, want, werr)
+			}
+		}
 	}
 }
 

@@ -162,11 +162,17 @@ func (h *Header) MarshalBits(w *bitstream.Writer) error {
 	w.WriteInt32(h.Flags)
 	w.WriteInt32(int32(h.SvcClass))
 	w.WriteInt32(h.MsgType)
+	h.marshalRest(w)
+	return nil
+}
+
+// marshalRest writes the fields after msgType (see MarshalBits).
+func (h *Header) marshalRest(w *bitstream.Writer) {
 	if h.IsService() {
 		w.WriteInt32(h.RequestID)
 		if h.Flags&FlagResponse == 0 {
 			w.WriteString(h.LogCorrelator)
-			return nil
+			return
 		}
 		w.WriteInt32(int32(h.ResultCode))
 		w.WriteInt32(int32(h.AppCode))
@@ -181,7 +187,6 @@ func (h *Header) MarshalBits(w *bitstream.Writer) error {
 			}
 		}
 	}
-	return nil
 }
 
 // UnmarshalBits reads the header's fields, in both directions: unlike the reference, which

@@ -1,6 +1,7 @@
 package gsf
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -205,35 +206,38 @@ func DecodePayload(payload []byte) (Message, error) {
 
 // decode decodes the message in data, whose first n bytes are the payload (data may hold the
 // terminator after them), into m. After an error m holds what was decoded before it.
-func (m *Message) decode(data []byte, n int) error {
-	if isRequest(data) && m.decodeRequest(data, n) || m.decodeFast(data, n) {
+func (m *Message) decode(data []byte, n int) error { return decodeInto(&m.Header, &m.Body, data, n) }
+
+// decodeInto is decode into a header and a body that need not be a Message's.
+func decodeInto(h *Header, b *RawBody, data []byte, n int) error {
+	if isRequest(data) && decodeRequest(h, b, data, n) || decodeFast(h, b, data, n) {
 		return nil
 	}
-	return m.decodeReader(data, n)
+	return decodeReader(h, b, data, n)
 }
 
 // decodeReader is decode through a bitstream.Reader, for what decodeFast does not handle.
-func (m *Message) decodeReader(data []byte, n int) error {
-	m.Body = RawBody{}
+func decodeReader(h *Header, b *RawBody, data []byte, n int) error {
+	*b = RawBody{}
 	// Like the reference, read over the terminator too: a decoder may read into it.
 	var r bitstream.Reader
 	r.Reset(data)
 	null, err := r.ReadNull()
 	if err != nil {
-		m.Header = Header{}
+		*h = Header{}
 		return &bitproto.DecodeError{Path: "message", Err: err}
 	}
 	if null {
-		m.Header = Header{}
+		*h = Header{}
 		return &bitproto.DecodeError{Path: "message", Err: ErrNullMessage}
 	}
 	if null, err = r.ReadNull(); err != nil {
-		m.Header = Header{}
+		*h = Header{}
 		return &bitproto.DecodeError{Path: "header", Offset: 0, BitOffset: 1, Err: err}
 	}
 	if null {
-		m.Header = Header{}
-	} else if err := m.Header.UnmarshalBits(&r); err != nil {
+		*h = Header{}
+	} else if err := h.UnmarshalBits(&r); err != nil {
 		if e, ok := err.(*bitproto.DecodeError); ok {
 			e.Path = "header." + e.Path
 		}
@@ -243,7 +247,7 @@ func (m *Message) decodeReader(data []byte, n int) error {
 	if null, err = r.ReadNull(); err != nil {
 		return &bitproto.DecodeError{Path: "body", Offset: int64(off / 8), BitOffset: int64(off), Err: err}
 	}
-	m.Body = RawBody{data: data, start: r.Offset(), end: n * 8, present: !null}
+	*b = RawBody{data: data, start: r.Offset(), end: n * 8, present: !null}
 	return nil
 }
 
@@ -277,18 +281,26 @@ func ReadMessage(fr *FrameReader) (Message, error) {
 // stream it returns io.EOF. After an error m holds what was decoded before it (the zero Message
 // for a framing error).
 func (fr *FrameReader) ReadMessage(m *Message) error {
+	return fr.ReadMessageInto(&m.Header, &m.Body)
+}
+
+// ReadMessageInto is [FrameReader.ReadMessage] into a header and a body of the caller's, for
+// a caller whose own struct holds them (a server's request): it saves copying a Message into
+// it. After an error h and body hold what was decoded before it (zero values for a framing
+// error).
+func (fr *FrameReader) ReadMessageInto(h *Header, body *RawBody) error {
 	frame := fr.shortFrame()
 	if frame == nil {
 		var err error
 		if frame, err = fr.readFrameSlow(); err != nil {
-			*m = Message{}
+			*h, *body = Header{}, RawBody{}
 			return err
 		}
 	}
-	if isRequest(frame) && m.decodeRequest(frame, len(frame)-1) || m.decodeFast(frame, len(frame)-1) {
+	if isRequest(frame) && decodeRequest(h, body, frame, len(frame)-1) || decodeFast(h, body, frame, len(frame)-1) {
 		return nil
 	}
-	return m.decodeReader(frame, len(frame)-1)
+	return decodeReader(h, body, frame, len(frame)-1)
 }
 
 // AppendPayload appends the payload of a message: the message null bit (0), the header object
@@ -299,10 +311,15 @@ func (fr *FrameReader) ReadMessage(m *Message) error {
 func AppendPayload(dst []byte, h *Header, body any) ([]byte, error) {
 	st := writerPool.Get().(*msgWriter)
 	defer writerPool.Put(st)
-	w := &st.w
+	return appendPayload(&st.w, nil, dst, h, body)
+}
+
+// appendPayload is AppendPayload with the bit writer w, which it leaves reset to nil, and the
+// cache of e (nil: none; see writeMessage).
+func appendPayload(w *bitstream.Writer, e *Encoder, dst []byte, h *Header, body any) ([]byte, error) {
 	w.Reset(dst)
 	defer w.Reset(nil)
-	if err := writeMessage(w, h, body); err != nil {
+	if err := writeMessage(w, e, h, body); err != nil {
 		return dst, err
 	}
 	return w.Bytes(), nil
@@ -311,10 +328,73 @@ func AppendPayload(dst []byte, h *Header, body any) ([]byte, error) {
 // AppendMessage appends a framed message: the length prefix, the payload of [AppendPayload]
 // and the 0x00 terminator. With a buffer of enough capacity it does not allocate.
 func AppendMessage(dst []byte, h *Header, body any) ([]byte, error) {
+	st := writerPool.Get().(*msgWriter)
+	defer writerPool.Put(st)
+	return appendMessage(&st.w, nil, dst, h, body)
+}
+
+// An Encoder appends framed messages as [AppendMessage] does, with a bit writer of its own
+// where AppendMessage takes one from a pool for every message (a sync.Pool's Get and Put cost
+// about a quarter of encoding a small response). A connection that encodes its messages one
+// at a time keeps one. The zero Encoder is ready to use; it is not safe for concurrent use,
+// and holds no reference to what it encoded once a call returns.
+//
+// An Encoder also keeps the bits that start the last message it encoded: the message's and the
+// header's null bits, flags, svcClass and msgType, which a connection's responses mostly share
+// (a client's requests of one kind and their responses); a message that starts alike takes them
+// as one write, where encoding them costs five.
+type Encoder struct {
+	w bitstream.Writer
+
+	start          uint64 // the starting bits, right-aligned
+	startBits      int    // their number; 0: none kept
+	flags, msgType int32  // what they encode
+	class          ServiceClass
+}
+
+// AppendMessage appends a framed message to dst, as the function [AppendMessage] does.
+func (e *Encoder) AppendMessage(dst []byte, h *Header, body any) ([]byte, error) {
+	return appendMessage(&e.w, e, dst, h, body)
+}
+
+// writeStart writes the message's and the header object's null bits (both 0), flags, svcClass
+// and msgType: the bits kept from the last message when it started alike.
+func (e *Encoder) writeStart(w *bitstream.Writer, h *Header) {
+	if e.startBits == 0 || h.Flags != e.flags || h.SvcClass != e.class || h.MsgType != e.msgType {
+		var sb [16]byte
+		var t bitstream.Writer
+		t.Reset(sb[:0])
+		writeStart(&t, h)
+		n := t.Len()
+		if n > 64 {
+			e.startBits = 0
+			writeStart(w, h)
+			return
+		}
+		var b [8]byte
+		copy(b[:], t.Bytes())
+		e.start, e.startBits = binary.BigEndian.Uint64(b[:])>>(64-n), n
+		e.flags, e.class, e.msgType = h.Flags, h.SvcClass, h.MsgType
+	}
+	w.WriteBits(e.start, e.startBits)
+}
+
+// writeStart writes the message's and the header object's null bits (both 0), flags, svcClass
+// and msgType.
+func writeStart(w *bitstream.Writer, h *Header) {
+	w.WriteNull(false) // the message
+	w.WriteNull(false) // the header object
+	w.WriteInt32(h.Flags)
+	w.WriteInt32(int32(h.SvcClass))
+	w.WriteInt32(h.MsgType)
+}
+
+// appendMessage is AppendMessage with the bit writer w and the cache of e (nil: none).
+func appendMessage(w *bitstream.Writer, e *Encoder, dst []byte, h *Header, body any) ([]byte, error) {
 	start := len(dst)
 	// Most payloads are shorter than 127 bytes: reserve one byte for the length prefix, and
 	// move the payload if the prefix turns out longer.
-	out, err := AppendPayload(append(dst, 0), h, body)
+	out, err := appendPayload(w, e, append(dst, 0), h, body)
 	if err != nil {
 		return dst, err
 	}
@@ -345,7 +425,7 @@ func (m *Message) Append(dst []byte) ([]byte, error) {
 func WriteMessage(w io.Writer, h *Header, body any) error {
 	st := writerPool.Get().(*msgWriter)
 	defer writerPool.Put(st)
-	buf, err := AppendMessage(st.buf[:0], h, body)
+	buf, err := appendMessage(&st.w, nil, st.buf[:0], h, body)
 	if err != nil {
 		return err
 	}
@@ -363,12 +443,15 @@ type msgWriter struct {
 
 var writerPool = sync.Pool{New: func() any { return new(msgWriter) }}
 
-func writeMessage(w *bitstream.Writer, h *Header, body any) error {
-	w.WriteNull(false) // the message
-	w.WriteNull(false) // the header object
-	if err := h.MarshalBits(w); err != nil {
-		return err
+// writeMessage writes the payload of a message: its start (writeStart, from the cache of e
+// unless e is nil), the rest of the header and the body.
+func writeMessage(w *bitstream.Writer, e *Encoder, h *Header, body any) error {
+	if e != nil {
+		e.writeStart(w, h)
+	} else {
+		writeStart(w, h)
 	}
+	h.marshalRest(w)
 	switch b := body.(type) {
 	case RawBody:
 		if err := writeRaw(w, &b); err != nil {

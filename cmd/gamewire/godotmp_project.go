@@ -60,22 +60,19 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// What the scripts set in code that the loader cannot read is served as the scenes say
+	// (server authority, public visibility, no custom spawns) and named here.
+	for _, g := range d.Gaps {
+		fmt.Fprintf(stderr, "gamewire godot mp serve: not served as the game does: %s\n", g)
+	}
+	d.Gaps = nil
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv := &multiplayer.Server{Logger: logger, OriginPatterns: strings.Split(*origins, ",")}
 	if err := d.Apply(srv); err != nil {
 		return err
 	}
-	// Synchronizers outside spawned scenes: their nodes are known (for a client's path-based
-	// SYNC to be confirmed), but the server sends no state of its own for them.
-	for _, c := range d.Synchronizers {
-		if !slices.ContainsFunc(srv.Nodes, func(n *multiplayer.Node) bool { return n.Path() == c.Path }) {
-			n, err := multiplayer.NewNode(c.Path)
-			if err != nil {
-				return err
-			}
-			srv.Nodes = append(srv.Nodes, n)
-		}
-	}
+	// Synchronizers outside spawned scenes (Apply adds them) send their state, the project's
+	// defaults, to every peer that confirmed their path.
 	var playerSpawner *multiplayer.Spawner
 	if *players != "" {
 		i := slices.IndexFunc(d.Spawners, func(s *multiplayer.Spawner) bool { return s.Path == *players })
@@ -88,6 +85,9 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 		}
 		playerSpawner = d.Spawners[i]
 		if len(playerSpawner.Scenes) == 0 {
+			if playerSpawner.Custom != nil {
+				return fmt.Errorf("gamewire godot mp serve: spawner %q spawns only through its spawn function, whose argument the command cannot make up: serve the game from Go (SpawnOptions.Arg)", *players)
+			}
 			return fmt.Errorf("gamewire godot mp serve: spawner %q has no spawnable scene", *players)
 		}
 		playerSpawner.DespawnOnDisconnect = true
@@ -120,8 +120,8 @@ func godotMPServeProject(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "godot mp: serving %s (%s: %d nodes with RPCs, %d spawners) on ws://%s\n",
-		*dir, res, len(d.RPCs), len(d.Spawners), ln.Addr())
+	fmt.Fprintf(stdout, "godot mp: serving %s (%s: %d nodes with RPCs, %d spawners, %d synchronizers) on ws://%s\n",
+		*dir, res, len(d.RPCs), len(d.Spawners), len(d.Synchronizers), ln.Addr())
 	return serveMP(ln.Addr(), srv.Shutdown, multiplayer.ErrServerClosed, func() error { return srv.Serve(ln) })
 }
 
@@ -154,6 +154,9 @@ func newNamer(d *project.Declarations, w io.Writer) *namer {
 	}
 	for _, sp := range d.Spawners {
 		n.scenes[sp.Path] = sp
+	}
+	for _, c := range d.Synchronizers {
+		n.props[c.Path] = c.Properties
 	}
 	return n
 }
@@ -218,11 +221,29 @@ func (n *namer) describe(dir string, peer int32, pkt []byte) string {
 	case "SPAWN":
 		spPath := n.cache(dir, peer)[*info.CacheID]
 		text := fmt.Sprintf("SPAWN by %s: %q net id %d", spPath, info.Name, *info.NetID)
-		if sp := n.scenes[spPath]; sp != nil && int(*info.SceneID) < len(sp.Scenes) {
-			sc := sp.Scenes[*info.SceneID]
+		var sc *multiplayer.Scene
+		sp := n.scenes[spPath]
+		switch {
+		case sp == nil:
+		case int(*info.SceneID) < len(sp.Scenes):
+			sc = sp.Scenes[*info.SceneID]
+		case *info.SceneID == multiplayer.CustomScene:
+			sc = sp.Custom
+		}
+		if sc != nil {
 			ent := sp.SpawnPath + "/" + info.Name
-			text += " scene " + sc.Path
+			if *info.SceneID == multiplayer.CustomScene {
+				text += " custom (spawn_function)"
+				if sc.Path != "" {
+					text += " " + sc.Path
+				}
+			} else {
+				text += " scene " + sc.Path
+			}
 			n.nets[*info.NetID] = netName{path: ent}
+			for _, t := range sc.Spawners { // its nested spawners, at the entity
+				n.scenes[ent+"/"+t.Path] = &multiplayer.Spawner{Path: ent + "/" + t.Path, SpawnPath: ent + "/" + t.SpawnPath, Scenes: t.Scenes, Custom: t.Custom}
+			}
 			for _, nd := range sc.Nodes {
 				path := ent
 				if nd.Path() != "." {

@@ -17,7 +17,8 @@
 //     ENetMultiplayerPeer, with its channel map and connect-data peer ids;
 //   - replication: Spawner, Scene and SyncConfig declare the clients' MultiplayerSpawners and
 //     MultiplayerSynchronizers; Server.Spawn spawns entities (SPAWN, DESPAWN, net ids, late
-//     joiners, visibility), SyncState sets what the server replicates (SYNC and delta SYNC every
+//     joiners, visibility filters run every tick or on request, spawners nested in spawned
+//     scenes), SyncState sets what the server replicates (SYNC and delta SYNC every
 //     tick) and receives what clients replicate (SyncState.Unmarshal); nodes can be added,
 //     removed and templated while the server runs. Package project reads all of it from a
 //     game's project folder;

@@ -1,7 +1,9 @@
 package multiplayer
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -24,6 +26,9 @@ const (
 	// (MultiplayerSpawner.spawn with an argument).
 	CustomScene = 0xff
 )
+
+// ErrSpawnLimit is Spawn's error when the spawner already has SpawnLimit entities.
+var ErrSpawnLimit = errors.New("spawn limit reached")
 
 // Replication holds the Server's replication settings (a Server field). The zero value is the
 // engine's defaults.
@@ -74,6 +79,10 @@ type Property struct {
 	// Default is the value the property has until it is set (the node's value in its scene
 	// or script); nil is null, which a typed property on the client refuses.
 	Default any
+	// OwnerID says the property holds the entity's owner: Spawn sets it to SpawnOptions.Owner
+	// (an int; 1, the server, without an owner) before applying SpawnOptions.State, as games do that give a node's authority
+	// from a synchronized property (`var player := 1: set(id): $Input.set_multiplayer_authority(id)`).
+	OwnerID bool
 }
 
 // Name returns the name the property's value goes by in Go: the part of Path after the node
@@ -84,6 +93,21 @@ func (p Property) Name() string {
 	}
 	return p.Path
 }
+
+// VisibilityUpdate is a synchronizer's visibility_update_mode, with the engine's values.
+type VisibilityUpdate uint8
+
+// The visibility update modes.
+const (
+	// VisibilityIdle (VISIBILITY_PROCESS_IDLE, the default) runs the filter every tick, after
+	// the tick's SYNCs, as the engine runs it every process frame after the network frame.
+	VisibilityIdle VisibilityUpdate = 0
+	// VisibilityPhysics (VISIBILITY_PROCESS_PHYSICS) runs it every tick too: the server has no
+	// physics frame (at the engine's default 60 Hz both frames come as often).
+	VisibilityPhysics VisibilityUpdate = 1
+	// VisibilityManual (VISIBILITY_PROCESS_NONE) runs it only when the program asks.
+	VisibilityManual VisibilityUpdate = 2
+)
 
 // Authority says which peer a synchronizer's multiplayer authority is.
 type Authority int32
@@ -114,9 +138,17 @@ type SyncConfig struct {
 	Authority Authority
 	// Visible, when set, is a visibility filter (add_visibility_filter): the synchronizer's
 	// state, and the entity's spawn, go only to the peers for which it returns true. nil is
-	// public visibility. It runs with the server's replication lock held: it must not call
-	// the Server.
+	// public visibility. As the engine, the server first asks it about peer 0, meaning every
+	// peer, when an entity is spawned and in the update every tick: if it returns true for
+	// 0, the entity and the synchronizer go to every peer without asking about each (a filter
+	// that only turns some peers away, peer != x, turns none away then); otherwise it is asked
+	// about each peer. It runs with the server's replication lock held: it must not call the
+	// Server.
 	Visible func(peer int32, e *Entity) bool
+	// VisibilityUpdate is visibility_update_mode: whether the server runs Visible again by
+	// itself every tick (the engine: every frame while the synchronizer has a filter) or only
+	// when asked (Entity.UpdateVisibility, SyncState.UpdateVisibility).
+	VisibilityUpdate VisibilityUpdate
 	// OnSync, for a synchronizer whose authority is a client, is called after a SYNC or delta
 	// SYNC from it has been applied (the synchronized / delta_synchronized signals). Read the
 	// state with SyncState.Unmarshal.
@@ -124,12 +156,16 @@ type SyncConfig struct {
 }
 
 // Scene declares a scene that a spawner spawns: its resource path, its synchronizers in tree
-// order, and the nodes in it that have RPCs (paths relative to the scene's root, "." for the
-// root itself).
+// order, the nodes in it that have RPCs and the spawners in it (paths relative to the scene's
+// root, "." for the root itself).
 type Scene struct {
 	Path          string
 	Synchronizers []*SyncConfig
 	Nodes         []*Node
+	// Spawners are the MultiplayerSpawners inside the scene (nested spawners), with Path and
+	// SpawnPath relative to the scene's root. Every entity of the scene gets its own copy of
+	// each, at its path (Entity.SpawnerAt), to Spawn with; they go with the entity.
+	Spawners []*Spawner
 }
 
 // Spawner declares a MultiplayerSpawner whose authority is the server.
@@ -142,13 +178,51 @@ type Spawner struct {
 	// Scenes are the spawnable scenes, in the spawner's order (the scene id is the index).
 	Scenes []*Scene
 	// Custom is the scene that the clients' spawn_function returns, for entities spawned with
-	// an argument (scene id CustomScene); nil if the spawner has no spawn function.
+	// an argument (scene id CustomScene); nil if the spawner has no spawn function, or if the
+	// scene depends on the argument (then each Spawn says it: SpawnOptions.Custom).
 	Custom *Scene
 	// DespawnOnDisconnect despawns an entity when its owner disconnects, as games do in
 	// peer_disconnected (the engine frees only the nodes a disconnected peer spawned itself).
 	DespawnOnDisconnect bool
+	// SpawnLimit is spawn_limit: at most this many of the spawner's entities at once (0: no
+	// limit, the engine's default). Spawn refuses more with ErrSpawnLimit, as the clients
+	// would refuse their SPAWN ("Spawn limit reached!").
+	SpawnLimit int
 
-	node *Node
+	node   *Node
+	live   int     // entities spawned and not despawned; guarded by sc.mu
+	entity *Entity // the entity whose scene holds a nested spawner; nil for the Server's own
+}
+
+// validateScene checks the synchronizers of sc and of the scenes its nested spawners spawn
+// (each scene once: a scene may spawn itself further down).
+func validateScene(sc *Scene, seen map[*Scene]bool) error {
+	if sc == nil || seen[sc] {
+		return nil
+	}
+	seen[sc] = true
+	for _, c := range sc.Synchronizers {
+		if err := c.validate(); err != nil {
+			return fmt.Errorf("scene %q synchronizer %q: %w", sc.Path, c.Path, err)
+		}
+	}
+	for _, sp := range sc.Spawners {
+		if sp == nil || sp.Path == "" || sp.SpawnPath == "" || strings.HasPrefix(sp.Path, "..") || strings.HasPrefix(sp.SpawnPath, "..") {
+			return fmt.Errorf("scene %q: a nested spawner needs its Path and SpawnPath inside the scene", sc.Path)
+		}
+		if len(sp.Scenes) >= CustomScene {
+			return fmt.Errorf("scene %q spawner %q: %d scenes (at most %d)", sc.Path, sp.Path, len(sp.Scenes), CustomScene-1)
+		}
+		if sp.SpawnLimit < 0 {
+			return fmt.Errorf("scene %q spawner %q: negative spawn limit %d", sc.Path, sp.Path, sp.SpawnLimit)
+		}
+		for _, inner := range append(slices.Clone(sp.Scenes), sp.Custom) {
+			if err := validateScene(inner, seen); err != nil {
+				return fmt.Errorf("spawner %q: %w", sp.Path, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (c *SyncConfig) validate() error {
@@ -168,6 +242,9 @@ func (c *SyncConfig) validate() error {
 		if p.Mode == ReplicateOnChange {
 			watched++
 		}
+	}
+	if c.VisibilityUpdate > VisibilityManual {
+		return fmt.Errorf("bad visibility update mode %d", c.VisibilityUpdate)
 	}
 	if c.Interval < 0 || c.DeltaInterval < 0 {
 		return fmt.Errorf("negative interval")

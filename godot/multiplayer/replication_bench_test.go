@@ -84,8 +84,9 @@ func (rb *replBench) wait(b *testing.B) {
 
 // benchServer is a server with benchEntities entities, each with a synchronizer of a position
 // (always) and hp (on change), and benchPeers connected clients; it has ticked until the deltas
-// are sent, and returns the packets one tick sends to one peer.
-func benchServer(b *testing.B) (*Server, []*Entity, *replBench, [][]byte) {
+// are sent, and returns the packets one tick sends to one peer. visible, when set, is every
+// synchronizer's visibility filter.
+func benchServer(b *testing.B, visible func(int32, *Entity) bool) (*Server, []*Entity, *replBench, [][]byte) {
 	var capMu sync.Mutex
 	var captured [][]byte
 	var sent int64 // every byte the server sent
@@ -104,7 +105,7 @@ func benchServer(b *testing.B) (*Server, []*Entity, *replBench, [][]byte) {
 	var next int32 = 1
 	s.NewPeerID = func(*http.Request) int32 { next++; return next }
 	sp := &Spawner{Path: "World/Spawner", SpawnPath: "World/Things", Scenes: []*Scene{{Path: "res://thing.tscn",
-		Synchronizers: []*SyncConfig{{Path: "Sync", Properties: []Property{
+		Synchronizers: []*SyncConfig{{Path: "Sync", Visible: visible, Properties: []Property{
 			{Path: ".:position", Spawn: true, Mode: ReplicateAlways, Default: godot.Vector2{}},
 			{Path: ".:hp", Spawn: true, Mode: ReplicateOnChange, Default: 100},
 		}}}}}}
@@ -153,8 +154,18 @@ func move(ents []*Entity, k int) {
 // BenchmarkReplicationTick: 100 entities synced to 8 peers; one op is one tick of the server
 // (every entity's position set, then SYNC built and sent to every peer) until every client has
 // read its packets. The yardstick is BenchmarkReplicationYardstick.
-func BenchmarkReplicationTick(b *testing.B) {
-	s, ents, rb, pkts := benchServer(b)
+func BenchmarkReplicationTick(b *testing.B) { benchTick(b, nil) }
+
+// BenchmarkReplicationTickFiltered is BenchmarkReplicationTick with a visibility filter on every
+// synchronizer (one that lets every peer see it: the same packets), which the server runs again
+// every tick for every peer (VisibilityIdle, the engine's default): its cost beside
+// BenchmarkReplicationTick is the filters'.
+func BenchmarkReplicationTickFiltered(b *testing.B) {
+	benchTick(b, func(peer int32, e *Entity) bool { return peer > 0 })
+}
+
+func benchTick(b *testing.B, visible func(int32, *Entity) bool) {
+	s, ents, rb, pkts := benchServer(b, visible)
 	defer rb.close()
 	perTick := 0
 	for _, p := range pkts {
@@ -179,7 +190,7 @@ func BenchmarkReplicationTick(b *testing.B) {
 // same number of WebSocket connections, from one goroutine per connection, without building
 // them, until every client has read them.
 func BenchmarkReplicationYardstick(b *testing.B) {
-	_, _, _, pkts := benchServer(b) // the packets of one tick
+	_, _, _, pkts := benchServer(b, nil) // the packets of one tick
 	var mu sync.Mutex
 	var srvConns []*websocket.Conn
 	ready := make(chan struct{}, benchPeers)

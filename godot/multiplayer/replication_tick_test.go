@@ -148,7 +148,9 @@ func TestUpdateVisibility(t *testing.T) {
 	visible := true
 	sc := &Scene{Path: "res://x.tscn", Synchronizers: []*SyncConfig{{Path: "S",
 		Properties: []Property{{Path: ".:v", Spawn: true, Mode: ReplicateAlways, Default: 1}},
-		Visible:    func(peer int32, e *Entity) bool { return peer != 3 || visible }}}}
+		// Updated when asked, not every tick (it lets peer 0 see it: every tick would show it
+		// to every peer again).
+		Visible: func(peer int32, e *Entity) bool { return peer != 3 || visible }, VisibilityUpdate: VisibilityManual}}}
 	sp := &Spawner{Path: "W/Sp", SpawnPath: "W/E", Scenes: []*Scene{sc}}
 	s, trs := tickScene(t, []*Spawner{sp}, 2, 3)
 	e, err := s.Spawn(sp, "res://x.tscn", "X", nil)

@@ -32,7 +32,8 @@ type replicator struct {
 type replPeer struct {
 	id        int32
 	spawned   map[*Entity]bool
-	syncs     []*SyncState // sync_nodes visible to the peer, in the engine's set order
+	syncs     []*SyncState       // sync_nodes visible to the peer, in the engine's set order
+	syncAt    map[*SyncState]int // each one's index in syncs
 	lastSent  uint16
 	lastWatch map[*SyncState]time.Duration
 }
@@ -53,7 +54,7 @@ func newReplicator(sc *scene, cfg Replication) *replicator {
 }
 
 func newReplPeer(id int32) *replPeer {
-	return &replPeer{id: id, spawned: map[*Entity]bool{}, lastWatch: map[*SyncState]time.Duration{}}
+	return &replPeer{id: id, spawned: map[*Entity]bool{}, lastWatch: map[*SyncState]time.Duration{}, syncAt: map[*SyncState]int{}}
 }
 
 // replicator returns the server's replicator, creating it (and its ticker) on first use.
@@ -182,14 +183,13 @@ func (s *Server) addSpawnerLocked(r *replicator, sp *Spawner) error {
 	if len(sp.Scenes) >= CustomScene {
 		return fmt.Errorf("multiplayer: spawner %q: %d scenes (at most %d)", sp.Path, len(sp.Scenes), CustomScene-1)
 	}
+	if sp.SpawnLimit < 0 {
+		return fmt.Errorf("multiplayer: spawner %q: negative spawn limit %d", sp.Path, sp.SpawnLimit)
+	}
+	seen := map[*Scene]bool{}
 	for _, sc := range append(slices.Clone(sp.Scenes), sp.Custom) {
-		if sc == nil {
-			continue
-		}
-		for _, c := range sc.Synchronizers {
-			if err := c.validate(); err != nil {
-				return fmt.Errorf("multiplayer: spawner %q scene %q synchronizer %q: %w", sp.Path, sc.Path, c.Path, err)
-			}
+		if err := validateScene(sc, seen); err != nil {
+			return fmt.Errorf("multiplayer: spawner %q: %w", sp.Path, err)
 		}
 	}
 	n, err := NewNode(sp.Path)
@@ -236,8 +236,12 @@ func (s *Server) addSynchronizerLocked(r *replicator, cfg *SyncConfig) (*SyncSta
 		return nil, err
 	}
 	sc := s.sc
-	if sc.nodes[cfg.Path] != nil {
-		return nil, fmt.Errorf("multiplayer: node %q declared twice", cfg.Path)
+	if old := sc.nodes[cfg.Path]; old != nil {
+		// A synchronizer whose script has RPCs, declared as a node: the same node.
+		if r.byNode[old] != nil {
+			return nil, fmt.Errorf("multiplayer: synchronizer %q declared twice", cfg.Path)
+		}
+		n = old
 	}
 	auth := int32(cfg.Authority)
 	if auth == 0 {
@@ -266,11 +270,14 @@ type Entity struct {
 	owner   int32
 	arg     []byte // the custom spawn argument, compressed
 	syncs   []*SyncState
-	nodes   []*Node // the entity's nodes in the path cache (RPC nodes and synchronizers)
+	nodes   []*Node    // the entity's nodes in the path cache (RPC nodes, synchronizers, spawners)
+	parent  *Entity    // the entity whose nested spawner spawned this one, or nil
+	nested  []*Spawner // its copies of the scene's nested spawners
 
 	// guarded by sc.mu
-	netID uint32
-	gone  bool
+	netID    uint32
+	gone     bool
+	children []*Entity // entities its nested spawners spawned, in spawn order
 }
 
 // SpawnOptions are the optional parts of a spawn.
@@ -281,6 +288,9 @@ type SpawnOptions struct {
 	Owner int32
 	// Arg is the argument of a custom spawn (scene ""), passed to the clients' spawn_function.
 	Arg any
+	// Custom, for a custom spawn, is the scene the clients' spawn_function returns for Arg,
+	// when it depends on the argument; nil means the spawner's Custom.
+	Custom *Scene
 	// State, when set, is the entity's initial state: a struct or map that SetState applies to
 	// each of its synchronizers.
 	State any
@@ -331,6 +341,22 @@ func (e *Entity) Node(path string) *Node {
 	return nil
 }
 
+// SpawnerAt returns the entity's copy of the nested spawner at path (relative to the entity, as
+// in the Scene's Spawners), to Spawn entities under the entity with; nil if the scene has none
+// there.
+func (e *Entity) SpawnerAt(path string) *Spawner {
+	want := joinPath(e.path, path)
+	for _, sp := range e.nested {
+		if sp.Path == want {
+			return sp
+		}
+	}
+	return nil
+}
+
+// Parent returns the entity whose nested spawner spawned e, or nil.
+func (e *Entity) Parent() *Entity { return e.parent }
+
 // Synchronizers returns the entity's synchronizers in scene order.
 func (e *Entity) Synchronizers() []*SyncState { return slices.Clone(e.syncs) }
 
@@ -349,12 +375,19 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	if name == "" || !validNodeName(name) {
 		return nil, fmt.Errorf("multiplayer: spawn: invalid node name %q", name)
 	}
-	e := &Entity{r: r, spawner: sp, name: name, path: joinPath(sp.SpawnPath, name), owner: opts.Owner}
+	e := &Entity{r: r, spawner: sp, name: name, path: joinPath(sp.SpawnPath, name), owner: opts.Owner, parent: sp.entity}
 	if scene == "" {
-		if sp.Custom == nil {
+		custom := sp.Custom
+		if opts.Custom != nil {
+			if err := validateScene(opts.Custom, map[*Scene]bool{}); err != nil {
+				return nil, fmt.Errorf("multiplayer: spawn: %w", err)
+			}
+			custom = opts.Custom
+		}
+		if custom == nil {
 			return nil, fmt.Errorf("multiplayer: spawner %q has no custom spawn", sp.Path)
 		}
-		e.scene, e.sceneID = sp.Custom, CustomScene
+		e.scene, e.sceneID = custom, CustomScene
 		if e.arg, err = s.sc.encoding.AppendCompressed(nil, opts.Arg); err != nil {
 			return nil, fmt.Errorf("multiplayer: spawn argument: %w", err)
 		}
@@ -389,6 +422,19 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 		e.nodes = append(e.nodes, n)
 		e.syncs = append(e.syncs, newSyncState(r, c, e, n, auth))
 	}
+	for _, t := range e.scene.Spawners {
+		e.nested = append(e.nested, &Spawner{Path: joinPath(e.path, t.Path), SpawnPath: joinPath(e.path, t.SpawnPath),
+			Scenes: t.Scenes, Custom: t.Custom, DespawnOnDisconnect: t.DespawnOnDisconnect, SpawnLimit: t.SpawnLimit, entity: e})
+	}
+	for _, st := range e.syncs {
+		for _, pr := range st.cfg.Properties {
+			if pr.OwnerID {
+				if err := st.Set(pr.Path, int64(max(opts.Owner, 1))); err != nil { // no owner: the server
+					return nil, err
+				}
+			}
+		}
+	}
 	if opts.State != nil {
 		for _, st := range e.syncs {
 			if err := st.SetState(opts.State); err != nil {
@@ -400,7 +446,13 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if r.spawners[sp.Path] != sp {
+		if sp.entity != nil {
+			return nil, fmt.Errorf("multiplayer: spawner %q: its entity was despawned", sp.Path)
+		}
 		return nil, fmt.Errorf("multiplayer: spawner %q was not added to the server", sp.Path)
+	}
+	if sp.SpawnLimit > 0 && sp.live >= sp.SpawnLimit {
+		return nil, fmt.Errorf("multiplayer: spawner %q: %w (%d)", sp.Path, ErrSpawnLimit, sp.SpawnLimit)
 	}
 	if r.byPath[e.path] != nil {
 		// The clients' spawn path has a child of that name: they would refuse the SPAWN.
@@ -411,10 +463,30 @@ func (s *Server) Spawn(sp *Spawner, scene, name string, opts *SpawnOptions) (*En
 			return nil, fmt.Errorf("multiplayer: spawn: node %q exists", n.path)
 		}
 	}
+	for _, c := range e.nested {
+		if r.spawners[c.Path] != nil {
+			return nil, fmt.Errorf("multiplayer: spawn: a spawner %q exists", c.Path)
+		}
+	}
 	r.byPath[e.path] = e
 	for _, n := range e.nodes {
 		sc.nodes[n.path] = n
 	}
+	// The nested spawners: a spawner whose script has RPCs is one of the entity's nodes already.
+	for _, c := range e.nested {
+		if n := sc.nodes[c.Path]; n != nil {
+			c.node = n
+		} else {
+			c.node = &Node{path: c.Path, byName: map[string]*method{}, checksum: Checksum(nil), authority: 1}
+			sc.nodes[c.Path] = c.node
+			e.nodes = append(e.nodes, c.node)
+		}
+		r.spawners[c.Path] = c
+	}
+	if e.parent != nil {
+		e.parent.children = append(e.parent.children, e)
+	}
+	sp.live++
 	// The synchronizers enter the tree (on_replication_start), then the node is ready and
 	// spawned (_node_ready).
 	for _, st := range e.syncs {
@@ -446,8 +518,9 @@ func (e *Entity) Despawn() {
 	e.r.despawn(e)
 }
 
-// UpdateVisibility runs the entity's visibility filters again for every peer (the engine's
-// update_visibility): peers that can no longer see it get a DESPAWN, new ones a SPAWN.
+// UpdateVisibility runs the entity's visibility filters again for each peer (the engine's
+// update_visibility(peer) for every peer, which asks about each peer, not about peer 0): peers
+// that can no longer see it get a DESPAWN, new ones a SPAWN.
 func (e *Entity) UpdateVisibility() {
 	sc := e.r.sc
 	sc.mu.Lock()
@@ -468,6 +541,24 @@ func (r *replicator) despawn(e *Entity) {
 		return
 	}
 	e.gone = true
+	// The entities of its nested spawners leave the tree first, the last one first, as the
+	// engine's children exit before their parent (Node::_propagate_exit_tree): each one's
+	// DESPAWN goes before the entity's.
+	for i := len(e.children) - 1; i >= 0; i-- {
+		r.despawn(e.children[i])
+	}
+	e.children = nil
+	e.spawner.live--
+	for _, c := range e.nested {
+		if r.spawners[c.Path] == c {
+			delete(r.spawners, c.Path)
+		}
+	}
+	if p := e.parent; p != nil {
+		if i := slices.Index(p.children, e); i >= 0 {
+			p.children = slices.Delete(p.children, i, i+1)
+		}
+	}
 	pkt := binary.LittleEndian.AppendUint32([]byte{byte(CmdDespawn)}, e.netID)
 	for id, rp := range r.peers {
 		if rp.spawned[e] {
@@ -504,9 +595,7 @@ func (r *replicator) startSync(st *SyncState) {
 		return // the server does not send what it is not the authority of
 	}
 	r.syncs = append(r.syncs, st)
-	for id := range r.peers {
-		r.updateSyncVisibility(id, st)
-	}
+	r.updateSyncVisibilityAll(st)
 }
 
 func (r *replicator) stopSync(st *SyncState) {
@@ -516,9 +605,7 @@ func (r *replicator) stopSync(st *SyncState) {
 		r.syncs = swapRemove(r.syncs, i)
 	}
 	for _, rp := range r.peers {
-		if i := slices.Index(rp.syncs, st); i >= 0 {
-			rp.syncs = swapRemove(rp.syncs, i)
-		}
+		rp.removeSync(st)
 		delete(rp.lastWatch, st)
 	}
 }
@@ -533,15 +620,46 @@ func (r *replicator) updateSyncVisibility(peer int32, st *SyncState) {
 	if st.auth != 1 || rp == nil {
 		return
 	}
-	vis := r.visible(st, peer)
-	i := slices.Index(rp.syncs, st)
+	r.setSyncVisible(rp, st, r.visible(st, peer))
+}
+
+// updateSyncVisibilityAll is _update_sync_visibility(0): a peer gets the synchronizer if the
+// filter lets peer 0 (every peer) or that peer see it.
+func (r *replicator) updateSyncVisibilityAll(st *SyncState) {
+	if st.auth != 1 {
+		return
+	}
+	all := r.visible(st, 0)
+	for id, rp := range r.peers {
+		r.setSyncVisible(rp, st, all || r.visible(st, id))
+	}
+}
+
+func (r *replicator) setSyncVisible(rp *replPeer, st *SyncState, vis bool) {
+	_, has := rp.syncAt[st]
 	switch {
-	case vis && i < 0:
+	case vis && !has:
+		rp.syncAt[st] = len(rp.syncs)
 		rp.syncs = append(rp.syncs, st)
-	case !vis && i >= 0:
-		rp.syncs = swapRemove(rp.syncs, i)
+	case !vis && has:
+		rp.removeSync(st)
 		delete(rp.lastWatch, st)
 	}
+}
+
+// removeSync takes st out of the peer's synchronizers as HashSet::erase does (the last one
+// moves into its place), in constant time.
+func (rp *replPeer) removeSync(st *SyncState) {
+	i, ok := rp.syncAt[st]
+	if !ok {
+		return
+	}
+	delete(rp.syncAt, st)
+	last := len(rp.syncs) - 1
+	if i != last {
+		rp.syncAt[rp.syncs[last]] = i
+	}
+	rp.syncs = swapRemove(rp.syncs, i)
 }
 
 // updateSpawnVisibility is _update_spawn_visibility: peer 0 means every peer. An entity is
@@ -568,6 +686,9 @@ func (r *replicator) updateSpawnVisibility(peer int32, e *Entity) {
 			return
 		}
 		v := vis(id)
+		if e.parent != nil && !rp.spawned[e.parent] {
+			v = false // the peer has not the node it would go under
+		}
 		if v == rp.spawned[e] {
 			return
 		}
@@ -577,9 +698,19 @@ func (r *replicator) updateSpawnVisibility(peer int32, e *Entity) {
 			toDespawn = append(toDespawn, id)
 		}
 	}
-	if peer != 0 {
+	switch {
+	case peer != 0:
 		check(peer)
-	} else {
+	case vis(0):
+		// As the engine: the filters are asked about peer 0, every peer; when they let it
+		// see the entity, the entity goes to every peer that has not got it (under its
+		// parent), without asking about each, and none loses it.
+		for id, rp := range r.peers {
+			if !rp.spawned[e] && (e.parent == nil || rp.spawned[e.parent]) {
+				toSpawn = append(toSpawn, id)
+			}
+		}
+	default:
 		for id := range r.peers {
 			check(id)
 		}
@@ -595,9 +726,26 @@ func (r *replicator) updateSpawnVisibility(peer int32, e *Entity) {
 	if len(toDespawn) > 0 {
 		pkt := binary.LittleEndian.AppendUint32([]byte{byte(CmdDespawn)}, e.netID)
 		for _, id := range toDespawn {
+			// The peer frees the entity's nested entities with it: they are no longer its.
+			forgetChildren(r.peers[id], e)
 			delete(r.peers[id].spawned, e)
 			r.sc.sendCommand(id, pkt)
 		}
+	}
+	// The nested entities follow their parent to the peers that now have it.
+	for _, id := range toSpawn {
+		for _, c := range e.children {
+			r.updateSpawnVisibility(id, c)
+		}
+	}
+}
+
+// forgetChildren marks the nested entities of e as not spawned to rp, without packets: the
+// peer frees them with e.
+func forgetChildren(rp *replPeer, e *Entity) {
+	for _, c := range e.children {
+		forgetChildren(rp, c)
+		delete(rp.spawned, c)
 	}
 }
 
@@ -684,6 +832,44 @@ func (r *replicator) tick() {
 		rp.lastSent++
 		r.sendSync(id, rp, rp.syncs, rp.lastSent, now)
 		r.sendDelta(id, rp, rp.syncs, now)
+	}
+	// The synchronizers with a visibility filter run it again (update_visibility(0) in their
+	// internal process, after the network frame).
+	for _, st := range r.syncs {
+		if st.cfg.Visible != nil && st.cfg.VisibilityUpdate != VisibilityManual {
+			r.updateVisibility(st)
+		}
+	}
+}
+
+// updateVisibility is update_visibility(0) of one synchronizer whose authority is the server
+// (what the engine runs every frame): its entity's spawn, then the synchronizer's own
+// visibility, each asking the filter about peer 0 first.
+func (r *replicator) updateVisibility(st *SyncState) {
+	if st.gone {
+		return
+	}
+	if e := st.entity; e != nil && !e.gone {
+		r.updateSpawnVisibility(0, e)
+	}
+	r.updateSyncVisibilityAll(st)
+}
+
+// UpdateVisibility runs the synchronizer's visibility filter again for each peer (the engine's
+// update_visibility(peer) for every peer): for a synchronizer of an entity, its spawn as
+// Entity.UpdateVisibility; the peers it is visible to get its SYNCs from the next tick.
+func (s *SyncState) UpdateVisibility() {
+	sc := s.r.sc
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if s.auth != 1 || s.gone {
+		return
+	}
+	for id := range s.r.peers {
+		if e := s.entity; e != nil && !e.gone {
+			s.r.updateSpawnVisibility(id, e)
+		}
+		s.r.updateSyncVisibility(id, s)
 	}
 }
 

@@ -34,7 +34,7 @@ type deadlineState struct {
 // Deadline returns the handler's deadline.
 func (c *reqContext) Deadline() (time.Time, bool) {
 	if c.deadline == 0 {
-		return c.Context.Deadline()
+		return c.sess.ctx.Deadline()
 	}
 	return wallAt(c.deadline), true
 }
@@ -42,7 +42,7 @@ func (c *reqContext) Deadline() (time.Time, bool) {
 // Done returns a channel that is closed at the deadline or when the session's context ends.
 func (c *reqContext) Done() <-chan struct{} {
 	if c.deadline == 0 {
-		return c.Context.Done()
+		return c.sess.ctx.Done()
 	}
 	if dl := c.dl.Load(); dl != nil {
 		return dl.done
@@ -59,7 +59,7 @@ func (c *reqContext) Done() <-chan struct{} {
 		return dl.done
 	}
 	dl.timer = time.AfterFunc(c.deadline-monoNow(), func() { dl.end(context.DeadlineExceeded) })
-	dl.stopParent = context.AfterFunc(c.Context, func() { dl.end(c.Context.Err()) })
+	dl.stopParent = context.AfterFunc(c.sess.ctx, func() { dl.end(c.sess.ctx.Err()) })
 	return dl.done
 }
 
@@ -67,7 +67,7 @@ func (c *reqContext) Done() <-chan struct{} {
 // error once it has ended, and nil before; once Done has been called, as Done's channel says.
 func (c *reqContext) Err() error {
 	if c.deadline == 0 {
-		return c.Context.Err()
+		return c.sess.ctx.Err()
 	}
 	if dl := c.dl.Load(); dl != nil {
 		dl.mu.Lock()
@@ -79,7 +79,7 @@ func (c *reqContext) Err() error {
 
 // clockErr is Err computed from the session's context and the clock.
 func (c *reqContext) clockErr() error {
-	if err := c.Context.Err(); err != nil {
+	if err := c.sess.ctx.Err(); err != nil {
 		return err
 	}
 	if monoNow() >= c.deadline {

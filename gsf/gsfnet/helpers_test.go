@@ -67,6 +67,10 @@ func (l countingAccepts) Accept() (net.Conn, error) {
 
 type sessionKey struct{}
 
+// envInOrder makes newEnv's server handle messages in order, as a Server does by default
+// (TestHostileInOrder sets it while it runs; no test of the package runs in parallel).
+var envInOrder bool
+
 // newEnv starts a server configured by cfg (which may be nil) on 127.0.0.1:0.
 func newEnv(t *testing.T, cfg func(*Server)) *testEnv {
 	t.Helper()
@@ -114,7 +118,7 @@ func newEnv(t *testing.T, cfg func(*Server)) *testEnv {
 	})
 	// The tests of concurrent handling were written for OutOfOrder; the default, in order, has
 	// its own (reference_test.go).
-	e.srv = &Server{Handler: mux, OutOfOrder: true, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	e.srv = &Server{Handler: mux, OutOfOrder: !envInOrder, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if cfg != nil {
 		cfg(e.srv)
 	}

@@ -400,3 +400,28 @@ func TestHostileBurst(t *testing.T) {
 	wg.Wait()
 	e.checkServes()
 }
+
+// TestHostileInOrder runs the hostile-peer and limit tests again with the messages of a
+// connection handled in order, the default, whose reader loop is its own (readInOrder): the
+// tests' server handles them out of order otherwise. (The tests of concurrent handling, which
+// block handlers and wait for others to start, do not apply.)
+func TestHostileInOrder(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"Garbage", TestGarbage}, {"OversizeFrame", TestOversizeFrame}, {"CutFrame", TestCutFrame},
+		{"SlowReader", TestSlowReader}, {"SlowReaderDiscardable", TestSlowReaderDiscardable},
+		{"ConnectionFlood", TestConnectionFlood}, {"HostileBurst", TestHostileBurst},
+		{"HandlerTimeout", TestHandlerTimeout}, {"PartialFrameBudget", TestPartialFrameBudget},
+		{"KeptHandlerContext", TestKeptHandlerContext}, {"ReadTimeoutAfterFrame", TestReadTimeoutAfterFrame},
+		{"IdleAndReadTimeouts", TestIdleAndReadTimeouts}, {"ShutdownTimeoutAndClose", TestShutdownTimeoutAndClose},
+		{"PerIPAndAcceptRate", TestPerIPAndAcceptRate}, {"ProtocolErrorLogThrottled", TestProtocolErrorLogThrottled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			envInOrder = true
+			defer func() { envInOrder = false }()
+			tt.f(t)
+		})
+	}
+}

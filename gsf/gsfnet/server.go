@@ -72,7 +72,10 @@ func (p UnknownPolicy) String() string {
 // MaxMessageBytes before allocating anything, and runs the handler of each message itself. By
 // default a connection's messages are handled one after the other and its responses leave in
 // the order of the requests, as the reference server does and as the real client expects: a
-// handler that blocks holds up the messages behind it.
+// handler that blocks holds up the messages behind it. A message handled in order is decoded
+// where it was received, in the connection's read buffer, which is not read into again until
+// its handler has returned: its Request and Body are the handler's until then (see Handler),
+// and a handler that keeps the body clones it.
 //
 // With OutOfOrder set, a handler that runs longer than 200 µs (it waits for a database, say)
 // keeps the goroutine it runs on, and a new goroutine takes over reading; so requests of one
@@ -136,16 +139,17 @@ type Server struct {
 	AcceptRate  float64
 	AcceptBurst int
 	// MaxBufferedBytes limits the memory that all connections together hold in buffers for
-	// the frames they are receiving, beyond the first gsf.BaseBufferSize (4 KiB) of each, and
-	// in the copies of frames larger than 4 KiB that are being handled (default
-	// DefaultMaxBufferedBytes). A connection whose frame needs more than is left is closed,
+	// the frames they are receiving, beyond the first gsf.BaseBufferSize (4 KiB) of each, and,
+	// with OutOfOrder, in the copies of frames larger than 4 KiB that are being handled
+	// (default DefaultMaxBufferedBytes; in order, a message is handled where it was received,
+	// without a copy). A connection whose frame needs more than is left is closed,
 	// once the messages read before are answered. Clients that send the first part of large
 	// frames and then nothing hold this memory until ReadTimeout closes them; the limit keeps
 	// them from holding more: 10 000 connections holding most of a 64 KiB frame each would
 	// hold 680 MiB. With the defaults, received frames take at most MaxConns × 4 KiB +
-	// MaxBufferedBytes (40 MiB + 64 MiB) while they are read, and MaxConns × MaxInFlight ×
-	// 4 KiB more (2.5 GiB) if every connection has MaxInFlight small requests held by slow
-	// handlers; lower MaxInFlight to lower that.
+	// MaxBufferedBytes (40 MiB + 64 MiB) while they are read, and with OutOfOrder
+	// MaxConns × MaxInFlight × 4 KiB more (2.5 GiB) if every connection has MaxInFlight small
+	// requests held by slow handlers; lower MaxInFlight to lower that.
 	MaxBufferedBytes int
 	// MaxInFlight limits the messages of one connection being handled or waiting for their
 	// response to be written (default DefaultMaxInFlight). 1 handles a connection's messages
@@ -335,7 +339,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	inFlight := limit(srv.MaxInFlight, DefaultMaxInFlight)
 	if inFlight == 0 {
-		inFlight = 1 << 30 // no limit: a channel of empty structs allocates no buffer
+		inFlight = 1 << 62 // no limit
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Session{
@@ -345,7 +349,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 		ip:             ip,
 		ctx:            ctx,
 		cancel:         cancel,
-		sem:            make(chan struct{}, inFlight),
+		slots:          newSlots(inFlight),
 		idleTimeout:    limit(srv.IdleTimeout, DefaultIdleTimeout),
 		readTimeout:    limit(srv.ReadTimeout, DefaultReadTimeout),
 		handlerTimeout: limit(srv.HandlerTimeout, DefaultHandlerTimeout),
@@ -458,11 +462,7 @@ func (srv *Server) closeListeners() error {
 }
 
 // releaseSlots frees the in-flight slots of written responses.
-func (s *Session) releaseSlots(n int) {
-	for range n {
-		<-s.sem
-	}
-}
+func (s *Session) releaseSlots(n int) { s.slots.release(n) }
 
 // serve runs a session: the writer goroutine, the reader loop, and the end of the session.
 func (s *Session) serve() {
@@ -486,6 +486,10 @@ func (s *Session) serve() {
 // read runs the reader loop as the reader of generation gen. The goroutine whose reading
 // ends (rather than being handed over) ends the session.
 func (s *Session) read(gen uint64) {
+	if s.inOrder {
+		s.end(s.readInOrder())
+		return
+	}
 	if handedOver, err := s.readLoop(gen); !handedOver {
 		s.end(err)
 	}
@@ -602,20 +606,16 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			s.inFrame, s.frameStart = true, now
 		}
 		// An in-flight slot; while there is none, stop reading.
-		select {
-		case s.sem <- struct{}{}:
-		default:
+		if !s.slots.tryAcquire() {
 			s.out.flushHeld() // held responses hold slots
-			select {
-			case s.sem <- struct{}{}:
-			case <-s.done:
+			if !s.slots.acquire(s.done) {
 				return false, s.Err()
 			}
 			s.lastFrame = monoNow() // the wait may have been long
 		}
 		r, err := s.newRequest(payload, now)
 		if err != nil {
-			<-s.sem
+			s.slots.release(1)
 			return false, err
 		}
 		if r.Header.IsResponse() {
@@ -623,7 +623,7 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 			// from a client either.
 			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
 			s.freeRequest(r)
-			<-s.sem
+			s.slots.release(1)
 			continue
 		}
 		s.handlers.Add(1)
@@ -662,6 +662,105 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 	}
 }
 
+// readInOrder is the reader loop of a session whose messages are handled in order (the
+// default, Server.OutOfOrder unset): every message is handled on the reader goroutine, which
+// never hands reading over, and its response is queued before the next frame is read.
+//
+// A message is therefore decoded where it lies in the FrameReader's buffer, into the one
+// request the session reuses, without a copy: the buffer is not read into again until the
+// handler has returned and its response is encoded, and a handler must not use the Request
+// or its Body after it returns (see Handler). Responses are encoded into the session's own
+// buffer with its own gsf.Encoder, which only this goroutine uses. The clock is read once
+// per read from the connection (connReader), not once per message: the messages of one read
+// were all read at that time, and a handler's deadline runs from it.
+func (s *Session) readInOrder() error {
+	r := &s.inReq
+	r.Session = s
+	for {
+		err := s.fr.ReadMessageInto(&r.Header, &r.Body)
+		s.inFrame, s.frameStart = false, 0
+		if err != nil {
+			var de *bitproto.DecodeError
+			if errors.As(err, &de) || errors.Is(err, gsf.ErrNullMessage) {
+				return &messageError{err}
+			}
+			return err
+		}
+		now := s.readAt
+		s.lastFrame = now
+		if s.fr.Buffered() > 0 {
+			// The next frame has begun in the same read: its read timeout runs from then.
+			s.inFrame, s.frameStart = true, now
+		}
+		// An in-flight slot (held until the response is written); while there is none, stop
+		// reading.
+		if !s.slots.tryAcquire() {
+			s.out.flushHeld() // held responses hold slots
+			if !s.slots.acquire(s.done) {
+				return s.Err()
+			}
+			now = monoNow() // the wait may have been long
+			s.lastFrame = now
+		}
+		if r.Header.IsResponse() {
+			// Clients send requests and notifies; the reference has no use for a response
+			// from a client either.
+			s.srv.logger().Debug("gsfnet: ignoring a response from a client", "session", s.id, "header", r.Header.String())
+			s.slots.release(1)
+			continue
+		}
+		ctx := s.newContext()
+		ctx.sess, ctx.r = s, &r.Request
+		if s.handlerTimeout > 0 {
+			ctx.deadline = now + s.handlerTimeout
+		}
+		r.ctx = ctx
+		s.tmu.Lock()
+		s.inHandler = true
+		s.handlerStart = now
+		s.slowFlushed = false
+		watched := s.watched
+		s.watched = true
+		s.tmu.Unlock()
+		if !watched {
+			s.srv.watchdog.watch(s)
+		}
+		queued := s.respond(r)
+		ctx.release()
+		r.ctx = nil
+		if !queued {
+			s.slots.release(1)
+		}
+		if s.failCause.Load() != nil {
+			// A handler failed under CloseOnError: nothing more is handled.
+			return errDraining
+		}
+		s.tmu.Lock()
+		s.inHandler = false
+		s.tmu.Unlock()
+		if !s.fr.FrameBuffered() {
+			// About to wait for the network: nothing may stay held (see sendResponse).
+			s.out.flushHeld()
+		}
+	}
+}
+
+// ctxSlab is the number of handler contexts readInOrder allocates at once.
+const ctxSlab = 32
+
+// newContext returns a new, zero handler context for readInOrder. A handler may keep its
+// context, so none is ever reused; they are allocated ctxSlab at a time, which costs a
+// fraction of an allocation each, and a context kept long keeps the others of its slab alive
+// (ctxSlab × 32 bytes).
+func (s *Session) newContext() *reqContext {
+	if len(s.ctxs) == 0 {
+		s.ctxs = make([]reqContext, ctxSlab)
+	}
+	c := &s.ctxs[0]
+	s.ctxs = s.ctxs[1:]
+	return c
+}
+
 // inlineBudget is how long a handler runs on the reader goroutine before another goroutine
 // takes over reading (give or take the watchdog's tick, watchTick).
 const inlineBudget = 200 * time.Microsecond
@@ -674,7 +773,7 @@ const inlineBudget = 200 * time.Microsecond
 func (s *Session) holdResponse(r *request, frame []byte) (held bool, err error) {
 	s.tmu.Lock()
 	defer s.tmu.Unlock()
-	if s.reader != r.gen || !s.inHandler || len(s.sem) == cap(s.sem) || !s.fr.FrameBuffered() {
+	if s.reader != r.gen || !s.inHandler || s.slots.full() || !s.fr.FrameBuffered() {
 		return false, nil
 	}
 	return true, s.out.enqueue(frame, kindResponse, sendHeld)
@@ -712,7 +811,7 @@ func (s *Session) newRequest(payload []byte, now time.Duration) (*request, error
 	}
 	r.Request = Request{Header: m.Header, Body: m.Body, Session: s}
 	r.buf = b
-	r.ctx = &reqContext{Context: s.ctx, r: &r.Request}
+	r.ctx = &reqContext{sess: s, r: &r.Request}
 	if s.handlerTimeout > 0 {
 		r.ctx.deadline = now + s.handlerTimeout
 	}
@@ -751,7 +850,7 @@ func (s *Session) handle(r *request) {
 	r.ctx.release()
 	s.freeRequest(r)
 	if !queued {
-		<-s.sem
+		s.slots.release(1)
 	}
 }
 
@@ -860,6 +959,9 @@ func setInternal(h *gsf.Header) {
 // sendResponse encodes and queues a response. A body that does not encode is logged and
 // answered with an internal error.
 func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
+	if s.inOrder {
+		return s.sendResponseInOrder(h, body)
+	}
 	b, err := s.encodeSafely(h, body)
 	if err != nil {
 		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
@@ -878,6 +980,41 @@ func (s *Session) sendResponse(r *request, h *gsf.Header, body any) bool {
 	}
 	s.bufs.put(b)
 	return err == nil
+}
+
+// sendResponseInOrder is sendResponse on the reader goroutine of a session whose messages are
+// handled in order (readInOrder): the response is encoded into the session's own buffer, and
+// held for the next message's when that message is buffered whole and has an in-flight slot
+// waiting for it (the watchdog writes what is held when a handler is slow).
+func (s *Session) sendResponseInOrder(h *gsf.Header, body any) bool {
+	frame, err := s.encodeInOrder(h, body)
+	if err != nil {
+		s.srv.logger().Error("gsfnet: response body does not encode", "session", s.id, "header", h.String(), "err", err)
+		setInternal(h)
+		if frame, err = s.encodeInOrder(h, nil); err != nil {
+			return false
+		}
+	}
+	mode := sendNow
+	if !s.slots.full() && s.fr.FrameBuffered() {
+		mode = sendHeld
+	}
+	err = s.out.enqueue(frame, kindResponse, mode)
+	if cap(frame) <= maxKeep {
+		s.inBuf = frame[:0]
+	}
+	return err == nil
+}
+
+// encodeInOrder encodes a framed message into the session's buffer of readInOrder, with a panic
+// (of a body's MarshalBits) turned into an error.
+func (s *Session) encodeInOrder(h *gsf.Header, body any) (frame []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			frame, err = nil, fmt.Errorf("gsfnet: panic while encoding: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return s.inEnc.AppendMessage(s.inBuf[:0], h, body)
 }
 
 // encodeSafely is encodeFrame with a panic (of a body's MarshalBits) turned into an error.

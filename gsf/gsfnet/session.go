@@ -25,7 +25,16 @@ type Session struct {
 	fr       *gsf.FrameReader
 	bufs     bufCache                // scratch buffers: received frames being handled, responses being encoded
 	spareReq atomic.Pointer[request] // a request for reuse (newRequest, freeRequest)
-	sem      chan struct{}           // in-flight slots: one per message from read to handled (and answered)
+	slots    *slots                  // in-flight slots: one per message from read to handled (and answered)
+
+	// The reader goroutine's own, when messages are handled in order (readInOrder): the
+	// request it reuses, the encoder and buffer of the responses, and when the last read from
+	// the connection returned (monoNow; set by connReader in either mode).
+	inReq  request
+	inEnc  gsf.Encoder
+	inBuf  []byte
+	ctxs   []reqContext // handler contexts not handed out yet (newContext)
+	readAt time.Duration
 
 	handlers sync.WaitGroup // running handlers
 	// Handing reading over from a reader goroutine that runs a slow handler (see readLoop).
@@ -194,11 +203,12 @@ var errDraining = fmt.Errorf("%w: shutting down", ErrServerClosed)
 //
 // Setting a deadline costs about as much as reading a small frame, so the idle deadline is
 // moved only when it leaves less than IdleTimeout, and then to IdleTimeout and a quarter:
-// a client may stay silent for up to a quarter longer than IdleTimeout. Nor does a read read
-// the clock: between frames the reader comes here right after handling the last frame, whose
-// time (lastFrame, read once per message for the handler's deadline) stands for now, and a
-// frame's ReadTimeout runs from the second read of the frame, microseconds after the first
-// brought its first bytes.
+// a client may stay silent for up to a quarter longer than IdleTimeout. The clock is read once
+// after each read that brings bytes (readAt: the time of the frames it brought, from which
+// their handlers' deadlines and a frame's ReadTimeout run), and between frames once more
+// when messages are handled in order, since the handlers of the frames of the last read ran
+// after it; out of order the time of the last frame (lastFrame, read for each message)
+// stands for now.
 type connReader Session
 
 func (c *connReader) Read(p []byte) (int, error) {
@@ -210,14 +220,17 @@ func (c *connReader) Read(p []byte) (int, error) {
 		deadline = 0
 		if s.readTimeout > 0 {
 			if s.frameStart == 0 {
-				s.frameStart = monoNow()
+				s.frameStart = s.readAt // the read that brought the frame's first bytes
 			}
 			deadline = s.frameStart + s.readTimeout
 		}
 		set = deadline != s.rdeadline
 	case s.idleTimeout > 0:
 		now := s.lastFrame
-		if now == 0 {
+		if now == 0 || s.inOrder {
+			// In order, lastFrame is the time of the read that brought the last frame,
+			// which may be long ago when handlers are slow: read the clock (once per read,
+			// not per message, as readAt is).
 			now = monoNow()
 		}
 		if least := now + s.idleTimeout; s.rdeadline == 0 || s.rdeadline < least || s.rdeadline-least > s.idleTimeout/4 {
@@ -251,6 +264,7 @@ func (c *connReader) Read(p []byte) (int, error) {
 	n, err := s.conn.Read(p)
 	if n > 0 {
 		s.inFrame = true
+		s.readAt = monoNow()
 	}
 	return n, err
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gamewire/gamewire/godot/multiplayer"
 )
 
 func addGameSeeds(f *testing.F, ext string) {
@@ -34,6 +36,23 @@ func FuzzParseScript(f *testing.F) {
 		for _, r := range s.RPCs {
 			if r.Name == "" {
 				t.Fatalf("an RPC without a name from %q", src)
+			}
+		}
+		// What the script does in code, read for its node at a spawned scene's root: every
+		// site it found is applied to a synchronizer and a spawner at its target.
+		s.Path = "res://fuzz.gd"
+		p := &Project{Scripts: map[string]*Script{s.Path: s}, uids: map[string]string{}, classes: map[string]string{}}
+		root := &SceneNode{Name: "E", Path: ".", Script: s.Path, Props: map[string]string{}}
+		for _, entity := range []bool{true, false} {
+			c := p.codeOf([]*SceneNode{root}, entity)
+			for _, st := range s.sites {
+				target := relPath(".", st.target)
+				c.authority(target)
+				cfg := &multiplayer.SyncConfig{Path: target}
+				c.visibility(&SceneNode{Path: target, Props: map[string]string{}}, target, cfg)
+				if cfg.Visible != nil {
+					cfg.Visible(2, nil)
+				}
 			}
 		}
 	})

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,8 +9,9 @@ import (
 )
 
 // Script is what the loader reads from a GDScript file: its base, its class name, its @rpc
-// methods (with Node.rpc_config() calls found in it), and which of its nodes it hands to the
-// peer a node is named after.
+// methods (with Node.rpc_config() calls found in it), which of its nodes it hands to the peer a
+// node is named after, and (unexported, applied by Project.Instance to the nodes the script is
+// on) the spawn functions, authorities and visibility it sets in code.
 type Script struct {
 	// Path is the script's resource path ("res://player.gd").
 	Path string
@@ -27,21 +27,32 @@ type Script struct {
 	// set_multiplayer_authority(str(name).to_int()).
 	OwnerAuthority []string
 
-	vars map[string]any // the defaults of its top-level variables
+	vars        map[string]any // the defaults of its top-level variables
+	src         string         // the file, for messages
+	sites       []site         // what it does to multiplayer nodes in code
+	funcs       map[string]*funcDef
+	nodeVars    map[string]string // variables holding a node: name → path ($Path)
+	sceneConsts map[string]string // constants holding a loaded resource: name → path
+	setterFuncs map[string]string // functions that are a variable's setter: function → variable
 }
 
 var (
 	reExtends   = regexp.MustCompile(`^extends\s+(.+?)\s*$`)
 	reClassName = regexp.MustCompile(`^class_name\s+([A-Za-z_]\w*)`)
 	reFunc      = regexp.MustCompile(`^(?:static\s+)?func\s+([A-Za-z_]\w*)\s*\(`)
-	reOwnerAuth = regexp.MustCompile(`(?:\$("[^"]*"|[\w/%]+)\.|get_node\("([^"]*)"\)\.|^|[^\w.$])set_multiplayer_authority\(\s*(?:str\(name\)|String\(name\)|name)\.to_int\(\)`)
 	reRPCConfig = regexp.MustCompile(`rpc_config\(\s*&?"([^"]+)"\s*,\s*(.*)\)`)
 )
 
 // ParseScript parses GDScript source. path names the file in errors ("res://player.gd").
 func ParseScript(path string, src []byte) (*Script, error) {
-	s := &Script{Path: path, vars: scriptVars(src)}
+	s := &Script{Path: path, src: path, vars: scriptVars(src)}
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	s.readCode(lines)
+	for _, st := range s.sites {
+		if st.what == "set_multiplayer_authority" && st.known && len(st.args) > 0 && isOwnerExpr(st.args[0]) {
+			s.OwnerAuthority = append(s.OwnerAuthority, st.target)
+		}
+	}
 	var pending *multiplayer.RPC // an @rpc waiting for its func
 	pendingLine := 0
 	for i := 0; i < len(lines); i++ {
@@ -52,16 +63,6 @@ func ParseScript(path string, src []byte) (*Script, error) {
 		}
 		indented := line[0] == ' ' || line[0] == '\t'
 		text := strings.TrimSpace(line)
-		for _, m := range reOwnerAuth.FindAllStringSubmatch(text, -1) {
-			target := "."
-			switch {
-			case m[1] != "":
-				target = strings.Trim(m[1], `"`)
-			case m[2] != "":
-				target = m[2]
-			}
-			s.OwnerAuthority = append(s.OwnerAuthority, target)
-		}
 		if m := reRPCConfig.FindStringSubmatch(text); m != nil {
 			r := multiplayer.RPC{Name: m[1], NodeConfig: true}
 			if strings.Contains(m[2], "RPC_MODE_ANY_PEER") {
@@ -89,16 +90,16 @@ func ParseScript(path string, src []byte) (*Script, error) {
 		for strings.HasPrefix(text, "@") {
 			name, args, rest, consumed, err := annotation(lines, i, text)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+				return nil, wrapAt(path, lineNo, "%w", err)
 			}
 			i += consumed
 			if name == "rpc" {
 				if pending != nil {
-					return nil, fmt.Errorf("%s:%d: @rpc twice before one func", path, lineNo)
+					return nil, errAt(path, lineNo, "@rpc twice before one func")
 				}
 				r, err := rpcArgs(args)
 				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+					return nil, wrapAt(path, lineNo, "%w", err)
 				}
 				pending, pendingLine = &r, lineNo
 			}
@@ -116,11 +117,11 @@ func ParseScript(path string, src []byte) (*Script, error) {
 			continue
 		}
 		if pending != nil && !strings.HasPrefix(text, "@") {
-			return nil, fmt.Errorf("%s:%d: @rpc (line %d) is not followed by a func", path, lineNo, pendingLine)
+			return nil, errAt(path, lineNo, "@rpc (line %d) is not followed by a func", pendingLine)
 		}
 	}
 	if pending != nil {
-		return nil, fmt.Errorf("%s:%d: @rpc is not followed by a func", path, pendingLine)
+		return nil, errAt(path, pendingLine, "@rpc is not followed by a func")
 	}
 	return s, nil
 }
@@ -135,7 +136,7 @@ func annotation(lines []string, i int, text string) (name string, args []string,
 	}
 	name = text[1:j]
 	if name == "" {
-		return "", nil, "", 0, fmt.Errorf("an annotation without a name: %q", text)
+		return "", nil, "", 0, kindf(ErrSyntax, "an annotation without a name: %q", text)
 	}
 	text = text[j:]
 	if !strings.HasPrefix(text, "(") {
@@ -178,7 +179,7 @@ func annotation(lines []string, i int, text string) (name string, args []string,
 		}
 		consumed++
 		if i+consumed >= len(lines) {
-			return "", nil, "", 0, fmt.Errorf("@%s: unclosed argument list", name)
+			return "", nil, "", 0, kindf(ErrSyntax, "@%s: unclosed argument list", name)
 		}
 		text = stripComment(lines[i+consumed])
 		b.WriteByte(' ')
@@ -202,12 +203,12 @@ func splitArgs(s string) ([]string, error) {
 func rpcArgs(args []string) (multiplayer.RPC, error) {
 	var r multiplayer.RPC
 	if len(args) > 4 {
-		return r, fmt.Errorf("@rpc takes at most 4 arguments, has %d", len(args))
+		return r, kindf(ErrSyntax, "@rpc takes at most 4 arguments, has %d", len(args))
 	}
 	for i, a := range args {
 		if uq, err := strconv.Unquote(a); err == nil {
 			if i == 3 {
-				return r, fmt.Errorf("@rpc argument 4 (the channel) should be an int, is %s", a)
+				return r, kindf(ErrSyntax, "@rpc argument 4 (the channel) should be an int, is %s", a)
 			}
 			switch uq {
 			case "any_peer":
@@ -225,16 +226,16 @@ func rpcArgs(args []string) (multiplayer.RPC, error) {
 			case "unreliable_ordered":
 				r.Transfer = multiplayer.TransferUnreliableOrdered
 			default:
-				return r, fmt.Errorf("@rpc argument %s is not one of \"any_peer\", \"authority\", \"call_local\", \"call_remote\", \"reliable\", \"unreliable\", \"unreliable_ordered\"", a)
+				return r, kindf(ErrSyntax, "@rpc argument %s is not one of \"any_peer\", \"authority\", \"call_local\", \"call_remote\", \"reliable\", \"unreliable\", \"unreliable_ordered\"", a)
 			}
 			continue
 		}
 		if i < 3 {
-			return r, fmt.Errorf("@rpc argument %d should be a String (\"any_peer\", \"call_local\", \"reliable\" …), is %s", i+1, a)
+			return r, kindf(ErrSyntax, "@rpc argument %d should be a String (\"any_peer\", \"call_local\", \"reliable\" …), is %s", i+1, a)
 		}
 		n, err := strconv.Atoi(a)
 		if err != nil {
-			return r, fmt.Errorf("@rpc argument %s is not understood (a keyword string or a channel number)", a)
+			return r, kindf(ErrSyntax, "@rpc argument %s is not understood (a keyword string or a channel number)", a)
 		}
 		r.Channel = n
 	}

@@ -1,9 +1,9 @@
 // Package project learns a Godot 4 game's multiplayer surface from its project folder, so that
 // a Go server (package godot/multiplayer) mirrors the client without hand-written declarations:
 // it parses the .tscn scenes (node paths, scripts, MultiplayerSpawner scene lists and spawn
-// paths, MultiplayerSynchronizer replication configs and intervals) and the .gd scripts (@rpc
-// methods with their modes, inheritance, rpc_config() calls, and which nodes a script hands to
-// the peer a node is named after).
+// paths, nested spawners, spawn limits, MultiplayerSynchronizer replication configs, intervals and
+// visibility) and the .gd scripts (@rpc methods with their modes, inheritance, rpc_config()
+// calls, spawn functions, authorities and visibility filters set in code).
 //
 // Load reads a project; Project.Instance lays a scene out at its place under /root and returns
 // the Declarations: nodes with their RPC tables (checksums as the engine computes them),
@@ -11,9 +11,9 @@
 // Declarations.Handle attaches Go handlers; Declarations.Apply puts everything on a Server.
 //
 // What the loader does not understand (a malformed scene, an @rpc it cannot read) is an error
-// naming the file and line. What no file says is left to the program: spawn functions, the
-// authority of a synchronizer set by code other than set_multiplayer_authority(str(name).to_int()),
-// visibility filters.
+// naming the file and line. What scripts set in code (spawn functions, authority, visibility
+// filters) is read in its common forms; the rest is a Gap naming the file and line, which the
+// program supplies from Go before Apply.
 package project
 
 import (
@@ -159,7 +159,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		return err
 	}
 	if len(secs) == 0 || secs[0].kind != "gd_scene" {
-		return fmt.Errorf("%s:1: not a Godot scene (no [gd_scene] heading)", file)
+		return errAt(file, 1, "not a Godot scene (no [gd_scene] heading)")
 	}
 	if uid := unquote(secs[0].attrs["uid"]); uid != "" {
 		p.uids[uid] = res
@@ -181,14 +181,14 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		case "node":
 			name := unquote(s.attrs["name"])
 			if name == "" {
-				return fmt.Errorf("%s:%d: a node without a name", file, s.line)
+				return errAt(file, s.line, "a node without a name")
 			}
 			n := &SceneNode{Name: name, Type: unquote(s.attrs["type"]), Props: s.props, Line: s.line, file: file}
 			parent, hasParent := s.attrs["parent"]
 			switch {
 			case !hasParent:
 				if len(sc.Nodes) > 0 {
-					return fmt.Errorf("%s:%d: a second root node %q", file, s.line, name)
+					return errAt(file, s.line, "a second root node %q", name)
 				}
 				n.Path = "."
 			case unquote(parent) == ".":
@@ -199,14 +199,14 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 			if inst, ok := s.attrs["instance"]; ok {
 				id, err := extID(inst)
 				if err != nil {
-					return fmt.Errorf("%s:%d: instance: %w", file, s.line, err)
+					return wrapAt(file, s.line, "instance: %w", err)
 				}
 				n.Instance = ext[id]
 			}
 			if v, ok := s.props["script"]; ok {
 				id, err := extID(v)
 				if err != nil {
-					return fmt.Errorf("%s:%d: script: %w", file, s.line, err)
+					return wrapAt(file, s.line, "script: %w", err)
 				}
 				n.Script = ext[id]
 			}
@@ -224,7 +224,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		if v, ok := n.Props["replication_config"]; ok {
 			name, args, ok := call(v)
 			if !ok || name != "SubResource" || len(args) != 1 || subs[args[0]] == nil {
-				return fmt.Errorf("%s:%d: replication_config %s is not a SubResource of this scene", file, n.Line, v)
+				return errAt(file, n.Line, "replication_config %s is not a SubResource of this scene", v)
 			}
 			n.Props["replication_config"] = "" // replaced by the parsed config below
 			cfg, err := replicationConfig(file, subs[args[0]])
@@ -235,7 +235,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 		}
 	}
 	if len(sc.Nodes) == 0 {
-		return fmt.Errorf("%s: a scene without nodes", file)
+		return &SourceError{File: file, Err: kindf(ErrSyntax, "a scene without nodes")}
 	}
 	p.Scenes[res] = sc
 	return nil
@@ -244,7 +244,7 @@ func (p *Project) parseScene(res, file string, b []byte) error {
 func extID(v string) (string, error) {
 	name, args, ok := call(v)
 	if !ok || name != "ExtResource" || len(args) != 1 {
-		return "", fmt.Errorf("%s is not ExtResource(\"id\")", v)
+		return "", kindf(ErrSyntax, "%s is not ExtResource(\"id\")", v)
 	}
 	return args[0], nil
 }
@@ -261,22 +261,22 @@ func replicationConfig(file string, s *section) ([]multiplayer.Property, error) 
 		idxs, what, ok := strings.Cut(rest, "/")
 		idx, err := strconv.Atoi(idxs)
 		if !ok || err != nil || idx < 0 || idx > len(props) {
-			return nil, fmt.Errorf("%s:%d: replication config key %q out of order", file, s.line, key)
+			return nil, errAt(file, s.line, "replication config key %q out of order", key)
 		}
 		v := s.props[key]
 		if what == "path" {
 			if idx != len(props) {
-				return nil, fmt.Errorf("%s:%d: property %d listed twice", file, s.line, idx)
+				return nil, errAt(file, s.line, "property %d listed twice", idx)
 			}
 			name, args, ok := call(v)
 			if !ok || name != "NodePath" || len(args) != 1 || !strings.Contains(args[0], ":") {
-				return nil, fmt.Errorf("%s:%d: %s = %s: want NodePath(\"node:property\")", file, s.line, key, v)
+				return nil, errAt(file, s.line, "%s = %s: want NodePath(\"node:property\")", key, v)
 			}
 			props = append(props, multiplayer.Property{Path: args[0], Spawn: true, Mode: multiplayer.ReplicateAlways})
 			continue
 		}
 		if idx >= len(props) {
-			return nil, fmt.Errorf("%s:%d: %s before its path", file, s.line, key)
+			return nil, errAt(file, s.line, "%s before its path", key)
 		}
 		pr := &props[idx]
 		switch what {
@@ -285,7 +285,7 @@ func replicationConfig(file string, s *section) ([]multiplayer.Property, error) 
 		case "replication_mode":
 			m, err := strconv.Atoi(v)
 			if err != nil || m < 0 || m > 2 {
-				return nil, fmt.Errorf("%s:%d: %s = %s: want 0, 1 or 2", file, s.line, key, v)
+				return nil, errAt(file, s.line, "%s = %s: want 0, 1 or 2", key, v)
 			}
 			pr.Mode = multiplayer.ReplicationMode(m)
 		case "sync":
@@ -301,7 +301,7 @@ func replicationConfig(file string, s *section) ([]multiplayer.Property, error) 
 				pr.Mode = multiplayer.ReplicateNever
 			}
 		default:
-			return nil, fmt.Errorf("%s:%d: replication config key %q not understood", file, s.line, key)
+			return nil, errAt(file, s.line, "replication config key %q not understood", key)
 		}
 	}
 	return props, nil
@@ -317,14 +317,14 @@ func (p *Project) RPCs(res string) ([]multiplayer.RPC, error) {
 	seen := map[string]bool{}
 	for depth := 0; res != ""; depth++ {
 		if depth > 64 {
-			return nil, fmt.Errorf("%s: the extends chain is too long (a cycle?)", res)
+			return nil, kindf(ErrSyntax, "%s: the extends chain is too long (a cycle?)", res)
 		}
 		s := p.Scripts[res]
 		if s == nil {
 			if !strings.HasSuffix(res, ".gd") {
-				return nil, fmt.Errorf("script %s: only GDScript (.gd) is read", res)
+				return nil, kindf(ErrUnsupported, "script %s: only GDScript (.gd) is read", res)
 			}
-			return nil, fmt.Errorf("script %s is not in the project", res)
+			return nil, kindf(ErrMissing, "script %s is not in the project", res)
 		}
 		for _, r := range s.RPCs {
 			if !seen[r.Name] { // an override keeps the subclass's annotation
@@ -353,7 +353,7 @@ func (p *Project) base(s *Script) string {
 
 // Declarations are what a Go server needs to mirror a scene: its nodes with RPCs, its spawners
 // and its synchronizers outside spawned scenes. They are plain values: change them before
-// Apply where the project does not say everything (visibility filters, handlers).
+// Apply where the project does not say everything (handlers, and the Gaps).
 type Declarations struct {
 	// RPCs maps each node path (relative to /root) that has RPCs to its methods.
 	RPCs map[string][]multiplayer.RPC
@@ -363,6 +363,63 @@ type Declarations struct {
 	Synchronizers []*multiplayer.SyncConfig
 	// Where maps every node path (relative to /root) to its file and line, for messages.
 	Where map[string]string
+	// Gaps are what the scripts set in code that the loader could not read (a spawn function,
+	// an authority, a visibility filter), each naming its file and line and the spawner or
+	// synchronizer it concerns. Apply refuses to run while there are any: supply each from Go
+	// and remove it.
+	Gaps []Gap
+}
+
+// layout is one Instance at work: the spawnable scenes laid out (each once: a scene may spawn
+// itself further down) and the gaps found.
+type layout struct {
+	p       *Project
+	scenes  map[string]*multiplayer.Scene
+	gaps    []Gap
+	roots   map[*multiplayer.SyncConfig]string // each synchronizer's root node, in its scene
+	pending []pendingAuth                      // authorities from a property, for the scene to resolve
+}
+
+// pendingAuth is a synchronizer whose authority a script sets from a property of a node.
+type pendingAuth struct {
+	cfg    *multiplayer.SyncConfig
+	effect *authEffect
+}
+
+// resolveAuth gives the pending synchronizers of the spawnable scene sc the owner's authority
+// when a synchronizer of the server, earlier in the tree (so that the spawn state sets the
+// property before they enter it), sends the property in the spawn state; that property is then
+// OwnerID. The others are gaps.
+func (l *layout) resolveAuth(sc *multiplayer.Scene, pending []pendingAuth) {
+	for _, pa := range pending {
+		e := pa.effect
+		found := false
+		for _, c := range sc.Synchronizers {
+			if c == pa.cfg {
+				break
+			}
+			if c.Authority != multiplayer.AuthorityServer {
+				continue
+			}
+			for i, pr := range c.Properties {
+				nodePart, name, _ := strings.Cut(pr.Path, ":")
+				target := relPath(l.roots[c], nodePart)
+				if target == "" {
+					target = "."
+				}
+				if pr.Spawn && name == e.prop && target == e.propNode {
+					c.Properties[i].OwnerID = true
+					found = true
+				}
+			}
+		}
+		if found {
+			pa.cfg.Authority = multiplayer.AuthorityOwner
+			continue
+		}
+		l.gaps = append(l.gaps, Gap{Where: e.where, Scene: sc.Path, Sync: pa.cfg,
+			What: fmt.Sprintf("set_multiplayer_authority from %s, which no synchronizer of the server before %s sends in the spawn state; set SyncConfig.Authority of %s", e.prop, pa.cfg.Path, pa.cfg.Path)})
+	}
 }
 
 // Instance lays the scene res out as the clients' tree has it, with its root node at path at
@@ -370,7 +427,7 @@ type Declarations struct {
 func (p *Project) Instance(res, at string) (*Declarations, error) {
 	sc := p.Scenes[res]
 	if sc == nil {
-		return nil, fmt.Errorf("project: scene %s is not in the project", res)
+		return nil, kindf(ErrMissing, "project: scene %s is not in the project", res)
 	}
 	if at == "" {
 		at = sc.Nodes[0].Name
@@ -380,14 +437,16 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 	if err != nil {
 		return nil, err
 	}
-	spawned := map[string]bool{} // scenes the spawners spawn: their nodes are not in the tree
+	l := &layout{p: p, scenes: map[string]*multiplayer.Scene{}, roots: map[*multiplayer.SyncConfig]string{}}
+	code := p.codeOf(nodes, false)
+	l.gaps = append(l.gaps, code.gaps...)
 	for _, n := range nodes {
 		full := join(at, n.Path)
 		d.Where[full] = fmt.Sprintf("%s:%d", n.file, n.Line)
 		if n.Script != "" {
 			rpcs, err := p.RPCs(n.Script)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: node %s: %w", n.file, n.Line, n.Path, err)
+				return nil, wrapAt(n.file, n.Line, "node %s: %w", n.Path, err)
 			}
 			if len(rpcs) > 0 {
 				d.RPCs[full] = rpcs
@@ -395,22 +454,24 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 		}
 		switch n.Type {
 		case "MultiplayerSpawner":
-			sp, err := p.spawner(n, full)
+			spawnPath, err := nodePathProp(n, "spawn_path", "")
 			if err != nil {
 				return nil, err
 			}
-			for _, s := range sp.Scenes {
-				spawned[s.Path] = true
+			sp, err := l.spawner(n, full, relPath(full, spawnPath), code, "")
+			if err != nil {
+				return nil, err
 			}
 			d.Spawners = append(d.Spawners, sp)
 		case "MultiplayerSynchronizer":
-			cfg, err := p.syncConfig(n, full, nodes)
+			cfg, err := l.syncConfig(n, full, nodes, code, "")
 			if err != nil {
 				return nil, err
 			}
 			d.Synchronizers = append(d.Synchronizers, cfg)
 		}
 	}
+	d.Gaps = l.gaps
 	return d, nil
 }
 
@@ -418,11 +479,11 @@ func (p *Project) Instance(res, at string) (*Declarations, error) {
 // root), later sections overriding earlier ones.
 func (p *Project) flatten(res string, depth int) ([]*SceneNode, error) {
 	if depth > 32 {
-		return nil, fmt.Errorf("project: scene %s: instances nest too deep (a cycle?)", res)
+		return nil, kindf(ErrSyntax, "project: scene %s: instances nest too deep (a cycle?)", res)
 	}
 	sc := p.Scenes[res]
 	if sc == nil {
-		return nil, fmt.Errorf("project: scene %s is not in the project", res)
+		return nil, kindf(ErrMissing, "project: scene %s is not in the project", res)
 	}
 	var out []*SceneNode
 	byPath := map[string]*SceneNode{}
@@ -439,7 +500,7 @@ func (p *Project) flatten(res string, depth int) ([]*SceneNode, error) {
 		}
 		inner, err := p.flatten(n.Instance, depth+1)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", n.file, n.Line, err)
+			return nil, wrapAt(n.file, n.Line, "%w", err)
 		}
 		for _, in := range inner {
 			if in.Path == "." {
@@ -492,6 +553,9 @@ func join(a, b string) string {
 
 // relPath resolves a NodePath written on the node at from (both relative to /root).
 func relPath(from, rel string) string {
+	if abs, ok := strings.CutPrefix(rel, "/root/"); ok {
+		return relPath("", abs)
+	}
 	var parts []string
 	if from != "" && from != "." {
 		parts = strings.Split(from, "/")
@@ -510,6 +574,28 @@ func relPath(from, rel string) string {
 	return strings.Join(parts, "/")
 }
 
+// relPathIn resolves rel written on the node at from, both relative to a scene's root; inside
+// is false if the path leaves the scene.
+func relPathIn(from, rel string) (path string, inside bool) {
+	if strings.HasPrefix(rel, "/") {
+		return "", false
+	}
+	parts := strings.Split(join(from, rel), "/")
+	depth := 0
+	for _, seg := range parts {
+		switch seg {
+		case "", ".":
+		case "..":
+			if depth--; depth < 0 {
+				return "", false
+			}
+		default:
+			depth++
+		}
+	}
+	return relPath(from, rel), true
+}
+
 func nodePathProp(n *SceneNode, key, def string) (string, error) {
 	v, ok := n.Props[key]
 	if !ok {
@@ -517,86 +603,160 @@ func nodePathProp(n *SceneNode, key, def string) (string, error) {
 	}
 	name, args, ok := call(v)
 	if !ok || name != "NodePath" || len(args) != 1 {
-		return "", fmt.Errorf("%s:%d: %s = %s: want NodePath(\"…\")", n.file, n.Line, key, v)
+		return "", errAt(n.file, n.Line, "%s = %s: want NodePath(\"…\")", key, v)
 	}
 	return args[0], nil
 }
 
-func (p *Project) spawner(n *SceneNode, full string) (*multiplayer.Spawner, error) {
-	spawnPath, err := nodePathProp(n, "spawn_path", "")
-	if err != nil {
-		return nil, err
+// spawner reads the MultiplayerSpawner n declared at path full whose spawn_path resolves to
+// spawnPath, with the spawn function its scene's code gives it (scene: the spawnable scene it
+// is in, "" for the instanced one).
+func (l *layout) spawner(n *SceneNode, full, spawnPath string, code *sceneCode, scene string) (*multiplayer.Spawner, error) {
+	if v, _ := nodePathProp(n, "spawn_path", ""); v == "" {
+		return nil, errAt(n.file, n.Line, "spawner %s has no spawn_path", n.Path)
 	}
-	if spawnPath == "" {
-		return nil, fmt.Errorf("%s:%d: spawner %s has no spawn_path", n.file, n.Line, n.Path)
+	sp := &multiplayer.Spawner{Path: full, SpawnPath: spawnPath}
+	if v, ok := n.Props["spawn_limit"]; ok {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 0 {
+			return nil, errAt(n.file, n.Line, "spawn_limit = %s: want a count", v)
+		}
+		sp.SpawnLimit = k
 	}
-	sp := &multiplayer.Spawner{Path: full, SpawnPath: relPath(full, spawnPath)}
 	if v, ok := n.Props["_spawnable_scenes"]; ok {
 		name, args, ok := call(v)
 		if !ok || name != "PackedStringArray" {
-			return nil, fmt.Errorf("%s:%d: _spawnable_scenes = %s: want PackedStringArray(…)", n.file, n.Line, v)
+			return nil, errAt(n.file, n.Line, "_spawnable_scenes = %s: want PackedStringArray(…)", v)
 		}
 		for _, a := range args {
-			res := p.resolve(a)
-			scene, err := p.spawnable(res)
+			res := l.p.resolve(a)
+			sc, err := l.spawnable(res)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: spawner %s: %w", n.file, n.Line, n.Path, err)
+				return nil, wrapAt(n.file, n.Line, "spawner %s: %w", n.Path, err)
 			}
-			sp.Scenes = append(sp.Scenes, scene)
+			sp.Scenes = append(sp.Scenes, sc)
+		}
+	}
+	if fn, ok := code.spawnFns[n.Path]; ok {
+		switch {
+		case fn.unread != "" && len(fn.scenes) > 0:
+			g := Gap{Where: fn.where, What: fn.unread + " for " + full, Scene: scene, Spawner: sp}
+			for _, res := range fn.scenes {
+				sc, err := l.spawnable(res)
+				if err != nil {
+					return nil, fmt.Errorf("%s: spawn function of %s: %w", fn.where, n.Path, err)
+				}
+				g.Scenes = append(g.Scenes, sc)
+			}
+			l.gaps = append(l.gaps, g)
+		case fn.unread != "":
+			l.gaps = append(l.gaps, Gap{Where: fn.where, What: fn.unread + "; set Spawner.Custom of " + full, Scene: scene, Spawner: sp})
+		case fn.res == "":
+			sp.Custom = &multiplayer.Scene{} // plain nodes: nothing to replicate, no RPCs
+		default:
+			sc, err := l.spawnable(fn.res)
+			if err != nil {
+				return nil, fmt.Errorf("%s: spawn function of %s: %w", fn.where, n.Path, err)
+			}
+			sp.Custom = sc
 		}
 	}
 	return sp, nil
 }
 
-// spawnable lays out a spawnable scene: its nodes with RPCs and its synchronizers, relative to
-// its root. A synchronizer under a node the scene's scripts give to the peer named by the
-// entity (set_multiplayer_authority(str(name).to_int())) has AuthorityOwner.
-func (p *Project) spawnable(res string) (*multiplayer.Scene, error) {
+// spawnable lays out a spawnable scene: its nodes with RPCs, its synchronizers and its nested
+// spawners, relative to its root, with the authority, visibility and spawn functions its
+// scripts give them.
+func (l *layout) spawnable(res string) (*multiplayer.Scene, error) {
+	if sc := l.scenes[res]; sc != nil {
+		return sc, nil
+	}
+	p := l.p
 	nodes, err := p.flatten(res, 0)
 	if err != nil {
 		return nil, err
 	}
 	sc := &multiplayer.Scene{Path: res}
-	var owned []string // paths relative to the scene root
-	for _, n := range nodes {
-		if n.Script == "" {
-			continue
-		}
-		if s := p.Scripts[n.Script]; s != nil {
-			for _, t := range s.OwnerAuthority {
-				owned = append(owned, relPath(n.Path, t))
-			}
-		}
+	l.scenes[res] = sc
+	outer := l.pending
+	l.pending = nil
+	defer func() { l.pending = outer }()
+	code := p.codeOf(nodes, true)
+	for _, g := range code.gaps {
+		g.Scene = res
+		l.gaps = append(l.gaps, g)
 	}
 	for _, n := range nodes {
 		if n.Script != "" {
 			rpcs, err := p.RPCs(n.Script)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: node %s: %w", n.file, n.Line, n.Path, err)
+				return nil, wrapAt(n.file, n.Line, "node %s: %w", n.Path, err)
 			}
 			if len(rpcs) > 0 {
 				node, err := multiplayer.NewNode(n.Path, rpcs...)
 				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", n.file, n.Line, err)
+					return nil, wrapAt(n.file, n.Line, "%w", err)
 				}
 				sc.Nodes = append(sc.Nodes, node)
 			}
 		}
-		if n.Type == "MultiplayerSynchronizer" {
-			cfg, err := p.syncConfig(n, n.Path, nodes)
+		switch n.Type {
+		case "MultiplayerSynchronizer":
+			cfg, err := l.syncConfig(n, n.Path, nodes, code, res)
 			if err != nil {
 				return nil, err
 			}
-			rel := strings.TrimPrefix(n.Path, "./")
-			for _, o := range owned {
-				if o == "" || o == "." || rel == o || strings.HasPrefix(rel, o+"/") {
-					cfg.Authority = multiplayer.AuthorityOwner
-				}
-			}
 			sc.Synchronizers = append(sc.Synchronizers, cfg)
+		case "MultiplayerSpawner":
+			rel, err := nodePathProp(n, "spawn_path", "")
+			if err != nil {
+				return nil, err
+			}
+			spawnPath, inside := relPathIn(n.Path, rel)
+			if !inside {
+				return nil, errAt(n.file, n.Line, "spawner %s: spawn_path %q leaves the spawned scene %s (a nested spawner spawns under its entity)", n.Path, rel, res)
+			}
+			sp, err := l.spawner(n, n.Path, spawnPath, code, res)
+			if err != nil {
+				return nil, err
+			}
+			sc.Spawners = append(sc.Spawners, sp)
 		}
 	}
+	l.resolveAuth(sc, l.pending)
 	return sc, nil
+}
+
+// syncConfig reads the synchronizer n at path (see Project.syncConfig) and applies the
+// authority and visibility its scene's code gives it.
+func (l *layout) syncConfig(n *SceneNode, path string, nodes []*SceneNode, code *sceneCode, scene string) (*multiplayer.SyncConfig, error) {
+	cfg, err := l.p.syncConfig(n, path, nodes)
+	if err != nil {
+		return nil, err
+	}
+	rootRel, err := nodePathProp(n, "root_path", "..")
+	if err != nil {
+		return nil, err
+	}
+	l.roots[cfg] = relPath(n.Path, rootRel)
+	switch e := code.authority(n.Path); {
+	case e == nil:
+	case e.unread != "":
+		l.gaps = append(l.gaps, Gap{Where: e.where, What: e.unread + "; set SyncConfig.Authority of " + path, Scene: scene, Sync: cfg})
+	case e.prop != "":
+		l.pending = append(l.pending, pendingAuth{cfg: cfg, effect: e})
+	case e.owner && scene == "":
+		l.gaps = append(l.gaps, Gap{Where: e.where, What: "the authority of " + path + " is set to a peer a node is named by, outside a spawned scene; set SyncConfig.Authority", Sync: cfg})
+	case e.owner:
+		cfg.Authority = multiplayer.AuthorityOwner
+	default:
+		cfg.Authority = e.peer
+	}
+	for _, u := range code.visibility(n, n.Path, cfg) {
+		where, what, _ := strings.Cut(u, ": ")
+		l.gaps = append(l.gaps, Gap{Where: where, What: what + "; set SyncConfig.Visible of " + path, Scene: scene, Sync: cfg})
+	}
+	return cfg, nil
 }
 
 // syncConfig reads the synchronizer n (one of nodes, whose paths share a base) as declared at
@@ -633,13 +793,10 @@ func (p *Project) syncConfig(n *SceneNode, path string, nodes []*SceneNode) (*mu
 		if v, ok := n.Props[k.key]; ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 {
-				return nil, fmt.Errorf("%s:%d: %s = %s: want seconds", n.file, n.Line, k.key, v)
+				return nil, errAt(n.file, n.Line, "%s = %s: want seconds", k.key, v)
 			}
 			*k.dst = time.Duration(f * float64(time.Second))
 		}
-	}
-	if n.Props["public_visibility"] == "false" {
-		cfg.Visible = func(int32, *multiplayer.Entity) bool { return false }
 	}
 	return cfg, nil
 }
@@ -679,7 +836,7 @@ func (d *Declarations) Handle(path, method string, handler any) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("project: node %s has no RPC %s", path, method)
+	return kindf(ErrMissing, "project: node %s has no RPC %s", path, method)
 }
 
 // Nodes builds the nodes with RPCs, sorted by path.
@@ -700,15 +857,20 @@ func (d *Declarations) Nodes() ([]*multiplayer.Node, error) {
 	return out, nil
 }
 
-// Apply adds the declarations to a Server that has not started serving: the nodes to Nodes and
-// the spawners to Spawners. The synchronizers outside spawned scenes (Synchronizers) are left to
-// the program, to add with Server.AddSynchronizer once it has set their authority and handlers.
+// Apply adds the declarations to a Server that has not started serving: the nodes to Nodes,
+// the spawners to Spawners and the synchronizers outside spawned scenes to Synchronizers (the
+// server sends the state of those whose authority it is, from each property's Default until
+// Server.Synchronizer(path).Set changes it, as the game's server would).
 func (d *Declarations) Apply(s *multiplayer.Server) error {
+	if len(d.Gaps) > 0 {
+		return &GapError{Gaps: d.Gaps}
+	}
 	nodes, err := d.Nodes()
 	if err != nil {
 		return err
 	}
 	s.Nodes = append(s.Nodes, nodes...)
 	s.Spawners = append(s.Spawners, d.Spawners...)
+	s.Synchronizers = append(s.Synchronizers, d.Synchronizers...)
 	return nil
 }

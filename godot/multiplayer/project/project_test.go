@@ -22,7 +22,7 @@ import (
 )
 
 // testGames are the repository's test games.
-var testGames = []string{"../bomber/client", "testdata/game2"}
+var testGames = []string{"../bomber/client", "testdata/game2", "testdata/game3"}
 
 func load(t *testing.T, dir string) *Project {
 	t.Helper()

@@ -34,11 +34,11 @@ func parseSections(path string, src []byte) ([]*section, error) {
 			line++
 		case strings.HasPrefix(l, "["):
 			if !strings.HasSuffix(l, "]") {
-				return nil, fmt.Errorf("%s:%d: a section heading without its closing bracket", path, line)
+				return nil, errAt(path, line, "a section heading without its closing bracket")
 			}
 			sec, err := parseHeading(l[1 : len(l)-1])
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+				return nil, wrapAt(path, line, "%w", err)
 			}
 			sec.line = line
 			out = append(out, sec)
@@ -47,7 +47,7 @@ func parseSections(path string, src []byte) ([]*section, error) {
 		default:
 			eq := strings.IndexByte(l, '=')
 			if eq < 0 {
-				return nil, fmt.Errorf("%s:%d: expected key = value, found %q", path, line, l)
+				return nil, errAt(path, line, "expected key = value, found %q", l)
 			}
 			if len(out) == 0 { // project.godot's global keys (config_version)
 				out = append(out, &section{attrs: map[string]string{}, props: map[string]string{}, line: line})
@@ -57,7 +57,7 @@ func parseSections(path string, src []byte) ([]*section, error) {
 			vstart := pos + strings.IndexByte(text[pos:], '=') + 1
 			n, err := valueLen(text[vstart:])
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: property %s: %w", path, line, key, err)
+				return nil, wrapAt(path, line, "property %s: %w", key, err)
 			}
 			val := strings.TrimSpace(text[vstart : vstart+n])
 			sec := out[len(out)-1]
@@ -68,7 +68,7 @@ func parseSections(path string, src []byte) ([]*section, error) {
 			pos = vstart + n
 			if nl := strings.IndexByte(text[pos:], '\n'); nl >= 0 {
 				if rest := strings.TrimSpace(text[pos : pos+nl]); rest != "" {
-					return nil, fmt.Errorf("%s:%d: unexpected %q after the value of %s", path, line, rest, key)
+					return nil, errAt(path, line, "unexpected %q after the value of %s", rest, key)
 				}
 				pos += nl + 1
 				line++
@@ -101,14 +101,14 @@ func valueLen(s string) (int, error) {
 		case c == ')' || c == ']' || c == '}':
 			depth--
 			if depth < 0 {
-				return 0, fmt.Errorf("unbalanced %q", c)
+				return 0, kindf(ErrSyntax, "unbalanced %q", c)
 			}
 		case c == '\n' && depth == 0:
 			return i, nil
 		}
 	}
 	if depth != 0 || inStr != 0 {
-		return 0, fmt.Errorf("the value does not end before the end of the file")
+		return 0, kindf(ErrSyntax, "the value does not end before the end of the file")
 	}
 	return len(s), nil
 }
@@ -125,7 +125,7 @@ func parseHeading(h string) (*section, error) {
 	for h != "" {
 		eq := strings.IndexByte(h, '=')
 		if eq < 0 {
-			return nil, fmt.Errorf("heading attribute %q without a value", h)
+			return nil, kindf(ErrSyntax, "heading attribute %q without a value", h)
 		}
 		key := strings.TrimSpace(h[:eq])
 		h = strings.TrimSpace(h[eq+1:])
@@ -167,7 +167,7 @@ func attrLen(s string) (int, error) {
 		}
 	}
 	if inStr != 0 || depth != 0 {
-		return 0, fmt.Errorf("unterminated value %q", s)
+		return 0, kindf(ErrSyntax, "unterminated value %q", s)
 	}
 	return len(s), nil
 }

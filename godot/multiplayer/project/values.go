@@ -142,6 +142,8 @@ var builtins3D = map[string]any{
 	"position": godot.Vector3{}, "rotation": godot.Vector3{}, "scale": godot.Vector3{X: 1, Y: 1, Z: 1}, "velocity": godot.Vector3{},
 }
 
+var reAccessors = regexp.MustCompile(`\s*:\s*(?:(?:set|get)\s*=\s*\w+\s*,?\s*)*$`)
+
 var reVar = regexp.MustCompile(`^(?:@\w+(?:\([^)]*\))?\s+)*var\s+([A-Za-z_]\w*)\s*(?::\s*([A-Za-z_]\w*)\s*)?(?::?=\s*(.+))?$`)
 
 // scriptVars returns the defaults of a script's top-level variables that it can read.
@@ -151,7 +153,10 @@ func scriptVars(src []byte) map[string]any {
 		if line == "" || line[0] == ' ' || line[0] == '\t' {
 			continue
 		}
-		m := reVar.FindStringSubmatch(stripComment(line))
+		// A variable with a setter or getter block: var player := 1: (set(id): … below) or
+		// var player := 1: set = _set_player.
+		text := reAccessors.ReplaceAllString(stripComment(line), "")
+		m := reVar.FindStringSubmatch(text)
 		if m == nil {
 			continue
 		}

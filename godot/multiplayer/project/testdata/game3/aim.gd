@@ -1,0 +1,3 @@
+extends Node
+
+var angle := 0.0

@@ -1,0 +1,3 @@
+extends Node2D
+
+var amount := 1

@@ -1,0 +1,3 @@
+extends Node
+
+var dir := Vector2()
