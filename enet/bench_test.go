@@ -29,18 +29,44 @@ func cENetBench(b *testing.B, ops int, args ...string) (wall, cpu float64) {
 	return w / float64(ops), c / float64(ops)
 }
 
-// roundTrips runs n reliable round trips of size-byte packets over peers client peers (one
-// packet in flight each) between two Go hosts in this process.
-func roundTrips(b *testing.B, peers, size int) {
+// roundTrips runs b.N reliable round trips of size-byte packets over peers client peers (one
+// packet in flight each) between two Go hosts in this process, beside C ENet doing the same.
+// With handler, both hosts handle packets in a Handler (on their own goroutines, as C ENet's
+// application handles events in the thread that services the host); without, the client's
+// goroutines Send and ReceiveInto and the server echoes from a goroutine per peer.
+func roundTrips(b *testing.B, peers, size int, handler bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := Listen("udp4", "127.0.0.1:0", &HostOptions{MaxConnsPerIP: NoLimit})
+	msg := make([]byte, size)
+	var st struct {
+		left, done atomic.Int64
+		total      int64
+		fin        chan struct{}
+	}
+	so := &HostOptions{MaxConnsPerIP: NoLimit}
+	var co *HostOptions
+	if handler {
+		so.Handler = HandlerFunc(func(p *Peer, pk Packet) { p.Send(pk.Channel, pk.Data, pk.Flags) })
+		co = &HostOptions{Handler: HandlerFunc(func(p *Peer, pk Packet) {
+			if st.left.Add(-1) >= 0 {
+				if err := p.Send(0, msg, Reliable); err != nil {
+					b.Error(err)
+				}
+			}
+			if st.done.Add(1) == st.total {
+				close(st.fin)
+			}
+		})}
+	}
+	srv, err := Listen("udp4", "127.0.0.1:0", so)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	go echo(ctx, srv)
-	cli, err := Listen("udp4", "127.0.0.1:0", nil)
+	if !handler {
+		go echo(ctx, srv)
+	}
+	cli, err := Listen("udp4", "127.0.0.1:0", co)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,38 +77,47 @@ func roundTrips(b *testing.B, peers, size int) {
 			b.Fatal(err)
 		}
 	}
-	msg := make([]byte, size)
-	// Warm up: every peer's round trip time settles, buffers grow.
-	for _, p := range ps {
-		for range 20 {
-			p.Send(0, msg, Reliable)
-			p.Receive(ctx)
+	// run makes n round trips, spread over the peers.
+	run := func(n int) {
+		if handler {
+			k := min(peers, n)
+			st.total, st.fin = int64(n), make(chan struct{})
+			st.done.Store(0)
+			st.left.Store(int64(n - k))
+			for _, p := range ps[:k] {
+				if err := p.Send(0, msg, Reliable); err != nil {
+					b.Fatal(err)
+				}
+			}
+			<-st.fin
+			return
 		}
+		st.left.Store(int64(n))
+		var wg sync.WaitGroup
+		for _, p := range ps {
+			wg.Go(func() {
+				buf := make([]byte, size)
+				for st.left.Add(-1) >= 0 {
+					if err := p.Send(0, msg, Reliable); err != nil {
+						b.Error(err)
+						return
+					}
+					if _, _, _, err := p.ReceiveInto(ctx, buf); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
 	}
-	var left atomic.Int64
-	left.Store(int64(b.N))
+	// Warm up: every peer's round trip time settles, buffers and pools grow.
+	run(20 * peers)
 	b.SetBytes(int64(2 * size))
 	b.ReportAllocs()
 	c0 := cpuTime()
 	b.ResetTimer()
-	var wg sync.WaitGroup
-	for _, p := range ps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				if err := p.Send(0, msg, Reliable); err != nil {
-					b.Error(err)
-					return
-				}
-				if _, err := p.Receive(ctx); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	run(b.N)
 	b.StopTimer()
 	cpu := float64(cpuTime()-c0) / float64(b.N)
 	wall := float64(b.Elapsed()) / float64(b.N)
@@ -99,10 +134,16 @@ func roundTrips(b *testing.B, peers, size int) {
 // BenchmarkENetRoundTrip measures reliable round trips (a packet and its echo) on loopback
 // between two Go hosts, beside C ENet 1.3.17 doing the same in the same run: rt/s and CPU per
 // round trip (both hosts, this process) for each, and their ratios (below 1: Go is cheaper).
+// Receive: the application's goroutines Send and ReceiveInto; Handler: the hosts hand packets
+// to a Handler.
 func BenchmarkENetRoundTrip(b *testing.B) {
-	for _, peers := range []int{1, 100} {
-		for _, size := range []int{64, 1024} {
-			b.Run(fmt.Sprintf("%dPeers/%dB", peers, size), func(b *testing.B) { roundTrips(b, peers, size) })
+	for _, api := range []string{"Receive", "Handler"} {
+		for _, peers := range []int{1, 100} {
+			for _, size := range []int{64, 1024} {
+				b.Run(fmt.Sprintf("%s/%dPeers/%dB", api, peers, size), func(b *testing.B) {
+					roundTrips(b, peers, size, api == "Handler")
+				})
+			}
 		}
 	}
 }
@@ -141,8 +182,9 @@ func BenchmarkENetTransfer10MB(b *testing.B) {
 				}
 			}
 		}()
+		buf := make([]byte, chunk)
 		for range total / chunk {
-			if _, err := sp.Receive(ctx); err != nil {
+			if _, _, _, err := sp.ReceiveInto(ctx, buf); err != nil {
 				b.Fatal(err)
 			}
 		}

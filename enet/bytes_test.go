@@ -22,14 +22,20 @@ func scenario(t *testing.T, goClient, goServer bool, bw *bandwidths) (recs []rel
 	ctx := testCtx(t)
 	var serverAddr string
 	if goServer {
-		srv, err := Listen("udp4", "127.0.0.1:0", &HostOptions{IncomingBandwidth: bw.serverIn, OutgoingBandwidth: bw.serverOut})
+		so := &HostOptions{IncomingBandwidth: bw.serverIn, OutgoingBandwidth: bw.serverOut}
+		if bw.handler {
+			so.Handler = echoHandler
+		}
+		srv, err := Listen("udp4", "127.0.0.1:0", so)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()
 		sctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go echo(sctx, srv)
+		if !bw.handler {
+			go echo(sctx, srv)
+		}
 		serverAddr = srv.LocalAddr().String()
 	} else {
 		c := startCPeer(t, "server", "0", "-echo", "-channels", "4", "-bw", fmt.Sprint(bw.serverIn), fmt.Sprint(bw.serverOut))
@@ -103,8 +109,12 @@ func hasResend(t testing.TB, recs []relayed) bool {
 	return false
 }
 
-// bandwidths are the hosts' bandwidth limits in bytes per second (0: unlimited).
-type bandwidths struct{ clientIn, clientOut, serverIn, serverOut uint32 }
+// bandwidths are the hosts' bandwidth limits in bytes per second (0: unlimited), and whether a
+// Go server echoes from a Handler rather than from a goroutine with ReceiveInto.
+type bandwidths struct {
+	clientIn, clientOut, serverIn, serverOut uint32
+	handler                                  bool
+}
 
 func cleanScenario(t *testing.T, goClient, goServer bool, bw *bandwidths) []relayed {
 	for range 5 {
@@ -118,7 +128,8 @@ func cleanScenario(t *testing.T, goClient, goServer bool, bw *bandwidths) []rela
 }
 
 // TestSameBytesAsCENet records a session between C ENet client and server, then the same
-// session with a Go client and with a Go server, and asserts the Go side sent the same
+// session with a Go client and with a Go server (echoing from a goroutine, and from a Handler),
+// and asserts the Go side sent the same
 // datagrams as the C side it replaced, byte for byte but for sent times and the random connect
 // id.
 func TestSameBytesAsCENet(t *testing.T) {
@@ -134,11 +145,16 @@ func TestSameBytesAsCENet(t *testing.T) {
 			ref := cleanScenario(t, false, false, bw)
 			t.Logf("C ENet ↔ C ENet:\n%s", describe(t, ref))
 			for _, tc := range []struct {
-				name               string
-				goClient, goServer bool
-			}{{"GoClient", true, false}, {"GoServer", false, true}} {
+				name                        string
+				goClient, goServer, handler bool
+			}{{"GoClient", true, false, false}, {"GoServer", false, true, false}, {"GoHandlerServer", false, true, true}} {
 				t.Run(tc.name, func(t *testing.T) {
-					got := cleanScenario(t, tc.goClient, tc.goServer, bw)
+					tbw := bandwidths{handler: tc.handler}
+					if bw != nil {
+						tbw = *bw
+						tbw.handler = tc.handler
+					}
+					got := cleanScenario(t, tc.goClient, tc.goServer, &tbw)
 					toServer := tc.goClient
 					want := sentBy(t, ref, toServer)
 					have := sentBy(t, got, toServer)

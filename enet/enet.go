@@ -69,12 +69,38 @@ func (f Flags) String() string {
 type Packet struct {
 	// Channel is the channel it came on.
 	Channel uint8
-	// Data is the packet's bytes; the receiver owns them.
+	// Data is the packet's bytes. From Receive, the caller owns them (the host never reuses
+	// them); in a Handler's call, they are the host's and valid only until it returns.
 	Data []byte
 	// Flags say how it travelled: Reliable, Unsequenced, UnreliableFragment, or 0 for
 	// unreliable sequenced.
 	Flags Flags
 }
+
+// A Handler handles the packets a host receives on the host's own goroutines, as they arrive,
+// instead of queuing them for [Peer.Receive]: no goroutine hand-off per packet, which on a
+// loopback round trip is a third of the CPU time (docs/performance.md). It is the shape of C
+// ENet's enet_host_service loop, where the application handles each event in the thread that
+// services the host.
+//
+// HandlePacket is called once per packet, after the host has sent the packet's
+// acknowledgement (as C ENet acknowledges before it dispatches), in the order the peer sent
+// them on each channel as with Receive, and never concurrently: one call at a time for the
+// whole host. pk.Data is the host's and valid only during the call: the host reuses it
+// afterwards, so a handler copies what it keeps. A handler may call the peer's (or any peer's)
+// Send, Disconnect and other methods; it must not block, since the host reads no datagram
+// while it runs (the socket's buffer fills and the kernel drops what does not fit): long work
+// goes to a goroutine of its own, with a copy of the data. Host.Close, Host.Shutdown and
+// Peer.Close wait for the host's goroutines and so must not be called from a handler either.
+type Handler interface {
+	HandlePacket(p *Peer, pk Packet)
+}
+
+// HandlerFunc is a function as a [Handler].
+type HandlerFunc func(p *Peer, pk Packet)
+
+// HandlePacket calls f(p, pk).
+func (f HandlerFunc) HandlePacket(p *Peer, pk Packet) { f(p, pk) }
 
 // NoLimit, as a limit's value, means none.
 const NoLimit = -1
@@ -139,6 +165,9 @@ type HostOptions struct {
 	HandshakeTimeout time.Duration
 	// Logger receives the host's debug and warning messages (default: none).
 	Logger *slog.Logger
+	// Handler, when set, receives every packet the host's peers send, on the host's
+	// goroutines (see [Handler]); Receive and ReceiveInto then only report a peer's end.
+	Handler Handler
 }
 
 // DialOptions are the settings of [Dial]: the host's, the channel count asked for and the
@@ -172,6 +201,9 @@ var (
 	ErrTimeout = errors.New("enet: timeout")
 	// ErrRefused: the remote host answered the connection attempt with a DISCONNECT.
 	ErrRefused = errors.New("enet: connection refused")
+	// ErrShortBuffer: a packet longer than the buffer given to ReceiveInto (the packet stays
+	// queued).
+	ErrShortBuffer = errors.New("enet: buffer too short for packet")
 )
 
 // DisconnectError says why a peer is gone. It wraps ErrDisconnected, and ErrTimeout when the

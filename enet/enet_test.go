@@ -17,12 +17,19 @@ func echo(ctx context.Context, h *Host) {
 			return
 		}
 		go func() {
+			// ReceiveInto with a buffer that grows when a packet does not fit: the echo
+			// allocates nothing per packet.
+			buf := make([]byte, 2048)
 			for {
-				pk, err := p.Receive(ctx)
+				n, ch, flags, err := p.ReceiveInto(ctx, buf)
+				if errors.Is(err, ErrShortBuffer) {
+					buf = make([]byte, n)
+					continue
+				}
 				if err != nil {
 					return
 				}
-				if err := p.Send(pk.Channel, pk.Data, pk.Flags); err != nil {
+				if err := p.Send(ch, buf[:n], flags); err != nil {
 					return
 				}
 			}

@@ -2,6 +2,7 @@ package enet_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -72,4 +73,76 @@ func ExampleExplain() {
 	// ENet datagram to no peer yet (0xFFF): 1 command [CONNECT]
 	// channelCount at byte 20: 3
 	// data at byte 48: 323698742
+}
+
+// ReceiveInto reads packets into a buffer the caller reuses, so that a steady flow of packets
+// allocates nothing (Send copies into buffers of the host's own, which it recycles): the loop
+// grows its buffer when a packet does not fit, and the packet waits for it.
+func ExamplePeer_ReceiveInto() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv, err := enet.Listen("udp4", "127.0.0.1:0", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	cli, err := enet.Dial(ctx, "udp4", srv.LocalAddr().String(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cli.Close()
+	sp, err := srv.Accept(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cli.Send(0, []byte("short"), enet.Reliable)
+	cli.Send(0, make([]byte, 3000), enet.Reliable) // fragmented on the way
+	buf := make([]byte, 16)
+	for got := 0; got < 2; {
+		n, ch, flags, err := sp.ReceiveInto(ctx, buf)
+		if errors.Is(err, enet.ErrShortBuffer) {
+			fmt.Printf("%d bytes do not fit in %d: grow\n", n, len(buf))
+			buf = make([]byte, n)
+			continue
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%d bytes on channel %d, %v\n", n, ch, flags)
+		got++
+	}
+	// Output:
+	// 5 bytes on channel 0, Reliable
+	// 3000 bytes do not fit in 16: grow
+	// 3000 bytes on channel 0, Reliable
+}
+
+// A Handler serves packets on the host's own goroutines, without a goroutine per peer: here an
+// echo server. The handler answers from the call; the packet's bytes are the host's until the
+// call returns (Send copies them).
+func ExampleHandler() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	echo := enet.HandlerFunc(func(p *enet.Peer, pk enet.Packet) {
+		p.Send(pk.Channel, pk.Data, pk.Flags)
+	})
+	srv, err := enet.Listen("udp4", "127.0.0.1:0", &enet.HostOptions{Handler: echo})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+
+	p, err := enet.Dial(ctx, "udp4", srv.LocalAddr().String(), &enet.DialOptions{Channels: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close()
+	p.Send(1, []byte("ping"), enet.Reliable)
+	pk, err := p.Receive(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%q on channel %d, %v\n", pk.Data, pk.Channel, pk.Flags)
+	// Output:
+	// "ping" on channel 1, Reliable
 }

@@ -61,6 +61,17 @@ type Host struct {
 	recvAddr       addrKey
 	recvLen        int
 	freeCmds       []*outCmd
+	freeIn         []*inCmd
+	ready          []*inCmd // dispatchUnreliable's scratch
+	pool           bufPool
+	rawRead        func() bool // the Linux read loop (rawread_linux.go), nil elsewhere
+	wbatch         *writeBatch // the datagrams of the flush under way (Linux)
+	sendBatch      func()      // sends wbatch
+	batching       bool        // write adds to wbatch
+	handler        Handler
+	handQ          []handled // released packets waiting for the handler
+	handSpare      []handled
+	handling       bool // a goroutine is calling the handler
 	cmdScratch     protocol.Command
 	stats          Stats
 }
@@ -214,6 +225,7 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 		done:        make(chan struct{}),
 	}
 	h.udp, _ = conn.(*net.UDPConn)
+	h.initRawRead()
 	h.base = uint32(h.start.UnixMilli())
 	for i := range h.sessions {
 		h.sessions[i] = 0xFFFF
@@ -221,6 +233,9 @@ func NewHost(conn net.PacketConn, opts *HostOptions) (*Host, error) {
 	h.log = slog.New(slog.DiscardHandler)
 	if opts != nil && opts.Logger != nil {
 		h.log = opts.Logger
+	}
+	if opts != nil {
+		h.handler = opts.Handler
 	}
 	rand.Read(h.seed[:])
 	h.rnd = binary.LittleEndian.Uint32(h.seed[:])
@@ -466,11 +481,22 @@ func (h *Host) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// readLoop reads datagrams and handles them.
+// maxReadBurst is the most datagrams the read loop handles before it sends what they call for
+// (acknowledgements, packets the acknowledgements of which freed the window), as C ENet's
+// enet_protocol_receive_incoming_commands reads at most 256 datagrams per call.
+const maxReadBurst = 256
+
+// readLoop reads datagrams and handles them. On Linux, with a UDP socket, it reads until the
+// socket has no datagram left and then sends what they call for itself, from this goroutine:
+// acknowledgements for everything read since the last time in one datagram per peer, as C
+// ENet's enet_host_service does (rawread_linux.go). Elsewhere it hands that to the service
+// goroutine, which it wakes.
 func (h *Host) readLoop() {
 	defer h.loops.Done()
+	if h.rawRead != nil && h.rawRead() {
+		return
+	}
 	buf := make([]byte, 65536)
-	wake := false
 	for {
 		var n int
 		var key addrKey
@@ -487,45 +513,82 @@ func (h *Host) readLoop() {
 			}
 		}
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
+			if h.readError(err) {
 				return
 			}
-			h.mu.Lock()
-			closed := h.closed
-			h.mu.Unlock()
-			if closed {
-				return
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			// A UDP socket reports an ICMP port unreachable as a read error: go on.
-			h.log.Debug("enet: read", "err", err)
 			continue
 		}
-		h.mu.Lock()
-		if h.closed {
-			h.mu.Unlock()
+		closed, dirty := h.received(buf[:n], key, addr)
+		if closed {
 			return
 		}
-		h.now = h.clock()
-		h.stats.DatagramsReceived++
-		h.stats.BytesReceived += uint64(n)
-		h.recvAddr = key
-		p := h.handleDatagram(buf[:n], addr)
-		if p != nil && p.state != stateDisconnected {
-			// The service goroutine sends the acknowledgements (and what they let go): while
-			// datagrams keep coming, this loop reads on and they go out together, as C ENet
-			// acknowledges what one enet_host_service call received in one datagram.
-			h.markDirty(p)
-			wake = true
-		}
-		h.mu.Unlock()
-		if wake {
+		if dirty {
 			h.signalWake()
-			wake = false
 		}
+	}
+}
+
+// readError reports whether a read error ends the read loop (the host is closed).
+func (h *Host) readError(err error) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return true
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		// A UDP socket reports an ICMP port unreachable as a read error: go on.
+		h.log.Debug("enet: read", "err", err)
+	}
+	return false
+}
+
+// received handles one datagram from key (addr, when not a UDP socket's). It reports whether the
+// host is closed, and whether peers wait for a flush.
+func (h *Host) received(b []byte, key addrKey, addr net.Addr) (closed, dirty bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return true, false
+	}
+	h.now = h.clock()
+	h.stats.DatagramsReceived++
+	h.stats.BytesReceived += uint64(len(b))
+	h.recvAddr = key
+	p := h.handleDatagram(b, addr)
+	if p != nil && p.state != stateDisconnected &&
+		(len(p.acks) > 0 || len(p.held) > 0 || len(p.outgoing) > 0) {
+		// The acknowledgements wait for the flush after the datagrams that came together,
+		// as C ENet acknowledges what one enet_host_service call received in one datagram;
+		// the packets they are for reach Receive after them.
+		h.markDirty(p)
+	}
+	return false, len(h.dirty) > 0
+}
+
+// dropped counts a datagram of n bytes read and dropped before it was looked at (cut to the
+// read buffer's size).
+func (h *Host) dropped(n int) {
+	h.mu.Lock()
+	h.stats.DatagramsReceived++
+	h.stats.BytesReceived += uint64(n)
+	h.stats.DatagramsDropped++
+	h.mu.Unlock()
+}
+
+// flushReceived sends what the datagrams read since the last flush call for and hands their
+// packets to the handler (from the read loop, the mutex not held).
+func (h *Host) flushReceived() {
+	h.mu.Lock()
+	h.flushDirty()
+	handle := h.handlersDue()
+	h.mu.Unlock()
+	if handle {
+		h.runHandlers()
 	}
 }
 
@@ -566,16 +629,84 @@ func (h *Host) serviceLoop() {
 				h.flushPeer(p, true)
 			}
 		}
-		for i, p := range h.dirty {
-			h.dirty[i] = nil
-			p.dirty = false
-			if p.state != stateDisconnected {
-				h.flushPeer(p, true)
-			}
-		}
-		h.dirty = h.dirty[:0]
+		h.flushDirty()
+		handle := h.handlersDue()
 		h.mu.Unlock()
+		if handle {
+			h.runHandlers()
+		}
 	}
+}
+
+// handled is a packet for the handler and its peer.
+type handled struct {
+	p  *Peer
+	pk Packet
+}
+
+// handlersDue reports whether packets wait for the handler and no goroutine is calling it (the
+// host's mutex held).
+func (h *Host) handlersDue() bool { return len(h.handQ) > 0 && !h.handling }
+
+// runHandlers hands the released packets to the handler, one call at a time: a goroutine that
+// finds another calling it leaves its packets to that one, which takes them before it stops.
+// The caller is one of the host's goroutines and does not hold the mutex.
+func (h *Host) runHandlers() {
+	h.mu.Lock()
+	if !h.handlersDue() {
+		h.mu.Unlock()
+		return
+	}
+	h.handling = true
+	for len(h.handQ) > 0 && !h.closed {
+		q := h.handQ
+		h.handQ = h.handSpare[:0]
+		// The answers to several packets go out with one sendmmsg(2) after the calls.
+		batch := h.sendBatch != nil && len(q) > 1
+		h.batching = h.batching || batch
+		h.mu.Unlock()
+		for _, x := range q {
+			h.handler.HandlePacket(x.p, x.pk)
+		}
+		h.mu.Lock()
+		if batch && h.batching {
+			h.sendBatch()
+			h.batching = false
+		}
+		for i, x := range q {
+			x.p.uncharge(len(x.pk.Data))
+			h.pool.put(x.pk.Data)
+			q[i] = handled{}
+		}
+		h.handSpare = q[:0]
+	}
+	h.handling = false
+	h.mu.Unlock()
+}
+
+// flushDirty sends what is due for the peers marked dirty (the host's mutex held). A peer that
+// a flush marks again (a DISCONNECT queued) is flushed in the same call.
+func (h *Host) flushDirty() {
+	if h.sendBatch != nil && len(h.dirty) > 1 && !h.batching {
+		// Datagrams to several peers: one sendmmsg(2) for all of them.
+		h.batching = true
+		defer func() {
+			h.sendBatch()
+			h.batching = false
+		}()
+	}
+	i := 0
+	for ; i < len(h.dirty) && i < 2*len(h.peers)+16; i++ {
+		p := h.dirty[i]
+		h.dirty[i] = nil
+		p.dirty = false
+		if p.state != stateDisconnected {
+			h.flushPeer(p, true)
+		}
+	}
+	n := copy(h.dirty, h.dirty[i:])
+	clear(h.dirty[n:])
+	h.dirty = h.dirty[:n]
 }
 
 func (h *Host) markDirty(p *Peer) {
@@ -598,6 +729,9 @@ func (h *Host) Flush() {
 		if p != nil {
 			h.flushPeer(p, false)
 		}
+	}
+	if h.handlersDue() {
+		h.signalWake() // the service goroutine calls the handler
 	}
 }
 
@@ -641,6 +775,9 @@ func (h *Host) ipCount(k addrKey, d int) int {
 
 // write sends one datagram to p.
 func (h *Host) write(p *Peer, b []byte) {
+	if h.batchWrite(p, b) {
+		return
+	}
 	var err error
 	if h.udp != nil && p.key.s == "" {
 		_, err = h.udp.WriteToUDPAddrPort(b, p.key.ap)

@@ -496,13 +496,41 @@ func (h *Host) release(p *Peer, n int) {
 	h.buffered -= n
 }
 
-// deliverCharged hands a held packet to Receive; its charge moves to the delivered packet.
+// deliverCharged hands a held packet to Receive; its charge moves to the delivered packet, and
+// the command goes back to the host's free list.
 func (h *Host) deliverCharged(p *Peer, ch uint8, ic *inCmd) {
 	d := len(ic.data) + inCmdOverhead
 	if d != ic.cost {
 		h.release(p, ic.cost-d)
 	}
 	p.deliver(ch, ic.data, ic.flags)
+	h.freeInCmd(ic)
+}
+
+// newInCmd takes a held command from the host's free list, so that packets received out of
+// order or in fragments allocate no command in steady state.
+func (h *Host) newInCmd() *inCmd {
+	if n := len(h.freeIn); n > 0 {
+		ic := h.freeIn[n-1]
+		h.freeIn[n-1] = nil
+		h.freeIn = h.freeIn[:n-1]
+		return ic
+	}
+	return new(inCmd)
+}
+
+// freeInCmd returns a delivered command: at most 1024 are kept, each with a fragment bitmap of
+// at most 2048 fragments (256 bytes).
+func (h *Host) freeInCmd(ic *inCmd) {
+	if len(h.freeIn) >= 1024 {
+		return
+	}
+	frags := ic.fragments
+	if cap(frags) > 64 {
+		frags = nil
+	}
+	*ic = inCmd{fragments: frags[:0]}
+	h.freeIn = append(h.freeIn, ic)
 }
 
 // handleSend handles SEND_RELIABLE, SEND_UNRELIABLE and SEND_UNSEQUENCED.
@@ -539,7 +567,7 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 			return errCommand
 		}
 		p.unseqWindow[index/32] |= 1 << (index % 32)
-		p.deliver(c.ChannelID, append([]byte(nil), c.Payload...), Unsequenced)
+		p.deliver(c.ChannelID, h.copyPayload(c.Payload), Unsequenced)
 		return nil
 	case protocol.CmdSendReliable:
 		seq := c.ReliableSeq
@@ -553,7 +581,7 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		data := append([]byte(nil), c.Payload...)
+		data := h.copyPayload(c.Payload)
 		if seq == ch.inRelSeq+1 && len(ch.inReliable) == 0 {
 			ch.inRelSeq = seq
 			p.deliver(c.ChannelID, data, Reliable)
@@ -566,7 +594,9 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 		if ch.inReliable == nil {
 			ch.inReliable = map[uint16]*inCmd{}
 		}
-		ch.inReliable[seq] = &inCmd{number: c.Number, relSeq: seq, flags: Reliable, data: data, cost: cost}
+		ic := h.newInCmd()
+		ic.number, ic.relSeq, ic.flags, ic.data, ic.cost = c.Number, seq, Reliable, data, cost
+		ch.inReliable[seq] = ic
 		h.dispatchReliable(p, c.ChannelID)
 		return nil
 	default: // unreliable
@@ -581,7 +611,7 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		data := append([]byte(nil), c.Payload...)
+		data := h.copyPayload(c.Payload)
 		if seq == ch.inRelSeq {
 			ch.inUnrelSeq = useq
 			p.deliver(c.ChannelID, data, 0)
@@ -596,7 +626,9 @@ func (h *Host) handleSend(p *Peer, c *protocol.Command) error {
 				return nil
 			}
 		}
-		ch.inUnreliable = append(ch.inUnreliable, &inCmd{number: c.Number, relSeq: seq, unrelSeq: useq, data: data, cost: cost})
+		ic := h.newInCmd()
+		ic.number, ic.relSeq, ic.unrelSeq, ic.data, ic.cost = c.Number, seq, useq, data, cost
+		ch.inUnreliable = append(ch.inUnreliable, ic)
 		return nil
 	}
 }
@@ -634,7 +666,6 @@ func (h *Host) dispatchReliable(p *Peer, chID uint8) {
 				}
 			}
 		}
-		ic.fragments = nil
 		h.deliverCharged(p, chID, ic)
 		advanced = true
 	}
@@ -650,7 +681,8 @@ func (h *Host) dispatchReliable(p *Peer, chID uint8) {
 // number in order and drops those that can no longer be delivered.
 func (h *Host) dispatchUnreliable(p *Peer, chID uint8) {
 	ch := &p.channels[chID]
-	var ready []*inCmd
+	ready := h.ready[:0]
+	defer func() { clear(ready); h.ready = ready[:0] }()
 	keep := ch.inUnreliable[:0]
 	for _, ic := range ch.inUnreliable {
 		switch {
@@ -678,7 +710,6 @@ func (h *Host) dispatchUnreliable(p *Peer, chID uint8) {
 			continue
 		}
 		ch.inUnrelSeq = ic.unrelSeq
-		ic.fragments = nil
 		h.deliverCharged(p, chID, ic)
 	}
 	if len(ready) > 0 {
@@ -693,9 +724,7 @@ func (h *Host) dispatchUnreliable(p *Peer, chID uint8) {
 		clear(ch.inUnreliable[len(keep):])
 		ch.inUnreliable = keep
 	}
-	if len(ch.inUnreliable) == 0 {
-		ch.inUnreliable = nil
-	}
+
 }
 
 // fragmentValid is the check both fragment commands make.
@@ -706,9 +735,31 @@ func (h *Host) fragmentValid(c *protocol.Command) bool {
 		c.FragmentOffset < c.TotalLength && n <= c.TotalLength-c.FragmentOffset
 }
 
-func newFragments(c *protocol.Command, flags Flags, cost int) *inCmd {
-	return &inCmd{number: c.Number, flags: flags, data: make([]byte, c.TotalLength), fragCount: c.FragmentCount,
-		fragRemaining: c.FragmentCount, fragments: make([]uint32, (c.FragmentCount+31)/32), cost: cost}
+// copyPayload copies a received packet out of the socket's buffer into a buffer of the host's
+// pool.
+func (h *Host) copyPayload(b []byte) []byte {
+	d := h.pool.get(len(b))
+	copy(d, b)
+	return d
+}
+
+func (h *Host) newFragments(c *protocol.Command, flags Flags, cost int) *inCmd {
+	// The buffer is cleared: fragments need not cover it (a hostile peer's overlap), and what
+	// they leave must not be another packet's bytes.
+	data := h.pool.get(int(c.TotalLength))
+	clear(data)
+	ic := h.newInCmd()
+	words := int(c.FragmentCount+31) / 32
+	frags := ic.fragments[:0]
+	if cap(frags) < words {
+		frags = make([]uint32, words)
+	} else {
+		frags = frags[:words]
+		clear(frags)
+	}
+	ic.number, ic.flags, ic.data, ic.fragCount, ic.fragRemaining, ic.fragments, ic.cost =
+		c.Number, flags, data, c.FragmentCount, c.FragmentCount, frags, cost
+	return ic
 }
 
 func fragmentCost(c *protocol.Command) int {
@@ -764,7 +815,7 @@ func (h *Host) handleFragment(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		ic = newFragments(c, Reliable, cost)
+		ic = h.newFragments(c, Reliable, cost)
 		ic.relSeq = start
 		if ch.inReliable == nil {
 			ch.inReliable = map[uint16]*inCmd{}
@@ -814,7 +865,7 @@ func (h *Host) handleUnreliableFragment(p *Peer, c *protocol.Command) error {
 		if !h.charge(p, cost) {
 			return errCommand
 		}
-		ic = newFragments(c, UnreliableFragment, cost)
+		ic = h.newFragments(c, UnreliableFragment, cost)
 		ic.relSeq, ic.unrelSeq = seq, start
 		ch.inUnreliable = append(ch.inUnreliable, ic)
 	}

@@ -130,7 +130,8 @@ type outCmd struct {
 	sendAttempts               uint16
 	sentTime, rttTimeout       uint32
 	queueTime                  uint32
-	data                       []byte // the whole packet, nil for a protocol command
+	data                       []byte    // the whole packet, nil for a protocol command
+	refs                       *sendRefs // the fragments sharing data, nil when not fragmented
 	fragOffset, fragLen        uint32
 }
 
@@ -257,6 +258,9 @@ func (p *Peer) Send(ch uint8, data []byte, flags Flags) error {
 			h.markDirty(p)
 			wake = true
 		}
+		// Packets that this flush released go to the handler from the service goroutine,
+		// not from the caller's.
+		wake = wake || h.handlersDue()
 	}
 	h.mu.Unlock()
 	if wake {
@@ -287,13 +291,15 @@ func (p *Peer) send(chID uint8, data []byte, flags Flags) error {
 	if h.o.checksum {
 		fragLen -= 4
 	}
-	d := append([]byte(nil), data...)
-	n := uint32(len(d))
+	n := uint32(len(data))
 	if n > fragLen {
 		count := (n + fragLen - 1) / fragLen
 		if count > protocol.MaximumFragmentCount {
 			return fmt.Errorf("enet: %d fragments: %w", count, ErrTooLarge)
 		}
+		d := h.pool.get(len(data))
+		copy(d, data)
+		refs := h.pool.newRefs(int(count))
 		var c protocol.Command
 		if flags&(Reliable|UnreliableFragment) == UnreliableFragment && ch.outUnrelSeq < 0xFFFF {
 			c.Number = protocol.CmdSendUnreliableFragment
@@ -311,7 +317,7 @@ func (p *Peer) send(chID uint8, data []byte, flags Flags) error {
 			l := min(fragLen, n-off)
 			c.FragmentNumber = num
 			c.FragmentOffset = off
-			p.queueOutgoing(&c, d, off, l)
+			p.queueOutgoing(&c, d, off, l).refs = refs
 		}
 		return nil
 	}
@@ -324,12 +330,15 @@ func (p *Peer) send(chID uint8, data []byte, flags Flags) error {
 	default:
 		c.Number = protocol.CmdSendUnreliable
 	}
+	d := h.pool.get(len(data))
+	copy(d, data)
 	p.queueOutgoing(&c, d, 0, n)
 	return nil
 }
 
-// queueOutgoing is enet_peer_queue_outgoing_command with enet_peer_setup_outgoing_command.
-func (p *Peer) queueOutgoing(c *protocol.Command, data []byte, off, length uint32) {
+// queueOutgoing is enet_peer_queue_outgoing_command with enet_peer_setup_outgoing_command. It
+// returns the command queued.
+func (p *Peer) queueOutgoing(c *protocol.Command, data []byte, off, length uint32) *outCmd {
 	h := p.h
 	oc := h.newOutCmd()
 	*oc = outCmd{cmd: *c, data: data, fragOffset: off, fragLen: length}
@@ -367,41 +376,106 @@ func (p *Peer) queueOutgoing(c *protocol.Command, data []byte, off, length uint3
 		p.queued += int(length)
 	}
 	p.outgoing = append(p.outgoing, oc)
+	return oc
 }
 
 // Receive returns the next packet from the peer, waiting for one until ctx ends. Once the peer
 // is gone and its packets are taken, it returns a *DisconnectError (errors.Is ErrDisconnected).
+//
+// The packet's Data is the caller's: the host never uses it again. That costs an allocation per
+// packet; [Peer.ReceiveInto] copies the packet into the caller's buffer instead and allocates
+// nothing.
 func (p *Peer) Receive(ctx context.Context) (Packet, error) {
 	h := p.h
 	for {
 		h.mu.Lock()
 		if p.recvHead < len(p.recvQ) {
-			pk := p.recvQ[p.recvHead]
-			p.recvQ[p.recvHead] = Packet{}
-			p.recvHead++
-			if p.recvHead == len(p.recvQ) {
-				p.recvQ, p.recvHead = p.recvQ[:0], 0
-			}
-			if p.state != stateDisconnected {
-				c := len(pk.Data) + inCmdOverhead
-				p.waiting -= c
-				h.buffered -= c
-			}
+			pk := p.pop()
 			h.mu.Unlock()
 			return pk, nil
 		}
-		err := p.err
-		h.mu.Unlock()
-		if err != nil {
+		if err := p.waitLocked(ctx); err != nil {
 			return Packet{}, err
 		}
-		select {
-		case <-p.recvCh:
-		case <-p.done:
-		case <-ctx.Done():
-			return Packet{}, ctx.Err()
+	}
+}
+
+// ReceiveInto copies the next packet from the peer into buf, waiting for one until ctx ends,
+// and returns its length, channel and flags. It is [Peer.Receive] without the allocation: the
+// packet's bytes go back to the host's buffer pool once copied, and buf stays the caller's (the
+// host keeps no reference to it).
+//
+// When the packet is longer than buf, ReceiveInto returns its length and an error wrapping
+// ErrShortBuffer, and the packet stays first in line: the caller may call again with a buffer
+// of at least n bytes (a peer's packets are at most HostOptions.MaxMessageBytes long). Once the
+// peer is gone and its packets are taken, it returns a *DisconnectError.
+func (p *Peer) ReceiveInto(ctx context.Context, buf []byte) (n int, channel uint8, flags Flags, err error) {
+	h := p.h
+	for {
+		h.mu.Lock()
+		if p.recvHead < len(p.recvQ) {
+			q := &p.recvQ[p.recvHead]
+			n, channel, flags = len(q.Data), q.Channel, q.Flags
+			if n > len(buf) {
+				h.mu.Unlock()
+				return n, channel, flags, fmt.Errorf("enet: packet of %d bytes, buffer of %d: %w", n, len(buf), ErrShortBuffer)
+			}
+			pk := p.pop()
+			if n <= maxPoolBuffer {
+				// Small enough to copy under the lock, and to go back to the pool.
+				copy(buf, pk.Data)
+				h.pool.put(pk.Data)
+				h.mu.Unlock()
+				return n, channel, flags, nil
+			}
+			h.mu.Unlock()
+			copy(buf, pk.Data)
+			return n, channel, flags, nil
+		}
+		if err := p.waitLocked(ctx); err != nil {
+			return 0, 0, 0, err
 		}
 	}
+}
+
+// pop takes the first packet of the receive queue (the host's mutex held) and frees its share
+// of the buffer budget.
+func (p *Peer) pop() Packet {
+	pk := p.recvQ[p.recvHead]
+	p.recvQ[p.recvHead] = Packet{}
+	p.recvHead++
+	if p.recvHead == len(p.recvQ) {
+		p.recvQ, p.recvHead = p.recvQ[:0], 0
+	}
+	p.uncharge(len(pk.Data))
+	return pk
+}
+
+// uncharge frees the buffer budget of a delivered packet of n bytes once it is taken (the
+// host's mutex held); a peer that is gone has given its charges back already.
+func (p *Peer) uncharge(n int) {
+	if p.state != stateDisconnected {
+		c := n + inCmdOverhead
+		p.waiting -= c
+		p.h.buffered -= c
+	}
+}
+
+// waitLocked unlocks the host's mutex (held, with no packet queued) and waits for a packet, the
+// peer's end or ctx's. It returns why the peer is gone once it is, or ctx's error.
+func (p *Peer) waitLocked(ctx context.Context) error {
+	err := p.err
+	p.h.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	select {
+	case <-p.recvCh:
+	case <-p.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
 
 // deliver hands a packet to Receive once the acknowledgements queued with it are sent (see
@@ -411,9 +485,17 @@ func (p *Peer) deliver(ch uint8, data []byte, flags Flags) {
 	p.held = append(p.held, Packet{Channel: ch, Data: data, Flags: flags})
 }
 
-// release makes the held packets available to Receive.
+// release makes the held packets available to Receive, or queues them for the handler.
 func (p *Peer) release() {
 	if len(p.held) == 0 {
+		return
+	}
+	if h := p.h; h.handler != nil {
+		for _, pk := range p.held {
+			h.handQ = append(h.handQ, handled{p, pk})
+		}
+		clear(p.held)
+		p.held = p.held[:0]
 		return
 	}
 	p.recvQ = append(p.recvQ, p.held...)
@@ -454,7 +536,11 @@ func (p *Peer) DisconnectNow(data uint32) {
 	h.mu.Lock()
 	h.now = h.clock()
 	h.disconnectNow(p, data)
+	wake := h.handlersDue()
 	h.mu.Unlock()
+	if wake {
+		h.signalWake() // the packets it released go to the handler
+	}
 }
 
 // Close disconnects the peer after what is queued is sent (DisconnectLater(0)) and waits until
@@ -677,8 +763,12 @@ func (h *Host) newOutCmd() *outCmd {
 	return new(outCmd)
 }
 
-// freeOutCmd returns a command no list refers to any more.
+// freeOutCmd returns a command no list refers to any more, and its packet's buffer once no
+// other fragment needs it.
 func (h *Host) freeOutCmd(oc *outCmd) {
+	if oc.data != nil {
+		h.pool.done(oc.data, oc.refs)
+	}
 	if len(h.freeCmds) < 4096 {
 		*oc = outCmd{}
 		h.freeCmds = append(h.freeCmds, oc)

@@ -207,6 +207,7 @@ func (h *Host) checkOutgoing(p *Peer, d *datagram) bool {
 					for {
 						p.queued -= int(oc.fragLen)
 						p.outgoing = removeAt(p.outgoing, i)
+						h.freeOutCmd(oc) // dropped by the throttle
 						if i >= len(p.outgoing) {
 							break
 						}
@@ -248,7 +249,10 @@ func removeAt(s []*outCmd, i int) []*outCmd {
 		s[0] = nil
 		return s[:0] // keep the array for the next command
 	}
-	if i == 0 {
+	if i == 0 && len(s) > 16 {
+		// A long queue drops its head without moving the rest (the array's room for new
+		// commands shrinks until it grows again); a short one moves, so that the array
+		// keeps its room and a steady flow appends without allocating.
 		s[0] = nil
 		return s[1:]
 	}
