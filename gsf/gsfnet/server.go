@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"reflect"
@@ -339,7 +340,7 @@ func (srv *Server) newSession(c net.Conn) *Session {
 	}
 	inFlight := limit(srv.MaxInFlight, DefaultMaxInFlight)
 	if inFlight == 0 {
-		inFlight = 1 << 62 // no limit
+		inFlight = math.MaxInt // no limit
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Session{
