@@ -284,7 +284,7 @@ func (p *Peer) send(chID uint8, data []byte, flags Flags) error {
 		return fmt.Errorf("enet: %d bytes (MaxMessageBytes %d): %w", len(data), h.o.maxMessage, ErrTooLarge)
 	}
 	if p.queued+len(data) > h.o.maxQueue {
-		return fmt.Errorf("enet: %d bytes queued: %w", p.queued, ErrQueueFull)
+		return fmt.Errorf("enet: %d %s queued and %d to send exceed MaxQueueBytes %d: %w", p.queued, bytesWord(p.queued), len(data), h.o.maxQueue, ErrQueueFull)
 	}
 	ch := &p.channels[chID]
 	fragLen := p.mtu - 4 - uint32(protocol.CommandSize(protocol.CmdSendFragment))
@@ -789,4 +789,12 @@ func timeDiff(a, b uint32) uint32 {
 		return b - a
 	}
 	return a - b
+}
+
+// bytesWord is "byte" for 1 and "bytes" otherwise.
+func bytesWord(n int) string {
+	if n == 1 {
+		return "byte"
+	}
+	return "bytes"
 }

@@ -468,7 +468,11 @@ func (c *Client) Send(h gsf.Header, body any) error {
 func (c *Client) enqueue(frame []byte, mode int) error {
 	err := c.out.enqueue(frame, kindMessage, mode)
 	if err == ErrSlowConsumer {
-		return fmt.Errorf("%w: %d bytes wait to be written to a server that does not read", ErrQueueFull, c.out.limit)
+		unit := "bytes"
+		if c.out.limit == 1 {
+			unit = "byte"
+		}
+		return fmt.Errorf("%w: %d %s wait to be written to a server that does not read", ErrQueueFull, c.out.limit, unit)
 	}
 	return err
 }
