@@ -580,6 +580,26 @@ type messageError struct{ err error }
 func (e *messageError) Error() string { return "gsfnet: bad message: " + e.err.Error() }
 func (e *messageError) Unwrap() error { return e.err }
 
+// frameRead notes a frame read at now (the read timeout of a next frame begun in the same read
+// runs from then) and takes an in-flight slot for it, held until its response is written;
+// while there is none, it stops reading. It returns when the wait ended: the handler's
+// deadline runs from then.
+func (s *Session) frameRead(now time.Duration) (time.Duration, error) {
+	s.lastFrame = now
+	if s.fr.Buffered() > 0 {
+		s.inFrame, s.frameStart = true, now
+	}
+	if !s.slots.tryAcquire() {
+		s.out.flushHeld() // held responses hold slots
+		if !s.slots.acquire(s.done) {
+			return now, s.Err()
+		}
+		now = monoNow() // the wait may have been long
+		s.lastFrame = now
+	}
+	return now, nil
+}
+
 // readLoop reads frames and handles them until the connection fails, the session drains, or
 // a handler that runs long hands reading over to another goroutine (handedOver).
 //
@@ -600,19 +620,9 @@ func (s *Session) readLoop(gen uint64) (handedOver bool, err error) {
 		}
 		// The one clock reading per message: the handler's deadline runs from it, and the
 		// next read's idle deadline (see connReader).
-		now := monoNow()
-		s.lastFrame = now
-		if s.fr.Buffered() > 0 {
-			// The next frame has begun in the same read: its read timeout runs from now.
-			s.inFrame, s.frameStart = true, now
-		}
-		// An in-flight slot; while there is none, stop reading.
-		if !s.slots.tryAcquire() {
-			s.out.flushHeld() // held responses hold slots
-			if !s.slots.acquire(s.done) {
-				return false, s.Err()
-			}
-			s.lastFrame = monoNow() // the wait may have been long
+		now, err := s.frameRead(monoNow())
+		if err != nil {
+			return false, err
 		}
 		r, err := s.newRequest(payload, now)
 		if err != nil {
@@ -687,21 +697,9 @@ func (s *Session) readInOrder() error {
 			}
 			return err
 		}
-		now := s.readAt
-		s.lastFrame = now
-		if s.fr.Buffered() > 0 {
-			// The next frame has begun in the same read: its read timeout runs from then.
-			s.inFrame, s.frameStart = true, now
-		}
-		// An in-flight slot (held until the response is written); while there is none, stop
-		// reading.
-		if !s.slots.tryAcquire() {
-			s.out.flushHeld() // held responses hold slots
-			if !s.slots.acquire(s.done) {
-				return s.Err()
-			}
-			now = monoNow() // the wait may have been long
-			s.lastFrame = now
+		now, err := s.frameRead(s.readAt)
+		if err != nil {
+			return err
 		}
 		if r.Header.IsResponse() {
 			// Clients send requests and notifies; the reference has no use for a response
