@@ -114,6 +114,29 @@ func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	opts.Compressor = c
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
 	opts.Logger = logger
+	// Peers can come and go as fast as datagrams: connection lines are limited to 20 a second,
+	// packet and send-failure lines to 100, and the next line says how many were left out, so
+	// the log never outgrows the traffic.
+	lim := &logLimit{max: 20}
+	plim := &logLimit{max: 100} // --log debug: packet lines
+	wlim := &logLimit{max: 100} // failed sends
+	debug := logger.Enabled(context.Background(), slog.LevelDebug)
+	// The echo answers from the host's own goroutines (enet.Handler): no goroutine hand-off and
+	// no allocation per packet. It never blocks there: Send copies the packet into the peer's
+	// send queue, and a peer whose queue is full (HostOptions.MaxQueueBytes, 32 MiB: a peer that
+	// sends and does not acknowledge) loses the echo of that packet, with a warning.
+	opts.Handler = enet.HandlerFunc(func(p *enet.Peer, pk enet.Packet) {
+		if debug {
+			if n, ok := plim.allow(); ok {
+				logger.Debug("packet", "peer", p.ID(), "channel", pk.Channel, "flags", pk.Flags.String(), "bytes", len(pk.Data), "suppressed", n)
+			}
+		}
+		if err := p.Send(pk.Channel, pk.Data, pk.Flags); err != nil {
+			if n, ok := wlim.allow(); ok {
+				logger.Warn("send", "peer", p.ID(), "err", err, "suppressed", n)
+			}
+		}
+	})
 	h, err := enet.Listen("udp", *addr, opts)
 	if err != nil {
 		return err
@@ -121,10 +144,6 @@ func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := enetContext()
 	defer stop()
 	logger.Info("gamewire enet echo: listening", "addr", h.LocalAddr().String())
-	// Peers can come and go as fast as datagrams: connection lines are limited to 20 a second,
-	// the next line says how many were left out, so the log never outgrows the traffic.
-	lim := &logLimit{max: 20}
-	plim := &logLimit{max: 100} // --log debug: packet lines
 	go func() {
 		for {
 			p, err := h.Accept(ctx)
@@ -135,23 +154,16 @@ func enetEcho(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 				logger.Info("connect", "peer", p.ID(), "addr", p.RemoteAddr().String(), "data", p.ConnectData(), "channels", p.Channels(), "suppressed", n)
 			}
 			go func() {
-				for {
-					pk, err := p.Receive(ctx)
-					if err != nil {
-						var de *enet.DisconnectError
-						if n, ok := lim.allow(); ok && errors.As(err, &de) {
-							logger.Info("disconnect", "peer", p.ID(), "data", de.Data, "timeout", de.Timeout, "suppressed", n)
-						}
-						return
-					}
-					if logger.Enabled(ctx, slog.LevelDebug) {
-						if n, ok := plim.allow(); ok {
-							logger.Debug("packet", "peer", p.ID(), "channel", pk.Channel, "flags", pk.Flags.String(), "bytes", len(pk.Data), "suppressed", n)
-						}
-					}
-					if err := p.Send(pk.Channel, pk.Data, pk.Flags); err != nil {
-						logger.Warn("send", "peer", p.ID(), "err", err)
-					}
+				// With a Handler, the peer's packets never reach Receive: this goroutine only
+				// waits for its end.
+				select {
+				case <-p.Done():
+				case <-ctx.Done():
+					return
+				}
+				var de *enet.DisconnectError
+				if n, ok := lim.allow(); ok && errors.As(p.Err(), &de) {
+					logger.Info("disconnect", "peer", p.ID(), "data", de.Data, "timeout", de.Timeout, "suppressed", n)
 				}
 			}()
 		}
