@@ -93,33 +93,22 @@ func Dial(ctx context.Context, addr string, opts *ClientOptions) (*Client, error
 
 func (c *Client) readLoop() {
 	defer close(c.done)
-	drain, cancel := context.WithCancel(context.Background())
-	cancel()
-	var batch []enet.Packet
+	r := batchReceiver{ep: c.ep}
 	for {
-		pk, err := c.ep.Receive(context.Background())
-		if err != nil {
-			break
-		}
 		// As the engine's poll(): the packets that have arrived are taken together, and the
 		// SYS messages among them take effect before the others run, so that a call naming a
 		// client that an ADD_PEER in the same batch announces finds it.
-		batch = append(batch[:0], pk)
-		for len(batch) < maxBatch {
-			pk, err := c.ep.Receive(drain)
-			if err != nil {
-				break
-			}
-			batch = append(batch, pk)
+		batch, err := r.next(context.Background(), maxBatch)
+		if err != nil {
+			break
 		}
 		for _, sys := range []bool{true, false} {
-			for _, pk := range batch {
-				if (pk.Channel == ChannelSys) == sys {
-					c.sc.receive(c.server, pk.Channel, pk.Data, deliveryOf(pk.Flags))
+			for _, b := range batch {
+				if (b.channel == ChannelSys) == sys {
+					c.sc.receive(c.server, b.channel, r.data(b), deliveryOf(b.flags))
 				}
 			}
 		}
-		clear(batch)
 	}
 	sc := c.sc
 	sc.mu.Lock()

@@ -168,16 +168,17 @@ func (s *Server) admit(ep *enet.Peer) {
 	s.sc.addPeer(p)
 	go func() {
 		defer s.wg.Done()
+		r := receiver{ep: ep}
 		for {
-			pk, err := ep.Receive(context.Background())
+			data, ch, flags, err := r.next(context.Background())
 			if err != nil {
 				break
 			}
-			if int(pk.Channel) >= channels {
-				s.sc.report(p, perr(CmdNone, 0, ErrBadPacket, "packet on channel %d", pk.Channel))
+			if int(ch) >= channels {
+				s.sc.report(p, perr(CmdNone, 0, ErrBadPacket, "packet on channel %d", ch))
 				continue
 			}
-			s.sc.receive(p, pk.Channel, pk.Data, deliveryOf(pk.Flags))
+			s.sc.receive(p, ch, data, deliveryOf(flags))
 		}
 		s.mu.Lock()
 		delete(s.links, id)
