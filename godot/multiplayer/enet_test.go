@@ -301,3 +301,58 @@ func TestENetReplicationModes(t *testing.T) {
 		}
 	}
 }
+
+// TestENetHandlersKeepNoPacketBytes: over ENet, the server and the client read every packet
+// into a buffer of their own that the next packet overwrites (enet.Peer.ReceiveInto); what
+// handlers were given ([]byte and string arguments, OnBytes' data) stays theirs. Long packets
+// (past the first buffer and past the kept bound) come between short ones, so the buffer both
+// grows and is dropped.
+func TestENetHandlersKeepNoPacketBytes(t *testing.T) {
+	type got struct {
+		data []byte
+		s    string
+	}
+	srvGot := make(chan got, 16)
+	cliGot := make(chan got, 16)
+	srvRaw := make(chan []byte, 16)
+	var sn *Node
+	sn = MustNode("Main",
+		RPC{Name: "up", Mode: ModeAnyPeer, Handler: func(p *Peer, d []byte, s string) {
+			srvGot <- got{d, s}
+			p.RPC(sn, "down", d, s)
+		}},
+		RPC{Name: "down"})
+	const maxMsg = 256 << 10 // a packet past enetMaxKeptBytes is allowed
+	s := &Server{Nodes: []*Node{sn}, MaxMessageBytes: maxMsg, OnBytes: func(p *Peer, d []byte) { srvRaw <- d }}
+	addr := enetServer(t, s)
+	cn := MustNode("Main", RPC{Name: "up", Mode: ModeAnyPeer},
+		RPC{Name: "down", Handler: func(p *Peer, d []byte, s string) { cliGot <- got{d, s} }})
+	c := dialENet(t, addr, &ClientOptions{Nodes: []*Node{cn}, MaxMessageBytes: maxMsg})
+
+	var sent []got
+	for i, n := range []int{10, 3000, 20, 100 << 10, 30, 5} {
+		d := bytes.Repeat([]byte{byte('a' + i)}, n)
+		g := got{d, string(bytes.Repeat([]byte{byte('A' + i)}, n%97+1))}
+		sent = append(sent, g)
+		if err := c.RPCID(1, cn, "up", g.data, g.s); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SendBytes(1, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var kept [3][]got
+	for range sent {
+		kept[0] = append(kept[0], wait(t, srvGot))
+		kept[1] = append(kept[1], wait(t, cliGot))
+		kept[2] = append(kept[2], got{data: wait(t, srvRaw)})
+	}
+	// Every packet has been read by now: the earlier ones' bytes must be as they came.
+	for k, name := range []string{"server handler", "client handler", "server OnBytes"} {
+		for i, g := range kept[k] {
+			if !bytes.Equal(g.data, sent[i].data) || (k < 2 && g.s != sent[i].s) {
+				t.Errorf("%s, packet %d: kept bytes changed (%d bytes, first %q)", name, i, len(g.data), g.data[:min(4, len(g.data))])
+			}
+		}
+	}
+}
