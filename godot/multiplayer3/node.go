@@ -224,12 +224,13 @@ func (m *method) callValues(p *Peer, vals []any, dec godot.DecodeMode) error {
 // invoke calls the handler; a panic is returned as an error wrapping ErrHandlerPanic, so that
 // one peer's call cannot take the server down.
 func (m *method) invoke(in []reflect.Value) error {
-	err := m.fn.Call(in)
-	var pe *rpcfunc.PanicError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("multiplayer3: %s: %w: %v\n%s", m.Name, ErrHandlerPanic, pe.Value, pe.Stack)
-	}
-	if err != nil {
+	if err := m.fn.Call(in); err != nil {
+		// pe is declared here, where a call failed: errors.As makes it escape, which would
+		// otherwise cost every call an allocation.
+		var pe *rpcfunc.PanicError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("multiplayer3: %s: %w: %v\n%s", m.Name, ErrHandlerPanic, pe.Value, pe.Stack)
+		}
 		return fmt.Errorf("multiplayer3: %s: %w", m.Name, err)
 	}
 	return nil

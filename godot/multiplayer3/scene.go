@@ -142,6 +142,10 @@ type Peer struct {
 	cancel context.CancelFunc
 
 	paths map[uint32]string // guarded by sc.mu: this peer's path cache (path_get_cache)
+	// in is the packet from this peer being processed, kept to parse the next into: only one
+	// goroutine processes a peer's packets (the server's for that client, the client's read
+	// loop for every peer it hears from).
+	in Packet
 }
 
 // ID returns the peer's unique id (1 for the server).
@@ -411,8 +415,13 @@ func (sc *scene) forward(src, except int32, ch uint8, data []byte, d delivery) {
 
 // process runs one MultiplayerAPI packet from peer from (_process_packet).
 func (sc *scene) process(from *Peer, pkt []byte) error {
-	p, err := sc.decode.Parse(pkt)
-	if err != nil {
+	if len(pkt) == 0 {
+		return perr(CmdNone, 0, ErrTruncated, "empty packet")
+	}
+	p := &from.in
+	// The packet's slices point into the receive buffer: none outlives the call.
+	defer func() { *p = Packet{} }()
+	if err := sc.decode.parseInto(p, pkt); err != nil {
 		return err
 	}
 	switch p.Command {

@@ -231,40 +231,47 @@ func (m DecodeMode) Parse(pkt []byte) (*Packet, error) {
 	if len(pkt) == 0 {
 		return nil, perr(CmdNone, 0, ErrTruncated, "empty packet")
 	}
+	p := &Packet{}
+	return p, m.parseInto(p, pkt)
+}
+
+// parseInto is Parse into a Packet of the caller's (pkt not empty), which the scene keeps
+// between packets instead of allocating one for each.
+func (m DecodeMode) parseInto(p *Packet, pkt []byte) error {
 	cmd := Command(pkt[0])
-	p := &Packet{Command: cmd}
+	*p = Packet{Command: cmd}
 	switch cmd {
 	case CmdRemoteCall, CmdRemoteSet:
-		return p, m.parseCall(p, pkt)
+		return m.parseCall(p, pkt)
 	case CmdSimplifyPath:
 		if len(pkt) < 5 {
-			return p, perr(cmd, len(pkt), ErrTruncated, "%s, need 5 and a path", plural(len(pkt), "byte"))
+			return perr(cmd, len(pkt), ErrTruncated, "%s, need 5 and a path", plural(len(pkt), "byte"))
 		}
 		p.CacheID = binary.LittleEndian.Uint32(pkt[1:])
 		path, n, err := cstring(cmd, pkt, 5)
 		if err != nil {
-			return p, err
+			return err
 		}
 		p.Path = path
-		return p, trailing(cmd, pkt, 5+n)
+		return trailing(cmd, pkt, 5+n)
 	case CmdConfirmPath:
 		if len(pkt) < 2 {
-			return p, perr(cmd, len(pkt), ErrTruncated, "no path")
+			return perr(cmd, len(pkt), ErrTruncated, "no path")
 		}
 		path, n, err := cstring(cmd, pkt, 1)
 		if err != nil {
-			return p, err
+			return err
 		}
 		p.Path = path
-		return p, trailing(cmd, pkt, 1+n)
+		return trailing(cmd, pkt, 1+n)
 	case CmdRaw:
 		if len(pkt) < 2 {
-			return p, perr(cmd, 1, ErrTruncated, "RAW without a payload")
+			return perr(cmd, 1, ErrTruncated, "RAW without a payload")
 		}
 		p.Data = pkt[1:]
-		return p, nil
+		return nil
 	}
-	return p, perr(cmd, 0, ErrBadPacket, "unknown command %d", pkt[0])
+	return perr(cmd, 0, ErrBadPacket, "unknown command %d", pkt[0])
 }
 
 // cstring reads a NUL-terminated UTF-8 string at off; n counts the NUL.
