@@ -39,6 +39,11 @@ type ClientOptions struct {
 // Client is a Go peer that connects to a Godot 3 server (or a Server) as a Godot 3 client with
 // NetworkedMultiplayerENet does, for bots, load tests and tests. It sends byte for byte what the
 // engine sends for the same calls.
+//
+// Its callbacks and handlers run on one goroutine, in the order the packets arrived, the SYS
+// messages of the packets that arrived together first (as the engine's poll()). It reads them
+// with enet.Peer.ReceiveInto into one buffer for each such batch (of at most 256 packets): no
+// allocation per packet; a batch past 64 KiB gets a buffer of its own, dropped after it.
 type Client struct {
 	sc     *scene
 	ep     *enet.Peer

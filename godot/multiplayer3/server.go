@@ -24,7 +24,13 @@ const DefaultAddr = ":9999"
 // sender.
 //
 // Callbacks and handlers run on the goroutine that reads the calling peer: calls from one peer
-// run in order, calls from different peers concurrently.
+// run in order, calls from different peers concurrently. That goroutine reads the peer's packets
+// with enet.Peer.ReceiveInto into a buffer of its own (2 KiB, grown for a longer packet and
+// dropped after one past 64 KiB): no allocation per packet. While a handler is slow, the peer's
+// next packets wait in the ENet host, within HostOptions.MaxBufferedBytes (64 MiB by default,
+// a quarter of it for one peer): beyond it ENet stops acknowledging them and the client resends,
+// and other peers are not held up (an enet.Handler would run every peer's handlers on the
+// host's one goroutine).
 type Server struct {
 	// Addr is the UDP address ListenAndServe listens on; empty means DefaultAddr.
 	Addr string
