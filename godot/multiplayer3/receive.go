@@ -65,7 +65,10 @@ type batched struct {
 
 // batchReceiver reads the packets that have arrived from the server together, as the engine's
 // poll() takes them, into one buffer (enet.Peer.ReceiveInto: no allocation per packet). The
-// buffer grows to the batch's bytes and is dropped after a batch that grew it past maxScratch.
+// buffer grows to the batch's bytes (at most twice them, as it doubles) and is dropped after a
+// batch that grew it past maxScratch. A batch holds what the ENet host had queued for the peer
+// (within HostOptions.MaxBufferedBytes) and what arrives while it is taken, as the batch of
+// Receive's packets did, up to maxBatch packets.
 type batchReceiver struct {
 	ep    *enet.Peer
 	buf   []byte
