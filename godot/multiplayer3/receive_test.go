@@ -2,7 +2,10 @@ package multiplayer3
 
 import (
 	"bytes"
+	"slices"
 	"testing"
+
+	"github.com/gamewire/gamewire/enet"
 )
 
 // TestHandlersKeepNoPacketBytes: the server and the client read every packet into a buffer of
@@ -72,5 +75,83 @@ func TestHandlersKeepNoPacketBytes(t *testing.T) {
 				t.Errorf("%s, packet %d: kept bytes changed (%d bytes, first %q)", name, i, len(g.data), g.data[:min(4, len(g.data))])
 			}
 		}
+	}
+}
+
+// TestReceiverBufferBound: a peer's read buffer grows for a long packet and goes back to
+// recvBufBytes after it once it grew past maxScratch; the client's batch buffer likewise.
+func TestReceiverBufferBound(t *testing.T) {
+	ctx := testCtx(t)
+	h, err := enet.Listen("udp4", "127.0.0.1:0", &enet.HostOptions{Channels: Channels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	c, err := enet.Dial(ctx, "udp", h.LocalAddr().String(), &enet.DialOptions{Channels: Channels, Data: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ep, err := h.Accept(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := []int{10, 3000, 20, maxScratch + 1, 30}
+	for _, n := range sizes {
+		if err := c.Send(0, bytes.Repeat([]byte{byte(n)}, n), enet.Reliable); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := receiver{ep: ep}
+	wantCap := []int{recvBufBytes, 3000, 3000, maxScratch + 1, recvBufBytes}
+	for i, n := range sizes {
+		data, _, _, err := r.next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) != n || !bytes.Equal(data, bytes.Repeat([]byte{byte(n)}, n)) {
+			t.Fatalf("packet %d: %d bytes, want %d", i, len(data), n)
+		}
+		if cap(r.buf) != wantCap[i] {
+			t.Errorf("after packet %d (%d bytes): buffer of %d, want %d", i, n, cap(r.buf), wantCap[i])
+		}
+	}
+
+	// The batch: the same packets, in as many batches as they take to arrive.
+	for _, n := range sizes {
+		if err := c.Send(0, bytes.Repeat([]byte{byte(n)}, n), enet.Reliable); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Send(0, []byte("end"), enet.Reliable); err != nil {
+		t.Fatal(err)
+	}
+	br := batchReceiver{ep: ep}
+	var got []int
+	grown := 0
+	for len(got) == 0 || got[len(got)-1] != 3 {
+		batch, err := br.next(ctx, maxBatch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range batch {
+			got = append(got, len(br.data(b)))
+		}
+		grown = max(grown, cap(br.buf))
+	}
+	if want := append(sizes, 3); !slices.Equal(got, want) {
+		t.Fatalf("batches: %v, want %v", got, want)
+	}
+	if grown <= maxScratch {
+		t.Fatalf("the batch buffer did not grow: %d", grown)
+	}
+	if err := c.Send(0, []byte("x"), enet.Reliable); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := br.next(ctx, maxBatch); err != nil {
+		t.Fatal(err)
+	}
+	if cap(br.buf) != recvBufBytes {
+		t.Errorf("after a batch past maxScratch: buffer of %d, want %d", cap(br.buf), recvBufBytes)
 	}
 }
