@@ -186,13 +186,24 @@ func (m *method) bind() error {
 // call decodes the arguments into the handler's parameters and calls it. A count that differs
 // from the handler's fails, as the engine's call does ("RPC - … Method expected N arguments").
 func (m *method) call(p *Peer, args [][]byte, dec godot.DecodeMode) error {
+	return m.callWith(nil, p, args, dec)
+}
+
+// callWith is call with the handler's arguments built in scratch (reused when long enough; it
+// holds nothing afterwards), which the caller owns for the call.
+func (m *method) callWith(scratch []reflect.Value, p *Peer, args [][]byte, dec godot.DecodeMode) error {
 	if m.fn == nil {
 		return nil
 	}
 	if len(args) != len(m.fn.Params) {
 		return fmt.Errorf("%w: %s takes %s, got %d", ErrArgs, m.Name, plural(len(m.fn.Params), "argument"), len(args))
 	}
-	in := make([]reflect.Value, 1+len(args))
+	in := scratch[:0]
+	if cap(in) < 1+len(args) {
+		in = make([]reflect.Value, 1+len(args))
+	}
+	in = in[:1+len(args)]
+	defer clear(in) // the handler's arguments are not kept past the call
 	in[0] = reflect.ValueOf(p)
 	for i, a := range args {
 		ptr := reflect.New(m.fn.Params[i])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -146,6 +147,9 @@ type Peer struct {
 	// goroutine processes a peer's packets (the server's for that client, the client's read
 	// loop for every peer it hears from).
 	in Packet
+	// callIn holds the handler's arguments of a call from this peer (its receiver and up to
+	// seven parameters), for the same goroutine.
+	callIn [8]reflect.Value
 }
 
 // ID returns the peer's unique id (1 for the server).
@@ -481,7 +485,7 @@ func (sc *scene) process(from *Peer, pkt []byte) error {
 	if !mode.canCall(sc.self, n.master, from.id) {
 		return perr(p.Command, 5, ErrNotAllowed, "%s on %s from %d: mode %s, master %d", p.Name, path, from.id, mode, n.master)
 	}
-	if err := m.call(from, p.Args, sc.dec); err != nil {
+	if err := m.callWith(from.callIn[:], from, p.Args, sc.dec); err != nil {
 		e := perr(p.Command, p.ArgsOffset, ErrArgs, "%s.%s", path, p.Name)
 		if errors.Is(err, ErrHandlerPanic) || !errors.Is(err, ErrArgs) {
 			e.Err = err
