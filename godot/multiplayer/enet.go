@@ -121,45 +121,14 @@ func (t *enetTransport) close(code int, why string) {
 	})
 }
 
-// enetRecvBytes is the buffer an ENet peer's packets are first read into; a longer packet gets
-// a buffer of its length.
-const enetRecvBytes = 2 << 10
-
-// enetMaxKeptBytes bounds the buffer an ENet peer keeps between packets: one grown past it for
-// a long packet is dropped once that packet is handled.
-const enetMaxKeptBytes = 64 << 10
-
-// enetReceiver reads one ENet peer's packets into a buffer of its own with
-// enet.Peer.ReceiveInto: no allocation per packet, as Receive makes. The packet is read on the
-// goroutine that handles it, so the peer's packets wait in the ENet host's queue while the
-// handlers and the per-peer budget hold that goroutine, within the host's MaxBufferedBytes (a
-// packet that does not fit is not acknowledged, and the peer resends it). Between packets a
-// peer holds enetRecvBytes (2 KiB) of buffer, or at most enetMaxKeptBytes (64 KiB) after
-// longer packets. The scene keeps no packet's bytes (as with the WebSocket transport, whose
-// frame reader reuses its buffer too): TestENetHandlersKeepNoPacketBytes.
-type enetReceiver struct {
-	ep  *enet.Peer
-	buf []byte
-}
-
-// next returns the peer's next packet, waiting until ctx ends; its Data is valid until the
-// next call.
-func (r *enetReceiver) next(ctx context.Context) (enet.Packet, error) {
-	if r.buf == nil || cap(r.buf) > enetMaxKeptBytes {
-		r.buf = make([]byte, enetRecvBytes)
-	}
-	for {
-		n, ch, fl, err := r.ep.ReceiveInto(ctx, r.buf[:cap(r.buf)])
-		if errors.Is(err, enet.ErrShortBuffer) {
-			r.buf = make([]byte, n)
-			continue
-		}
-		if err != nil {
-			return enet.Packet{}, err
-		}
-		return enet.Packet{Channel: ch, Data: r.buf[:n], Flags: fl}, nil
-	}
-}
+// An ENet peer's packets are read with an enet.PacketReader (enet.Peer.ReceiveInto into one
+// reused buffer: no allocation per packet, as Receive makes) on the goroutine that handles
+// them, so the peer's packets wait in the ENet host's queue while the handlers and the per-peer
+// budget hold that goroutine, within the host's MaxBufferedBytes (a packet that does not fit is
+// not acknowledged, and the peer resends it). Between packets a peer holds the reader's 2 KiB,
+// or at most 64 KiB after longer packets. The scene keeps no packet's bytes (as with the
+// WebSocket transport, whose frame reader reuses its buffer too):
+// TestENetHandlersKeepNoPacketBytes.
 
 // ServeENet serves Godot 4 clients with an ENetMultiplayerPeer on the ENet host h until
 // Shutdown or Close, which close h; then it returns ErrServerClosed. Every feature of the
@@ -251,9 +220,9 @@ func (s *Server) serveENet(ep *enet.Peer, id int32) {
 		case <-ep.Done():
 		}
 	}()
-	r := enetReceiver{ep: ep}
+	r := enet.PacketReader{Peer: ep}
 	for {
-		pkt, err := r.next(ctx)
+		pkt, err := r.ReadPacket(ctx)
 		if err != nil {
 			break
 		}
@@ -314,9 +283,9 @@ func DialENet(ctx context.Context, addr string, opts *ClientOptions) (*Client, e
 	}
 	c.closeNow = func() { ep.DisconnectNow(0) }
 	go c.run(func() {
-		r := enetReceiver{ep: ep}
+		r := enet.PacketReader{Peer: ep}
 		for {
-			pkt, err := r.next(context.Background())
+			pkt, err := r.ReadPacket(context.Background())
 			if err != nil {
 				return
 			}

@@ -8,45 +8,20 @@ import (
 	"github.com/gamewire/gamewire/enet"
 )
 
-// recvBufBytes is the buffer a peer's packets are first read into: an MTU's worth and more,
-// enough for the calls of a game; a longer packet gets a buffer of its length.
-const recvBufBytes = 2 << 10
+// recvBufBytes is the buffer a client's batch of packets is first read into: an MTU's worth
+// and more, enough for the calls of a game.
+const recvBufBytes = enet.DefaultReaderBytes
 
-// receiver reads one ENet peer's packets into a buffer of its own with enet.Peer.ReceiveInto:
-// no allocation per packet, as Receive makes. A packet is read on the goroutine that handles
-// it, as with Receive, so the peer's packets still wait in the ENet host's queue while a
-// handler runs, within HostOptions.MaxBufferedBytes (back pressure: what does not fit is not
-// acknowledged and the sender resends it). The buffer grows to a longer packet's length and is
-// dropped once that packet is handled when it has grown past maxScratch: between packets a
-// peer holds at most maxScratch (64 KiB) of buffer, and recvBufBytes (2 KiB) unless its
-// packets are longer.
+// A server reads each peer's packets with an enet.PacketReader (enet.Peer.ReceiveInto into one
+// reused buffer: no allocation per packet, as Receive makes), with MaxKeptBytes maxScratch. A
+// packet is read on the goroutine that handles it, as with Receive, so the peer's packets still
+// wait in the ENet host's queue while a handler runs, within HostOptions.MaxBufferedBytes (back
+// pressure: what does not fit is not acknowledged and the sender resends it). Between packets a
+// peer holds at most maxScratch (64 KiB) of buffer, and 2 KiB unless its packets are longer.
 //
 // Nothing that handles a packet keeps its bytes: the Variant decoder copies the arguments,
 // OnBytes gets a copy, relayed packets are copied by enet.Peer.Send, and Trace must not keep
 // them (TestHandlersKeepNoPacketBytes).
-type receiver struct {
-	ep  *enet.Peer
-	buf []byte
-}
-
-// next returns the peer's next packet, waiting until ctx ends; its bytes are valid until the
-// next call.
-func (r *receiver) next(ctx context.Context) (data []byte, channel uint8, flags enet.Flags, err error) {
-	if cap(r.buf) > maxScratch || r.buf == nil {
-		r.buf = make([]byte, recvBufBytes)
-	}
-	for {
-		n, ch, fl, err := r.ep.ReceiveInto(ctx, r.buf[:cap(r.buf)])
-		if errors.Is(err, enet.ErrShortBuffer) {
-			r.buf = make([]byte, n)
-			continue
-		}
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		return r.buf[:n], ch, fl, nil
-	}
-}
 
 // drained is a context that has ended: a receive with it takes what has arrived and waits for
 // nothing.

@@ -174,17 +174,17 @@ func (s *Server) admit(ep *enet.Peer) {
 	s.sc.addPeer(p)
 	go func() {
 		defer s.wg.Done()
-		r := receiver{ep: ep}
+		r := enet.PacketReader{Peer: ep, MaxKeptBytes: maxScratch}
 		for {
-			data, ch, flags, err := r.next(context.Background())
+			pkt, err := r.ReadPacket(context.Background())
 			if err != nil {
 				break
 			}
-			if int(ch) >= channels {
-				s.sc.report(p, perr(CmdNone, 0, ErrBadPacket, "packet on channel %d", ch))
+			if int(pkt.Channel) >= channels {
+				s.sc.report(p, perr(CmdNone, 0, ErrBadPacket, "packet on channel %d", pkt.Channel))
 				continue
 			}
-			s.sc.receive(p, ch, data, deliveryOf(flags))
+			s.sc.receive(p, pkt.Channel, pkt.Data, deliveryOf(pkt.Flags))
 		}
 		s.mu.Lock()
 		delete(s.links, id)
