@@ -51,18 +51,11 @@ func payload(n, seed int) []byte {
 	return b
 }
 
-func TestGoEchoAllKinds(t *testing.T) {
-	ctx := testCtx(t)
-	srv, err := Listen("udp4", "127.0.0.1:0", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	go echo(ctx, srv)
-	p, err := Dial(ctx, "udp", srv.LocalAddr().String(), &DialOptions{Channels: 4, Data: 0xC0FFEE})
-	if err != nil {
-		t.Fatal(err)
-	}
+// echoAllKinds sends p's echoing peer a packet of every kind (empty, reliable on every one of
+// four channels, unreliable, unsequenced, fragmented, unreliable fragments, 300 kB) and checks
+// that each comes back on its channel with its flags and bytes.
+func echoAllKinds(ctx context.Context, t *testing.T, p *Peer) {
+	t.Helper()
 	cases := []struct {
 		ch    uint8
 		n     int
@@ -84,6 +77,21 @@ func TestGoEchoAllKinds(t *testing.T) {
 			t.Fatalf("case %d: got ch %d flags %v %d bytes, want ch %d flags %v %d bytes", i, got.Channel, got.Flags, len(got.Data), c.ch, c.flags, c.n)
 		}
 	}
+}
+
+func TestGoEchoAllKinds(t *testing.T) {
+	ctx := testCtx(t)
+	srv, err := Listen("udp4", "127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	go echo(ctx, srv)
+	p, err := Dial(ctx, "udp", srv.LocalAddr().String(), &DialOptions{Channels: 4, Data: 0xC0FFEE})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoAllKinds(ctx, t, p)
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}

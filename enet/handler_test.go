@@ -1,7 +1,6 @@
 package enet
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -29,27 +28,7 @@ func TestHandlerEchoAllKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Host().Close()
-	cases := []struct {
-		ch    uint8
-		n     int
-		flags Flags
-	}{
-		{0, 10, Reliable}, {1, 0, Reliable}, {2, 100, 0}, {3, 50, Unsequenced},
-		{0, 5000, Reliable}, {1, 300000, Reliable}, {2, 4000, UnreliableFragment}, {3, 1300, Reliable},
-	}
-	for i, c := range cases {
-		want := payload(c.n, i)
-		if err := p.Send(c.ch, want, c.flags); err != nil {
-			t.Fatal(err)
-		}
-		got, err := p.Receive(ctx)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if got.Channel != c.ch || got.Flags != c.flags || !bytes.Equal(got.Data, want) {
-			t.Fatalf("case %d: got ch %d flags %v %d bytes, want ch %d flags %v %d bytes", i, got.Channel, got.Flags, len(got.Data), c.ch, c.flags, c.n)
-		}
-	}
+	echoAllKinds(ctx, t, p)
 	srv.mu.Lock()
 	buffered := srv.buffered
 	srv.mu.Unlock()

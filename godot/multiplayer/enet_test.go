@@ -322,7 +322,7 @@ func TestENetHandlersKeepNoPacketBytes(t *testing.T) {
 			p.RPC(sn, "down", d, s)
 		}},
 		RPC{Name: "down"})
-	const maxMsg = 256 << 10 // a packet past enetMaxKeptBytes is allowed
+	const maxMsg = 256 << 10 // a packet past the PacketReader's 64 KiB is allowed
 	s := &Server{Nodes: []*Node{sn}, MaxMessageBytes: maxMsg, OnBytes: func(p *Peer, d []byte) { srvRaw <- d }}
 	addr := enetServer(t, s)
 	cn := MustNode("Main", RPC{Name: "up", Mode: ModeAnyPeer},
